@@ -1,0 +1,27 @@
+//! # bevy_relief
+//!
+//! Limitless procedural worlds for the Bevy game engine, after Graham Relf's
+//! terrain generator: ground heights from sums of a periodic profile in several
+//! directions, lakes, terrain kinds, sparse point features, trees, towns,
+//! streams, mines and caverns, all computed on demand from the position.
+//!
+//! The crate has two halves:
+//! - a pure core ([`terrain`]) with no Bevy dependency: deterministic functions
+//!   of parameters and position, usable on a server or in tests
+//!   (`default-features = false`);
+//! - the Bevy glue in `plugin` (feature `bevy`, on by default), which streams
+//!   the world around the player as meshes.
+//!
+//! Core coordinates are f64 metres, x east, y north, z up.
+
+pub mod terrain;
+
+#[cfg(feature = "bevy")]
+pub mod plugin;
+
+/// The names a Bevy game needs: `use bevy_relief::prelude::*;`.
+#[cfg(feature = "bevy")]
+pub mod prelude {
+    pub use crate::plugin::ReliefPlugin;
+    pub use crate::terrain::{Feature, Terra, Terrain, TerrainKind, TerrainParams};
+}

@@ -1,0 +1,228 @@
+//! Things that stand on the ground: trees in woods and thickets, buildings in
+//! towns. Both are deterministic per lattice point, so any rectangle that
+//! contains a point yields the same object there.
+
+use super::{PI10000, Terrain, TerrainKind, hash2, pi_bits, unit};
+use glam::DVec2;
+
+const TREE_SALT: u64 = 0x7733_0001;
+const BUILDING_SALT: u64 = 0xb1d6_0002;
+
+/// Side of a building's square footprint, metres.
+pub const BUILDING_SIZE: f64 = 12.0;
+/// Spacing of the town building lattice, metres.
+pub const BUILDING_SPACING: i64 = 16;
+
+/// One tree.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tree {
+    /// Where the trunk stands (lattice point plus in-tile offset).
+    pub pos: DVec2,
+    /// Ground height at the trunk.
+    pub z: f64,
+    /// Which of the four varieties (the seed's selector, 0..4).
+    pub variety: u8,
+    /// Size factor, 0.75 ..= 1.25.
+    pub scale: f64,
+    /// Wood or thicket.
+    pub kind: TerrainKind,
+}
+
+/// One town building: a 12 m square on the 16 m lattice.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Building {
+    /// Centre of the footprint (a multiple of 16 m on both axes).
+    pub centre: DVec2,
+    /// Lowest ground under the footprint: where the walls start.
+    pub base_z: f64,
+    /// Height of the flat roof line.
+    pub roof_z: f64,
+    /// Number of storeys.
+    pub floors: u32,
+    /// Roof/colour variant, `0..params.towns.variants`.
+    pub variant: u32,
+}
+
+impl Building {
+    /// The footprint's south-west and north-east corners.
+    pub fn footprint(&self) -> (DVec2, DVec2) {
+        let h = DVec2::splat(BUILDING_SIZE / 2.0);
+        (self.centre - h, self.centre + h)
+    }
+}
+
+/// Lattice indices whose point `i·s + offset` (|offset| ≤ reach) can fall in
+/// `[lo, hi)`; empty for non-finite or inverted bounds.
+fn lattice_range(lo: f64, hi: f64, s: f64, reach: f64) -> std::ops::Range<i64> {
+    if !(lo.is_finite() && hi.is_finite()) || hi <= lo {
+        return 0..0;
+    }
+    ((lo - reach) / s).floor() as i64..((hi + reach) / s).floor() as i64 + 1
+}
+
+fn in_rect(p: DVec2, min: DVec2, max: DVec2) -> bool {
+    p.x >= min.x && p.y >= min.y && p.x < max.x && p.y < max.y
+}
+
+impl Terrain {
+    /// The seed's tree selector at a whole-metre position:
+    /// `round(π·10000·x·y) & 3`.
+    pub fn tree_variety(&self, xr: i64, yr: i64) -> u8 {
+        (pi_bits(xr.wrapping_mul(yr), PI10000) & 3) as u8
+    }
+
+    /// The tree at lattice point `(i, j)`, if one grows there.
+    pub fn tree_at(&self, i: i64, j: i64) -> Option<Tree> {
+        let p = &self.params.trees;
+        let s = p.spacing;
+        let (xr, yr) = (i.wrapping_mul(s as i64), j.wrapping_mul(s as i64));
+        let h = hash2(i, j, self.params.seed ^ TREE_SALT);
+        let off = DVec2::new(unit(h) - 0.5, unit(h.rotate_left(21)) - 0.5) * (2.0 * p.jitter * s);
+        let pos = DVec2::new(xr as f64, yr as f64) + off;
+        let t = self.terra(pos.x, pos.y);
+        let density = match t.kind {
+            TerrainKind::Wood => p.wood_density,
+            TerrainKind::Thicket => p.thicket_density,
+            _ => return None,
+        };
+        if t.feature.is_some() || unit(h.rotate_left(42)) >= density {
+            return None;
+        }
+        Some(Tree {
+            pos,
+            z: t.height,
+            variety: self.tree_variety(xr, yr),
+            scale: 0.75 + 0.5 * unit(hash2(j, i, TREE_SALT)),
+            kind: t.kind,
+        })
+    }
+
+    /// Every tree standing in `[min, max)`, row by row from the south-west.
+    pub fn trees_in(&self, min: DVec2, max: DVec2) -> impl Iterator<Item = Tree> + '_ {
+        let s = self.params.trees.spacing;
+        let reach = self.params.trees.jitter * s;
+        let is = lattice_range(min.x, max.x, s, reach);
+        lattice_range(min.y, max.y, s, reach)
+            .flat_map(move |j| is.clone().map(move |i| (i, j)))
+            .filter_map(|(i, j)| self.tree_at(i, j))
+            .filter(move |t| in_rect(t.pos, min, max))
+    }
+
+    /// The building centred on lattice point `(i, j)` (at `16i, 16j`), if any:
+    /// the centre and all four corners must be town ground.
+    pub fn building_at(&self, i: i64, j: i64) -> Option<Building> {
+        let p = &self.params.towns;
+        let centre = DVec2::new((i * BUILDING_SPACING) as f64, (j * BUILDING_SPACING) as f64);
+        let h = hash2(i, j, self.params.seed ^ BUILDING_SALT);
+        if unit(h) >= p.building_chance {
+            return None;
+        }
+        let r = BUILDING_SIZE / 2.0;
+        let mut lo = f64::INFINITY;
+        let mut hi = f64::NEG_INFINITY;
+        for d in [DVec2::ZERO, DVec2::new(-r, -r), DVec2::new(r, -r), DVec2::new(-r, r), DVec2::new(r, r)] {
+            let t = self.terra(centre.x + d.x, centre.y + d.y);
+            if t.kind != TerrainKind::Town {
+                return None;
+            }
+            lo = lo.min(t.height);
+            hi = hi.max(t.height);
+        }
+        let span = (p.max_floors - p.min_floors + 1) as u64;
+        let floors = p.min_floors + ((h >> 20) % span) as u32;
+        Some(Building {
+            centre,
+            base_z: lo,
+            roof_z: hi + floors as f64 * p.floor_height,
+            floors,
+            variant: ((h >> 40) % p.variants as u64) as u32,
+        })
+    }
+
+    /// Every building whose centre lies in `[min, max)`, row by row.
+    pub fn buildings_in(&self, min: DVec2, max: DVec2) -> impl Iterator<Item = Building> + '_ {
+        let s = BUILDING_SPACING as f64;
+        let is = lattice_range(min.x, max.x, s, 0.0);
+        lattice_range(min.y, max.y, s, 0.0)
+            .flat_map(move |j| is.clone().map(move |i| (i, j)))
+            .filter_map(|(i, j)| self.building_at(i, j))
+            .filter(move |b| in_rect(b.centre, min, max))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trees_grow_only_in_woods_and_thickets_and_tile_exactly() {
+        let t = Terrain::default();
+        let (min, max) = (DVec2::new(18800.0, 1000.0), DVec2::new(19400.0, 1500.0));
+        let all: Vec<Tree> = t.trees_in(min, max).collect();
+        assert!(all.len() > 500, "{}", all.len());
+        let mut varieties = [0; 4];
+        for tr in &all {
+            let s = t.terra(tr.pos.x, tr.pos.y);
+            assert!(s.kind.is_wooded() && s.feature.is_none());
+            assert_eq!(tr.z, t.height(tr.pos.x, tr.pos.y));
+            varieties[tr.variety as usize] += 1;
+        }
+        assert!(varieties.iter().all(|&n| n > 20), "{varieties:?}");
+        // Four quarters give exactly the same trees as the whole.
+        let mid = (min + max) / 2.0;
+        let mut parts: Vec<Tree> = Vec::new();
+        for (a, b) in [
+            (min, mid),
+            (DVec2::new(mid.x, min.y), DVec2::new(max.x, mid.y)),
+            (DVec2::new(min.x, mid.y), DVec2::new(mid.x, max.y)),
+            (mid, max),
+        ] {
+            parts.extend(t.trees_in(a, b));
+        }
+        assert_eq!(parts.len(), all.len());
+        for tr in &all {
+            assert!(parts.contains(tr));
+        }
+        // Thickets are denser than woods.
+        let thick = all.iter().filter(|t| t.kind == TerrainKind::Thicket).count();
+        assert!(thick > 0);
+    }
+
+    #[test]
+    fn density_zero_means_no_trees_and_bad_rects_are_empty() {
+        let mut p = crate::terrain::TerrainParams::default();
+        p.trees.wood_density = 0.0;
+        p.trees.thicket_density = 0.0;
+        let t = Terrain::new(p).unwrap();
+        assert_eq!(t.trees_in(DVec2::ZERO, DVec2::splat(500.0)).count(), 0);
+        let t = Terrain::default();
+        assert_eq!(t.trees_in(DVec2::splat(f64::NAN), DVec2::splat(5.0)).count(), 0);
+        assert_eq!(t.trees_in(DVec2::splat(50.0), DVec2::splat(5.0)).count(), 0);
+    }
+
+    #[test]
+    fn buildings_sit_in_towns_on_the_lattice() {
+        let t = Terrain::default();
+        let (min, max) = (DVec2::new(-3000.0, -3000.0), DVec2::new(3000.0, 3000.0));
+        let bs: Vec<Building> = t.buildings_in(min, max).collect();
+        assert!(bs.len() > 100, "{}", bs.len());
+        let mut variants = [0; 4];
+        let mut floors = [0; 5];
+        for b in &bs {
+            assert_eq!(b.centre.x % 16.0, 0.0);
+            assert_eq!(b.centre.y % 16.0, 0.0);
+            let (lo, hi) = b.footprint();
+            assert_eq!(hi - lo, DVec2::splat(12.0));
+            for c in [lo, hi, b.centre] {
+                assert_eq!(t.terra(c.x, c.y).kind, TerrainKind::Town);
+                assert!(t.height(c.x, c.y) >= b.base_z);
+            }
+            assert!(b.roof_z >= b.base_z + 3.2);
+            variants[b.variant as usize] += 1;
+            floors[b.floors as usize] += 1;
+        }
+        assert!(variants.iter().all(|&n| n > 0), "{variants:?}");
+        assert!(floors[1..].iter().all(|&n| n > 0), "{floors:?}");
+        assert_eq!(bs, t.buildings_in(min, max).collect::<Vec<_>>());
+    }
+}
