@@ -32,44 +32,82 @@ pub enum GridError {
 pub enum GridKernel {
     /// Portable scalar code.
     Scalar,
-    /// 4 lanes with AVX2 gathers.
+    /// 4 lanes with AVX2 gathers from the f64 tables.
     Avx2,
-    /// 8 lanes with AVX-512 gathers.
+    /// 8 lanes with AVX-512 gathers from the f64 tables.
     Avx512,
+    /// 8 lanes with AVX-512 VBMI byte permutes: the whole profile and its
+    /// slopes sit in eight registers. Needs a profile of at most 256 whole
+    /// numbers in 0..=255 (the reference profile qualifies); other profiles
+    /// fall back to [`GridKernel::Avx512`].
+    Avx512Vbmi,
 }
 
 impl GridKernel {
-    /// The fastest kernel this CPU supports.
+    /// Every kernel, slowest first.
+    pub const ALL: [GridKernel; 4] = [Self::Scalar, Self::Avx2, Self::Avx512, Self::Avx512Vbmi];
+
+    /// The fastest kernel this CPU supports (for a byte-sized profile).
     pub fn detect() -> Self {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                return Self::Avx512;
-            }
-            if std::arch::is_x86_feature_detected!("avx2") {
-                return Self::Avx2;
-            }
-        }
-        Self::Scalar
+        Self::ALL.into_iter().rev().find(|k| k.available()).unwrap_or(Self::Scalar)
     }
 
     /// Whether this CPU can run the kernel.
     pub fn available(self) -> bool {
-        match self {
-            Self::Scalar => true,
-            #[cfg(target_arch = "x86_64")]
-            Self::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
-            #[cfg(target_arch = "x86_64")]
-            Self::Avx512 => std::arch::is_x86_feature_detected!("avx512f"),
-            #[cfg(not(target_arch = "x86_64"))]
-            _ => false,
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            match self {
+                Self::Scalar => true,
+                Self::Avx2 => has!("avx2"),
+                Self::Avx512 => has!("avx512f"),
+                Self::Avx512Vbmi => {
+                    has!("avx512f") && has!("avx512bw") && has!("avx512dq") && has!("avx512vbmi") && has!("avx2")
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            self == Self::Scalar
         }
     }
 }
 
+/// The profile and its slopes as bytes, tiled to 256 entries, for the VBMI
+/// kernel; `None` unless every value fits (whole numbers, profile 0..=255,
+/// slopes −128..=127, length ≤ 256).
+pub(super) fn byte_tables(prof: &[f64], slope: &[f64]) -> Option<Box<([u8; 256], [i8; 256])>> {
+    let n = prof.len();
+    let whole = |v: f64, lo: f64, hi: f64| v.fract() == 0.0 && (lo..=hi).contains(&v);
+    if n > 256 || !prof.iter().all(|&v| whole(v, 0.0, 255.0)) || !slope.iter().all(|&v| whole(v, -128.0, 127.0)) {
+        return None;
+    }
+    // n divides 256, so index k & 255 tiles onto k & (n - 1).
+    Some(Box::new((
+        std::array::from_fn(|k| prof[k & (n - 1)] as u8),
+        std::array::from_fn(|k| slope[k & (n - 1)] as i8),
+    )))
+}
+
+/// Below this magnitude an integral f64 converts to i64 exactly.
+const I64_EXACT: f64 = 4.0e18;
+
 /// Per-row constants: `b·y + time offset` for each height vector.
 pub(super) struct Row {
     pub by: [f64; MAX_VECTORS],
+}
+
+/// `floor` without a libm call on baseline x86-64 (no SSE4.1): exact for
+/// every f64 (integral values above 2⁵² are returned as they are). May turn
+/// −0 into +0, which leaves every height unchanged.
+#[inline(always)]
+pub(crate) fn floor(j: f64) -> f64 {
+    if j.abs() < 4503599627370496.0 {
+        let t = j as i64 as f64;
+        t - (t > j) as u8 as f64
+    } else {
+        j
+    }
 }
 
 impl Terrain {
@@ -81,19 +119,37 @@ impl Terrain {
         Row { by }
     }
 
-    /// The unshaped sum for one sample (before mountains); `height` and the
-    /// grid tails both use exactly this.
+    /// One profile term: `P[k] + frac·(P[k+1] − P[k])` with `j = (a·x + by)/128`.
+    /// The index is `k` modulo the profile length, exact for every finite `k`.
     #[inline(always)]
-    pub(super) fn profile_sum(&self, x: f64, row: &Row) -> f64 {
+    pub(super) fn term(&self, a: f64, by: f64, x: f64) -> f64 {
+        let j = (a * x + by) * super::RECIP128;
+        let k = floor(j);
+        let frac = j - k;
+        let idx = if k.abs() < I64_EXACT {
+            ((k as i64) & self.mask) as usize
+        } else {
+            // Huge or non-finite: wrap in f64 (NaN lands on 0, its height is NaN).
+            let len = self.prof.len() as f64;
+            (((k - (k / len).floor() * len) as i64) & self.mask) as usize
+        };
+        self.prof[idx] + frac * self.slope[idx]
+    }
+
+    /// The unshaped sum for one grid sample (before mountains).
+    #[inline(always)]
+    fn row_sum(&self, x: f64, row: &Row) -> f64 {
         let mut ht = 0.0;
         for (i, &a) in self.height_a.iter().enumerate() {
-            let j = (a * x + row.by[i]) * super::RECIP128;
-            let k = j.floor();
-            let frac = j - k;
-            let idx = ((k as i64) & self.mask) as usize;
-            ht += self.prof[idx] + frac * self.slope[idx];
+            ht += self.term(a, row.by[i], x);
         }
         ht
+    }
+
+    /// The fastest kernel for this terrain on this CPU.
+    pub fn grid_kernel(&self) -> GridKernel {
+        let k = GridKernel::detect();
+        if k == GridKernel::Avx512Vbmi && self.bytes.is_none() { GridKernel::Avx512 } else { k }
     }
 
     /// Fills `out` (resized to `w·h`) so that
@@ -109,11 +165,11 @@ impl Terrain {
         h: usize,
         out: &mut Vec<f64>,
     ) -> Result<(), GridError> {
-        self.heights_grid_with(GridKernel::detect(), x0, y0, step, w, h, out)
+        self.heights_grid_with(self.grid_kernel(), x0, y0, step, w, h, out)
     }
 
     /// [`Self::heights_grid`] with a chosen kernel (for tests and benchmarks);
-    /// a kernel the CPU lacks falls back to the scalar one.
+    /// a kernel the CPU or the profile cannot use falls back to one that can.
     #[allow(clippy::too_many_arguments)]
     pub fn heights_grid_with(
         &self,
@@ -129,6 +185,10 @@ impl Terrain {
         let Some(n) = n else {
             out.clear();
             return Err(GridError::TooLarge { w, h });
+        };
+        let kernel = match kernel {
+            GridKernel::Avx512Vbmi if self.bytes.is_none() => GridKernel::Avx512,
+            k => k,
         };
         let kernel = if kernel.available() { kernel } else { GridKernel::Scalar };
         out.clear();
@@ -146,11 +206,16 @@ impl Terrain {
                 GridKernel::Avx2 => unsafe { simd::row_avx2(self, x0, step, &row, dst) },
                 #[cfg(target_arch = "x86_64")]
                 GridKernel::Avx512 => unsafe { simd::row_avx512(self, x0, step, &row, dst) },
+                #[cfg(target_arch = "x86_64")]
+                GridKernel::Avx512Vbmi => match &self.bytes {
+                    Some(b) => unsafe { simd::row_vbmi(self, b, x0, step, &row, dst) },
+                    None => 0,
+                },
                 #[cfg(not(target_arch = "x86_64"))]
                 _ => 0,
             };
             for (i, v) in dst.iter_mut().enumerate().skip(done) {
-                *v = self.profile_sum(x0 + i as f64 * step, &row);
+                *v = self.row_sum(x0 + i as f64 * step, &row);
             }
         }
         if let Some(base) = self.params.mountain_base {
@@ -193,7 +258,7 @@ mod simd {
                 let j = _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(a, x), by), recip);
                 let k = _mm256_floor_pd(j);
                 let frac = _mm256_sub_pd(j, k);
-                // k mod len, exact for integers below 2^53; NaN masks to 0.
+                // k mod len, exact for every finite k; NaN masks to 0.
                 let wrap = _mm256_mul_pd(_mm256_floor_pd(_mm256_mul_pd(k, vinv)), vlen);
                 let ki = _mm_and_si128(_mm256_cvttpd_epi32(_mm256_sub_pd(k, wrap)), vmask);
                 // SAFETY: ki is masked into 0..len, inside both tables.
@@ -240,6 +305,66 @@ mod simd {
                 // SAFETY: ki is masked into 0..len, inside both tables.
                 let p = unsafe { _mm512_i32gather_pd::<8>(ki, prof) };
                 let d = unsafe { _mm512_i32gather_pd::<8>(ki, slope) };
+                h = _mm512_add_pd(h, _mm512_add_pd(p, _mm512_mul_pd(frac, d)));
+            }
+            // SAFETY: c + 8 <= dst.len().
+            unsafe { _mm512_storeu_pd(dst.as_mut_ptr().add(c), h) };
+            c += 8;
+        }
+        lanes
+    }
+    /// Evaluates the first multiple-of-8 samples of a row with byte-table
+    /// permutes; returns how many. `k` converts to i64 and truncates to a
+    /// byte, which is `k mod 256` for every finite `k` (out-of-range values
+    /// become 0, as the exact modulo of such huge multiples of 2048).
+    #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vbmi,avx2")]
+    pub(super) unsafe fn row_vbmi(
+        t: &Terrain,
+        bytes: &([u8; 256], [i8; 256]),
+        x0: f64,
+        step: f64,
+        row: &Row,
+        dst: &mut [f64],
+    ) -> usize {
+        const FLOOR: i32 = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
+        // SAFETY: each table is 256 bytes; four 64-byte loads cover it.
+        let load = |p: *const u8, i: usize| unsafe { _mm512_loadu_si512(p.add(64 * i).cast()) };
+        let pp = bytes.0.as_ptr();
+        let dp = bytes.1.as_ptr().cast::<u8>();
+        let (p0, p1, p2, p3) = (load(pp, 0), load(pp, 1), load(pp, 2), load(pp, 3));
+        let (d0, d1, d2, d3) = (load(dp, 0), load(dp, 1), load(dp, 2), load(dp, 3));
+        let lanes = dst.len() / 8 * 8;
+        let recip = _mm512_set1_pd(super::super::RECIP128);
+        let vx0 = _mm512_set1_pd(x0);
+        let vstep = _mm512_set1_pd(step);
+        let lane = _mm512_set_pd(7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0, 0.0);
+        let n = t.height_a.len();
+        let mut c = 0;
+        while c < lanes {
+            let idx = _mm512_add_pd(_mm512_set1_pd(c as f64), lane);
+            let x = _mm512_add_pd(vx0, _mm512_mul_pd(idx, vstep));
+            let mut h = _mm512_setzero_pd();
+            for i in 0..n {
+                let a = _mm512_set1_pd(t.height_a[i]);
+                let by = _mm512_set1_pd(row.by[i]);
+                let j = _mm512_mul_pd(_mm512_add_pd(_mm512_mul_pd(a, x), by), recip);
+                let k = _mm512_roundscale_pd::<FLOOR>(j);
+                let frac = _mm512_sub_pd(j, k);
+                let kb = _mm512_castsi128_si512(_mm512_cvtepi64_epi8(_mm512_cvttpd_epi64(k)));
+                // Bits 0..6 pick within a 128-byte half, bit 7 picks the half.
+                let high = _mm512_movepi8_mask(kb);
+                let p = _mm512_mask_blend_epi8(
+                    high,
+                    _mm512_permutex2var_epi8(p0, kb, p1),
+                    _mm512_permutex2var_epi8(p2, kb, p3),
+                );
+                let d = _mm512_mask_blend_epi8(
+                    high,
+                    _mm512_permutex2var_epi8(d0, kb, d1),
+                    _mm512_permutex2var_epi8(d2, kb, d3),
+                );
+                let p = _mm512_cvtepi32_pd(_mm256_cvtepu8_epi32(_mm512_castsi512_si128(p)));
+                let d = _mm512_cvtepi32_pd(_mm256_cvtepi8_epi32(_mm512_castsi512_si128(d)));
                 h = _mm512_add_pd(h, _mm512_add_pd(p, _mm512_mul_pd(frac, d)));
             }
             // SAFETY: c + 8 <= dst.len().

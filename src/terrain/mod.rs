@@ -47,7 +47,7 @@ pub const PI10000: f64 = std::f64::consts::PI * 10000.0;
 /// NaN gives 0 and out-of-range values saturate, never a panic.
 #[inline]
 pub fn java_round(v: f64) -> i64 {
-    let f = v.floor();
+    let f = grid::floor(v);
     (if v - f >= 0.5 { f + 1.0 } else { f }) as i64
 }
 
@@ -124,6 +124,8 @@ pub struct Terrain {
     height_off: Vec<f64>,
     /// Point-feature vectors: `(vegetation.y, undergrowth.x)` pairs.
     feature_vectors: Vec<DVec2>,
+    /// Byte copies of `prof` and `slope` for the VBMI grid kernel, when they fit.
+    bytes: Option<Box<([u8; 256], [i8; 256])>>,
     placed: HashMap<(i64, i64), Placed>,
 }
 
@@ -139,7 +141,7 @@ impl Terrain {
         params.validate()?;
         let n = params.profile.len();
         let prof = params.profile.clone();
-        let slope = (0..n).map(|k| prof[(k + 1) & (n - 1)] - prof[k]).collect();
+        let slope: Vec<f64> = (0..n).map(|k| prof[(k + 1) & (n - 1)] - prof[k]).collect();
         let feature_vectors = params
             .vegetation_vectors
             .iter()
@@ -147,6 +149,7 @@ impl Terrain {
             .map(|(v, u)| DVec2::new(v.y, u.x))
             .collect();
         Ok(Self {
+            bytes: grid::byte_tables(&prof, &slope),
             prof,
             slope,
             mask: (n - 1) as i64,
@@ -168,7 +171,10 @@ impl Terrain {
     /// the linearly interpolated profile, then mountain shaping if enabled.
     /// Non-finite input gives NaN, never a panic.
     pub fn height(&self, x: f64, y: f64) -> f64 {
-        let ht = self.profile_sum(x, &self.row_constants(y));
+        let mut ht = 0.0;
+        for i in 0..self.height_a.len() {
+            ht += self.term(self.height_a[i], self.height_b[i] * y + self.height_off[i], x);
+        }
         match self.params.mountain_base {
             Some(base) => mountain(ht, base),
             None => ht,
@@ -179,7 +185,7 @@ impl Terrain {
     /// coordinates (the seed's `calcProf`).
     fn calc_prof(&self, set: &[DVec2], xr: f64, yr: f64) -> f64 {
         set.iter()
-            .map(|v| self.prof[(((v.x * xr + v.y * yr).floor() as i64) >> 7 & self.mask) as usize])
+            .map(|v| self.prof[((grid::floor(v.x * xr + v.y * yr) as i64) >> 7 & self.mask) as usize])
             .sum()
     }
 
