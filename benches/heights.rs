@@ -23,11 +23,17 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 fn main() {
-    let rounds: usize = std::env::var("ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(9);
+    let rounds: usize = std::env::var("ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(9);
     let t = Terrain::default();
     let fbm: Fbm<Perlin> = Fbm::new(0).set_octaves(5);
     let mut out = Vec::with_capacity(N * N);
-    let kernels: Vec<GridKernel> = GridKernel::ALL.into_iter().filter(|k| k.available()).collect();
+    let kernels: Vec<GridKernel> = GridKernel::ALL
+        .into_iter()
+        .filter(|k| k.available())
+        .collect();
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); kernels.len() + 3];
     let per_sample = |start: Instant| start.elapsed().as_secs_f64() * 1e9 / (N * N) as f64;
     for _ in 0..rounds {
@@ -37,7 +43,8 @@ fn main() {
         times[0].push(per_sample(s));
         for (i, &k) in kernels.iter().enumerate() {
             let s = Instant::now();
-            t.heights_grid_with(k, X0, Y0, STEP, N, N, &mut out).unwrap();
+            t.heights_grid_with(k, X0, Y0, STEP, N, N, &mut out)
+                .unwrap();
             black_box(&out);
             times[3 + i].push(per_sample(s));
         }
@@ -66,9 +73,18 @@ fn main() {
     println!("1024 x 1024 grid, median of {rounds} interleaved rounds, ns per sample:");
     println!("  heights_grid ({:?}): {grid:7.2}", t.grid_kernel());
     for (i, k) in kernels.iter().enumerate() {
-        println!("    kernel {:<8} {:7.2}", format!("{k:?}:"), median(&mut times[3 + i]));
+        println!(
+            "    kernel {:<8} {:7.2}",
+            format!("{k:?}:"),
+            median(&mut times[3 + i])
+        );
     }
     println!("  height per sample:  {height:7.2}");
     println!("  Fbm<Perlin> 5 oct:  {fbm_ns:7.2}");
-    println!("ratios: Fbm/grid = {:.1}x, Fbm/height = {:.1}x, height/grid = {:.1}x", fbm_ns / grid, fbm_ns / height, height / grid);
+    println!(
+        "ratios: Fbm/grid = {:.1}x, Fbm/height = {:.1}x, height/grid = {:.1}x",
+        fbm_ns / grid,
+        fbm_ns / height,
+        height / grid
+    );
 }

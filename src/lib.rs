@@ -22,6 +22,6 @@ pub mod plugin;
 /// The names a Bevy game needs: `use bevy_relief::prelude::*;`.
 #[cfg(feature = "bevy")]
 pub mod prelude {
-    pub use crate::plugin::ReliefPlugin;
+    pub use crate::plugin::{ReliefPlugin, ReliefTerrain};
     pub use crate::terrain::{Feature, Terra, Terrain, TerrainKind, TerrainParams};
 }

@@ -49,7 +49,11 @@ impl GridKernel {
 
     /// The fastest kernel this CPU supports (for a byte-sized profile).
     pub fn detect() -> Self {
-        Self::ALL.into_iter().rev().find(|k| k.available()).unwrap_or(Self::Scalar)
+        Self::ALL
+            .into_iter()
+            .rev()
+            .find(|k| k.available())
+            .unwrap_or(Self::Scalar)
     }
 
     /// Whether this CPU can run the kernel.
@@ -62,7 +66,11 @@ impl GridKernel {
                 Self::Avx2 => has!("avx2"),
                 Self::Avx512 => has!("avx512f"),
                 Self::Avx512Vbmi => {
-                    has!("avx512f") && has!("avx512bw") && has!("avx512dq") && has!("avx512vbmi") && has!("avx2")
+                    has!("avx512f")
+                        && has!("avx512bw")
+                        && has!("avx512dq")
+                        && has!("avx512vbmi")
+                        && has!("avx2")
                 }
             }
         }
@@ -79,7 +87,10 @@ impl GridKernel {
 pub(super) fn byte_tables(prof: &[f64], slope: &[f64]) -> Option<Box<([u8; 256], [i8; 256])>> {
     let n = prof.len();
     let whole = |v: f64, lo: f64, hi: f64| v.fract() == 0.0 && (lo..=hi).contains(&v);
-    if n > 256 || !prof.iter().all(|&v| whole(v, 0.0, 255.0)) || !slope.iter().all(|&v| whole(v, -128.0, 127.0)) {
+    if n > 256
+        || !prof.iter().all(|&v| whole(v, 0.0, 255.0))
+        || !slope.iter().all(|&v| whole(v, -128.0, 127.0))
+    {
         return None;
     }
     // n divides 256, so index k & 255 tiles onto k & (n - 1).
@@ -149,7 +160,11 @@ impl Terrain {
     /// The fastest kernel for this terrain on this CPU.
     pub fn grid_kernel(&self) -> GridKernel {
         let k = GridKernel::detect();
-        if k == GridKernel::Avx512Vbmi && self.bytes.is_none() { GridKernel::Avx512 } else { k }
+        if k == GridKernel::Avx512Vbmi && self.bytes.is_none() {
+            GridKernel::Avx512
+        } else {
+            k
+        }
     }
 
     /// Fills `out` (resized to `w·h`) so that
@@ -190,7 +205,11 @@ impl Terrain {
             GridKernel::Avx512Vbmi if self.bytes.is_none() => GridKernel::Avx512,
             k => k,
         };
-        let kernel = if kernel.available() { kernel } else { GridKernel::Scalar };
+        let kernel = if kernel.available() {
+            kernel
+        } else {
+            GridKernel::Scalar
+        };
         out.clear();
         out.resize(n, 0.0);
         if n == 0 {
@@ -234,7 +253,13 @@ mod simd {
 
     /// Evaluates the first multiple-of-4 samples of a row; returns how many.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn row_avx2(t: &Terrain, x0: f64, step: f64, row: &Row, dst: &mut [f64]) -> usize {
+    pub(super) unsafe fn row_avx2(
+        t: &Terrain,
+        x0: f64,
+        step: f64,
+        row: &Row,
+        dst: &mut [f64],
+    ) -> usize {
         let len = t.prof.len() as f64;
         let lanes = dst.len() / 4 * 4;
         let recip = _mm256_set1_pd(super::super::RECIP128);
@@ -275,7 +300,13 @@ mod simd {
 
     /// Evaluates the first multiple-of-8 samples of a row; returns how many.
     #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn row_avx512(t: &Terrain, x0: f64, step: f64, row: &Row, dst: &mut [f64]) -> usize {
+    pub(super) unsafe fn row_avx512(
+        t: &Terrain,
+        x0: f64,
+        step: f64,
+        row: &Row,
+        dst: &mut [f64],
+    ) -> usize {
         const FLOOR: i32 = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
         let len = t.prof.len() as f64;
         let lanes = dst.len() / 8 * 8;
@@ -300,7 +331,8 @@ mod simd {
                 let j = _mm512_mul_pd(_mm512_add_pd(_mm512_mul_pd(a, x), by), recip);
                 let k = _mm512_roundscale_pd::<FLOOR>(j);
                 let frac = _mm512_sub_pd(j, k);
-                let wrap = _mm512_mul_pd(_mm512_roundscale_pd::<FLOOR>(_mm512_mul_pd(k, vinv)), vlen);
+                let wrap =
+                    _mm512_mul_pd(_mm512_roundscale_pd::<FLOOR>(_mm512_mul_pd(k, vinv)), vlen);
                 let ki = _mm256_and_si256(_mm512_cvttpd_epi32(_mm512_sub_pd(k, wrap)), vmask);
                 // SAFETY: ki is masked into 0..len, inside both tables.
                 let p = unsafe { _mm512_i32gather_pd::<8>(ki, prof) };

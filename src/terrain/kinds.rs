@@ -90,8 +90,15 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in declaration order.
-    pub const ALL: [Feature; 7] =
-        [Self::Mine, Self::Boulder, Self::Root, Self::WaterHole, Self::Knoll, Self::ManMade, Self::Cone];
+    pub const ALL: [Feature; 7] = [
+        Self::Mine,
+        Self::Boulder,
+        Self::Root,
+        Self::WaterHole,
+        Self::Knoll,
+        Self::ManMade,
+        Self::Cone,
+    ];
 
     /// Lower-case name, as in the reference CSV files (`"mine"`, `"man_made"`, …).
     pub fn name(self) -> &'static str {

@@ -26,8 +26,8 @@ pub use grid::{GridError, GridKernel, MAX_GRID_SAMPLES};
 pub use kinds::{ControlCode, Feature, Terra, TerrainKind};
 pub use objects::{Building, Tree};
 pub use params::{
-    CavernParams, MAX_PROFILE_LEN, MAX_VECTORS, MineParams, ParamError, PathParams, REFERENCE_PROFILE,
-    StreamParams, TerrainParams, TownParams, TreeParams,
+    CavernParams, MAX_PROFILE_LEN, MAX_VECTORS, MineParams, ParamError, PathParams,
+    REFERENCE_PROFILE, StreamParams, TerrainParams, TownParams, TreeParams,
 };
 pub use placed::Placed;
 pub use random::{GoodSite, MAX_SITE_CANDIDATES, random_profile};
@@ -173,7 +173,11 @@ impl Terrain {
     pub fn height(&self, x: f64, y: f64) -> f64 {
         let mut ht = 0.0;
         for i in 0..self.height_a.len() {
-            ht += self.term(self.height_a[i], self.height_b[i] * y + self.height_off[i], x);
+            ht += self.term(
+                self.height_a[i],
+                self.height_b[i] * y + self.height_off[i],
+                x,
+            );
         }
         match self.params.mountain_base {
             Some(base) => mountain(ht, base),
@@ -185,7 +189,9 @@ impl Terrain {
     /// coordinates (the seed's `calcProf`).
     fn calc_prof(&self, set: &[DVec2], xr: f64, yr: f64) -> f64 {
         set.iter()
-            .map(|v| self.prof[((grid::floor(v.x * xr + v.y * yr) as i64) >> 7 & self.mask) as usize])
+            .map(|v| {
+                self.prof[((grid::floor(v.x * xr + v.y * yr) as i64) >> 7 & self.mask) as usize]
+            })
             .sum()
     }
 
@@ -220,7 +226,11 @@ impl Terrain {
         let a = self.calc_prof(&p.vegetation_vectors, x, y);
         let b = self.calc_prof(&p.undergrowth_vectors, x, y);
         if a < p.open_threshold {
-            if b < p.moor_threshold { TerrainKind::Grass } else { TerrainKind::Moor }
+            if b < p.moor_threshold {
+                TerrainKind::Grass
+            } else {
+                TerrainKind::Moor
+            }
         } else if b < p.thicket_threshold {
             TerrainKind::Thicket
         } else {
@@ -319,7 +329,12 @@ mod tests {
     #[test]
     fn non_finite_input_never_panics() {
         let t = Terrain::default();
-        for (x, y) in [(f64::NAN, 0.0), (0.0, f64::INFINITY), (f64::NEG_INFINITY, f64::NAN), (1e300, -1e300)] {
+        for (x, y) in [
+            (f64::NAN, 0.0),
+            (0.0, f64::INFINITY),
+            (f64::NEG_INFINITY, f64::NAN),
+            (1e300, -1e300),
+        ] {
             let h = t.height(x, y);
             assert!(!h.is_finite() || x.is_finite(), "{x} {y} {h}");
             let _ = t.terra(x, y);
@@ -343,7 +358,10 @@ mod tests {
     #[test]
     fn mountains_steepen_only_above_base() {
         let flat = Terrain::default();
-        let p = TerrainParams { mountain_base: Some(400.0), ..Default::default() };
+        let p = TerrainParams {
+            mountain_base: Some(400.0),
+            ..Default::default()
+        };
         let m = Terrain::new(p).unwrap();
         let mut above = 0;
         for i in 0..2000 {
@@ -362,8 +380,16 @@ mod tests {
     #[test]
     fn time_evolution_moves_the_ground_and_is_exact_at_zero() {
         let t0 = Terrain::default();
-        let t1 = Terrain::new(TerrainParams { time: 50.0, ..Default::default() }).unwrap();
-        let t2 = Terrain::new(TerrainParams { time: 50.5, ..Default::default() }).unwrap();
+        let t1 = Terrain::new(TerrainParams {
+            time: 50.0,
+            ..Default::default()
+        })
+        .unwrap();
+        let t2 = Terrain::new(TerrainParams {
+            time: 50.5,
+            ..Default::default()
+        })
+        .unwrap();
         let (x, y) = (19000.0, 1260.0);
         assert_ne!(t0.height(x, y), t1.height(x, y));
         // Slow: half a second later the ground has moved by well under a metre.
@@ -394,7 +420,11 @@ mod tests {
 
     #[test]
     fn paths_option_marks_equal_height_lines() {
-        let t = Terrain::new(TerrainParams { paths: Some(PathParams::default()), ..Default::default() }).unwrap();
+        let t = Terrain::new(TerrainParams {
+            paths: Some(PathParams::default()),
+            ..Default::default()
+        })
+        .unwrap();
         let mut n = 0;
         for i in 0..200 {
             for j in 0..200 {

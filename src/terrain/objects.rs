@@ -120,7 +120,13 @@ impl Terrain {
         let r = BUILDING_SIZE / 2.0;
         let mut lo = f64::INFINITY;
         let mut hi = f64::NEG_INFINITY;
-        for d in [DVec2::ZERO, DVec2::new(-r, -r), DVec2::new(r, -r), DVec2::new(-r, r), DVec2::new(r, r)] {
+        for d in [
+            DVec2::ZERO,
+            DVec2::new(-r, -r),
+            DVec2::new(r, -r),
+            DVec2::new(-r, r),
+            DVec2::new(r, r),
+        ] {
             let t = self.terra(centre.x + d.x, centre.y + d.y);
             if t.kind != TerrainKind::Town {
                 return None;
@@ -184,7 +190,10 @@ mod tests {
             assert!(parts.contains(tr));
         }
         // Thickets are denser than woods.
-        let thick = all.iter().filter(|t| t.kind == TerrainKind::Thicket).count();
+        let thick = all
+            .iter()
+            .filter(|t| t.kind == TerrainKind::Thicket)
+            .count();
         assert!(thick > 0);
     }
 
@@ -196,7 +205,11 @@ mod tests {
         let t = Terrain::new(p).unwrap();
         assert_eq!(t.trees_in(DVec2::ZERO, DVec2::splat(500.0)).count(), 0);
         let t = Terrain::default();
-        assert_eq!(t.trees_in(DVec2::splat(f64::NAN), DVec2::splat(5.0)).count(), 0);
+        assert_eq!(
+            t.trees_in(DVec2::splat(f64::NAN), DVec2::splat(5.0))
+                .count(),
+            0
+        );
         assert_eq!(t.trees_in(DVec2::splat(50.0), DVec2::splat(5.0)).count(), 0);
     }
 

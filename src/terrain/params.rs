@@ -94,8 +94,14 @@ impl Default for TerrainParams {
             profile: REFERENCE_PROFILE.to_vec(),
             height_vectors: vectors([0., 13., 21., 22., 29.], [27., 26., 21., 11., 1.]),
             town_vectors: vectors([-43., -43., -56., 31., 4.], [-3., -12., 22., 2., 32.]),
-            vegetation_vectors: vectors([-24., -25., 60., 10., -30.], [15., -54., -34., -51., -43.]),
-            undergrowth_vectors: vectors([-51., -62., -58., -64., 33.], [-44., 20., 27., -64., -44.]),
+            vegetation_vectors: vectors(
+                [-24., -25., 60., 10., -30.],
+                [15., -54., -34., -51., -43.],
+            ),
+            undergrowth_vectors: vectors(
+                [-51., -62., -58., -64., 33.],
+                [-44., 20., 27., -64., -44.],
+            ),
             town_threshold: 120.0,
             open_threshold: 255.0,
             moor_threshold: 255.0,
@@ -129,7 +135,10 @@ pub struct PathParams {
 
 impl Default for PathParams {
     fn default() -> Self {
-        Self { offset: DVec2::new(4000.0, 2000.0), tolerance: 2.0 }
+        Self {
+            offset: DVec2::new(4000.0, 2000.0),
+            tolerance: 2.0,
+        }
     }
 }
 
@@ -149,7 +158,12 @@ pub struct TreeParams {
 
 impl Default for TreeParams {
     fn default() -> Self {
-        Self { spacing: 6.0, wood_density: 0.55, thicket_density: 0.95, jitter: 0.4 }
+        Self {
+            spacing: 6.0,
+            wood_density: 0.55,
+            thicket_density: 0.95,
+            jitter: 0.4,
+        }
     }
 }
 
@@ -171,7 +185,13 @@ pub struct TownParams {
 
 impl Default for TownParams {
     fn default() -> Self {
-        Self { building_chance: 0.8, min_floors: 1, max_floors: 4, floor_height: 3.2, variants: 4 }
+        Self {
+            building_chance: 0.8,
+            min_floors: 1,
+            max_floors: 4,
+            floor_height: 3.2,
+            variants: 4,
+        }
     }
 }
 
@@ -187,7 +207,10 @@ pub struct StreamParams {
 
 impl Default for StreamParams {
     fn default() -> Self {
-        Self { window: 11, max_length: 300.0 }
+        Self {
+            window: 11,
+            max_length: 300.0,
+        }
     }
 }
 
@@ -205,7 +228,11 @@ pub struct MineParams {
 
 impl Default for MineParams {
     fn default() -> Self {
-        Self { cell: 16, openness: 0.4, depth: 20.0 }
+        Self {
+            cell: 16,
+            openness: 0.4,
+            depth: 20.0,
+        }
     }
 }
 
@@ -289,7 +316,11 @@ pub enum ParamError {
 }
 
 fn finite(field: &'static str, value: f64) -> Result<(), ParamError> {
-    if value.is_finite() { Ok(()) } else { Err(ParamError::NotFinite { field, value }) }
+    if value.is_finite() {
+        Ok(())
+    } else {
+        Err(ParamError::NotFinite { field, value })
+    }
 }
 
 fn in_range(field: &'static str, value: f64, min: f64, max: f64) -> Result<(), ParamError> {
@@ -297,13 +328,21 @@ fn in_range(field: &'static str, value: f64, min: f64, max: f64) -> Result<(), P
     if (min..=max).contains(&value) {
         Ok(())
     } else {
-        Err(ParamError::OutOfRange { field, value, min, max })
+        Err(ParamError::OutOfRange {
+            field,
+            value,
+            min,
+            max,
+        })
     }
 }
 
 fn vector_set(field: &'static str, set: &[DVec2]) -> Result<(), ParamError> {
     if !(5..=MAX_VECTORS).contains(&set.len()) {
-        return Err(ParamError::VectorCount { field, len: set.len() });
+        return Err(ParamError::VectorCount {
+            field,
+            len: set.len(),
+        });
     }
     for v in set {
         // Components beyond ±1e6 would push (a·x + b·y) past exact f64 integers
@@ -386,11 +425,16 @@ impl TerrainParams {
         let w = &self.towns;
         in_range("towns.building_chance", w.building_chance, 0.0, 1.0)?;
         in_range("towns.min_floors", w.min_floors as f64, 1.0, 100.0)?;
-        in_range("towns.max_floors", w.max_floors as f64, w.min_floors as f64, 100.0)?;
+        in_range(
+            "towns.max_floors",
+            w.max_floors as f64,
+            w.min_floors as f64,
+            100.0,
+        )?;
         in_range("towns.floor_height", w.floor_height, 0.5, 20.0)?;
         in_range("towns.variants", w.variants as f64, 1.0, 256.0)?;
         let s = &self.streams;
-        if s.window % 2 == 0 {
+        if s.window.is_multiple_of(2) {
             return Err(ParamError::OutOfRange {
                 field: "streams.window (odd)",
                 value: s.window as f64,
@@ -460,24 +504,60 @@ mod tests {
         let mut p = TerrainParams::default();
         p.profile.clear();
         assert!(p.validate().unwrap_err().to_string().starts_with("profile"));
-        let mut p = TerrainParams::default();
-        p.lake_level = f64::NAN;
-        assert!(p.validate().unwrap_err().to_string().starts_with("lake_level"));
+        let p = TerrainParams { lake_level: f64::NAN, ..Default::default() };
+        assert!(
+            p.validate()
+                .unwrap_err()
+                .to_string()
+                .starts_with("lake_level")
+        );
         let mut p = TerrainParams::default();
         p.height_vectors.truncate(4);
-        assert!(p.validate().unwrap_err().to_string().starts_with("height_vectors"));
+        assert!(
+            p.validate()
+                .unwrap_err()
+                .to_string()
+                .starts_with("height_vectors")
+        );
         let mut p = TerrainParams::default();
         p.undergrowth_vectors.push(DVec2::ONE);
-        assert!(p.validate().unwrap_err().to_string().starts_with("undergrowth_vectors"));
+        assert!(
+            p.validate()
+                .unwrap_err()
+                .to_string()
+                .starts_with("undergrowth_vectors")
+        );
         let mut p = TerrainParams::default();
         p.trees.wood_density = -0.1;
-        assert!(p.validate().unwrap_err().to_string().starts_with("trees.wood_density"));
+        assert!(
+            p.validate()
+                .unwrap_err()
+                .to_string()
+                .starts_with("trees.wood_density")
+        );
         let mut p = TerrainParams::default();
         p.streams.window = 10;
-        assert!(p.validate().unwrap_err().to_string().starts_with("streams.window"));
+        assert!(
+            p.validate()
+                .unwrap_err()
+                .to_string()
+                .starts_with("streams.window")
+        );
         let mut p = TerrainParams::default();
         p.height_vectors[0].x = f64::INFINITY;
-        assert!(p.validate().unwrap_err().to_string().starts_with("height_vectors"));
+        assert!(
+            p.validate()
+                .unwrap_err()
+                .to_string()
+                .starts_with("height_vectors")
+        );
+    }
+
+    #[test]
+    fn the_shipped_reference_world_file_is_the_default() {
+        let text = include_str!("../../assets/worlds/reference.ron");
+        let p: TerrainParams = ron::from_str(text).unwrap();
+        assert_eq!(p, TerrainParams::default());
     }
 
     #[test]

@@ -93,7 +93,10 @@ mod tests {
 
         t.remove_feature(321, 99);
         assert_eq!(t.terra(321.0, 99.0).feature, None);
-        assert_eq!(t.terra(321.0, 99.0).kind, Terrain::default().terra(321.0, 99.0).kind);
+        assert_eq!(
+            t.terra(321.0, 99.0).kind,
+            Terrain::default().terra(321.0, 99.0).kind
+        );
 
         let before = t.terra(10.4, 9.6);
         t.place_kind(10, 10, TerrainKind::Road);

@@ -18,7 +18,8 @@ pub fn random_profile(seed: u64, len: usize) -> Result<Vec<f64>, ParamError> {
         return Err(ParamError::ProfileLength(len));
     }
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut uniform = |lo: f64, hi: f64| lo + (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * (hi - lo);
+    let mut uniform =
+        |lo: f64, hi: f64| lo + (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * (hi - lo);
     let l = len as f64;
     let mut p = vec![0.0; len];
     for _ in 0..32 {
@@ -78,7 +79,10 @@ impl Terrain {
         if t.height < self.params.lake_level + 10.0 {
             return 0;
         }
-        if !matches!(t.kind, TerrainKind::Grass | TerrainKind::Moor | TerrainKind::Wood) {
+        if !matches!(
+            t.kind,
+            TerrainKind::Grass | TerrainKind::Moor | TerrainKind::Wood
+        ) {
             return 1;
         }
         if t.feature.is_some() {
@@ -115,7 +119,10 @@ impl Terrain {
     /// `ok == false`. Non-finite input returns itself, not ok.
     pub fn find_good_site(&self, x: f64, y: f64) -> GoodSite {
         if !(x.is_finite() && y.is_finite()) {
-            return GoodSite { pos: DVec2::new(x, y), ok: false };
+            return GoodSite {
+                pos: DVec2::new(x, y),
+                ok: false,
+            };
         }
         let (x0, y0) = (java_round(x), java_round(y));
         let mut best = (0, x0, y0);
@@ -124,13 +131,19 @@ impl Terrain {
             let (cx, cy) = (x0.saturating_add(dx * scale), y0.saturating_add(dy * scale));
             let score = self.site_score(cx, cy);
             if score == 5 {
-                return GoodSite { pos: DVec2::new(cx as f64, cy as f64), ok: true };
+                return GoodSite {
+                    pos: DVec2::new(cx as f64, cy as f64),
+                    ok: true,
+                };
             }
             if score > best.0 {
                 best = (score, cx, cy);
             }
         }
-        GoodSite { pos: DVec2::new(best.1 as f64, best.2 as f64), ok: false }
+        GoodSite {
+            pos: DVec2::new(best.1 as f64, best.2 as f64),
+            ok: false,
+        }
     }
 }
 
@@ -146,7 +159,10 @@ mod tests {
         assert_ne!(a, random_profile(43, 256).unwrap());
         assert!(a.iter().all(|v| (v * 8.0).fract() == 0.0));
         // Smooth wrap: the jump from the last entry to the first is like any other.
-        let max_step = a.windows(2).map(|w| (w[1] - w[0]).abs()).fold(0.0, f64::max);
+        let max_step = a
+            .windows(2)
+            .map(|w| (w[1] - w[0]).abs())
+            .fold(0.0, f64::max);
         assert!((a[0] - a[255]).abs() <= max_step + 1.0);
         let mean = a.iter().sum::<f64>() / 256.0;
         assert!(mean.abs() < 20.0, "{mean}");
@@ -178,7 +194,12 @@ mod tests {
     #[test]
     fn good_sites_meet_the_criteria() {
         let t = Terrain::default();
-        for &(x, y) in &[(19000.0, 1260.0), (-1811.0, 3062.0), (0.0, 0.0), (2345.6, -789.1)] {
+        for &(x, y) in &[
+            (19000.0, 1260.0),
+            (-1811.0, 3062.0),
+            (0.0, 0.0),
+            (2345.6, -789.1),
+        ] {
             let s = t.find_good_site(x, y);
             assert!(s.ok, "{x} {y}");
             assert_eq!(t.site_score(s.pos.x as i64, s.pos.y as i64), 5);

@@ -75,7 +75,12 @@ impl Terrain {
                 break StreamEnd::Lake;
             }
         };
-        (points.len() > 1).then_some(Stream { source: (xr, yr), points, end, length })
+        (points.len() > 1).then_some(Stream {
+            source: (xr, yr),
+            points,
+            end,
+            length,
+        })
     }
 
     /// Every stream with a point in `[min, max)`, ordered by source (row by
@@ -146,7 +151,10 @@ mod tests {
                 StreamEnd::Lake => assert!(last < 204.0),
                 StreamEnd::Marsh | StreamEnd::MaxLength => assert!(last >= 204.0),
             }
-            assert_eq!(t.terra(s.points[0].x, s.points[0].y).feature, Some(Feature::WaterHole));
+            assert_eq!(
+                t.terra(s.points[0].x, s.points[0].y).feature,
+                Some(Feature::WaterHole)
+            );
         }
     }
 

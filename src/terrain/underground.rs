@@ -91,9 +91,15 @@ mod tests {
             let (i, j) = t.mine_cell(x as f64 + 0.2, y as f64 - 0.3);
             assert!(t.mine_open_above(i, j));
             assert!(t.mine_is_open(i, j));
-            assert_eq!(t.mine_floor(x as f64, y as f64), t.height(x as f64, y as f64) - 20.0);
+            assert_eq!(
+                t.mine_floor(x as f64, y as f64),
+                t.height(x as f64, y as f64) - 20.0
+            );
         }
-        let open = (0..40).flat_map(|j| (0..40).map(move |i| (i, j))).filter(|&(i, j)| t.mine_is_open(i, j)).count();
+        let open = (0..40)
+            .flat_map(|j| (0..40).map(move |i| (i, j)))
+            .filter(|&(i, j)| t.mine_is_open(i, j))
+            .count();
         // The threshold 0.4 leaves about 60 % open.
         assert!((800..1100).contains(&open), "{open}");
     }

@@ -37,7 +37,13 @@ fn heights_are_bit_identical_to_the_reference() {
     let rows = rows();
     assert_eq!(rows.len(), 2000);
     for r in &rows {
-        assert_eq!(t.height(r.x, r.y).to_bits(), r.height.to_bits(), "height({}, {})", r.x, r.y);
+        assert_eq!(
+            t.height(r.x, r.y).to_bits(),
+            r.height.to_bits(),
+            "height({}, {})",
+            r.x,
+            r.y
+        );
     }
 }
 
@@ -48,7 +54,13 @@ fn kinds_and_features_match_the_reference() {
     for r in &rows() {
         let s = t.terra(r.x, r.y);
         assert_eq!(s.kind.name(), r.kind, "kind at ({}, {})", r.x, r.y);
-        assert_eq!(s.feature.map_or("none", Feature::name), r.feature, "feature at ({}, {})", r.x, r.y);
+        assert_eq!(
+            s.feature.map_or("none", Feature::name),
+            r.feature,
+            "feature at ({}, {})",
+            r.x,
+            r.y
+        );
         if s.kind == TerrainKind::Lake {
             assert_eq!(s.height, 204.0);
             assert_eq!(s.depth, 204.0 - r.height);
@@ -108,27 +120,38 @@ fn grid_matches_height_bit_for_bit_on_every_kernel() {
     ];
     for kernel in GridKernel::ALL {
         for &(x0, y0, step, w, h) in &cases {
-            t.heights_grid_with(kernel, x0, y0, step, w, h, &mut out).unwrap();
+            t.heights_grid_with(kernel, x0, y0, step, w, h, &mut out)
+                .unwrap();
             assert_eq!(out.len(), w * h);
             for j in 0..h {
                 for i in 0..w {
                     let e = t.height(x0 + i as f64 * step, y0 + j as f64 * step);
-                    assert_eq!(out[j * w + i].to_bits(), e.to_bits(), "{kernel:?} {x0} {y0} {step} {i} {j}");
+                    assert_eq!(
+                        out[j * w + i].to_bits(),
+                        e.to_bits(),
+                        "{kernel:?} {x0} {y0} {step} {i} {j}"
+                    );
                 }
             }
         }
         // The reference points on a grid through each of them.
         for r in rows().iter().take(200) {
-            t.heights_grid_with(kernel, r.x, r.y, 0.5, 8, 1, &mut out).unwrap();
+            t.heights_grid_with(kernel, r.x, r.y, 0.5, 8, 1, &mut out)
+                .unwrap();
             assert_eq!(out[0].to_bits(), r.height.to_bits());
         }
         // Non-finite origins give NaN, never a panic or a wild index.
-        t.heights_grid_with(kernel, f64::NAN, 0.0, 1.0, 16, 2, &mut out).unwrap();
+        t.heights_grid_with(kernel, f64::NAN, 0.0, 1.0, 16, 2, &mut out)
+            .unwrap();
         assert!(out.iter().all(|v| v.is_nan()));
-        t.heights_grid_with(kernel, f64::INFINITY, 0.0, 1.0, 16, 2, &mut out).unwrap();
+        t.heights_grid_with(kernel, f64::INFINITY, 0.0, 1.0, 16, 2, &mut out)
+            .unwrap();
         assert!(out.iter().all(|v| v.is_nan()));
     }
-    assert!(t.heights_grid(0.0, 0.0, 1.0, usize::MAX, 2, &mut out).is_err());
+    assert!(
+        t.heights_grid(0.0, 0.0, 1.0, usize::MAX, 2, &mut out)
+            .is_err()
+    );
     assert!(out.is_empty());
 }
 
@@ -140,7 +163,8 @@ fn grid_is_exact_for_random_profiles_and_mountains() {
     let t = Terrain::new(p).unwrap();
     let mut out = Vec::new();
     for kernel in GridKernel::ALL {
-        t.heights_grid_with(kernel, 123.4, -567.8, 1.3, 41, 6, &mut out).unwrap();
+        t.heights_grid_with(kernel, 123.4, -567.8, 1.3, 41, 6, &mut out)
+            .unwrap();
         for j in 0..6 {
             for i in 0..41 {
                 let e = t.height(123.4 + i as f64 * 1.3, -567.8 + j as f64 * 1.3);
