@@ -16,6 +16,11 @@
 
 pub mod terrain;
 
+/// The README's code runs as a doctest, so it cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 #[cfg(feature = "bevy")]
 pub mod plugin;
 

@@ -504,7 +504,10 @@ mod tests {
         let mut p = TerrainParams::default();
         p.profile.clear();
         assert!(p.validate().unwrap_err().to_string().starts_with("profile"));
-        let p = TerrainParams { lake_level: f64::NAN, ..Default::default() };
+        let p = TerrainParams {
+            lake_level: f64::NAN,
+            ..Default::default()
+        };
         assert!(
             p.validate()
                 .unwrap_err()
