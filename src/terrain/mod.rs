@@ -31,7 +31,7 @@ pub use params::{
 };
 pub use placed::Placed;
 pub use random::{GoodSite, MAX_SITE_CANDIDATES, random_profile};
-pub use streams::{Stream, StreamEnd};
+pub use streams::{AreaError, MAX_SCAN_AREA, Stream, StreamEnd};
 
 use glam::DVec2;
 use std::collections::HashMap;

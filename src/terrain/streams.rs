@@ -3,6 +3,35 @@
 
 use super::{Feature, Terrain, TerrainKind, java_round};
 use glam::DVec2;
+use thiserror::Error;
+
+/// Largest area, in square metres, that one eager scan (streams, mine
+/// shafts) may cover: 10 km × 10 km, about two seconds of work.
+pub const MAX_SCAN_AREA: f64 = 1.0e8;
+
+/// A rectangle too large (or not finite) to scan point by point.
+#[derive(Clone, Copy, Debug, PartialEq, Error)]
+#[error("scan area {width} m × {height} m is not finite or exceeds {MAX_SCAN_AREA} m²")]
+pub struct AreaError {
+    /// Width of the scanned rectangle, including any margin.
+    pub width: f64,
+    /// Height of the scanned rectangle, including any margin.
+    pub height: f64,
+}
+
+/// Checks a scan rectangle; an empty or inverted one is fine (nothing to scan).
+pub(crate) fn check_area(min: DVec2, max: DVec2) -> Result<(), AreaError> {
+    let size = (max - min).max(DVec2::ZERO);
+    let ok = min.is_finite() && max.is_finite() && size.x * size.y <= MAX_SCAN_AREA;
+    if ok {
+        Ok(())
+    } else {
+        Err(AreaError {
+            width: size.x,
+            height: size.y,
+        })
+    }
+}
 
 /// How a stream ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -85,12 +114,14 @@ impl Terrain {
 
     /// Every stream with a point in `[min, max)`, ordered by source (row by
     /// row). A stream is the same whichever rectangle finds it: sources are
-    /// searched in the rectangle grown by the longest possible stream.
-    pub fn streams_in(&self, min: DVec2, max: DVec2) -> Vec<Stream> {
-        if !(min.is_finite() && max.is_finite()) || max.x <= min.x || max.y <= min.y {
-            return Vec::new();
-        }
+    /// searched in the rectangle grown by the longest possible stream. The
+    /// grown rectangle may cover at most [`MAX_SCAN_AREA`].
+    pub fn streams_in(&self, min: DVec2, max: DVec2) -> Result<Vec<Stream>, AreaError> {
         let reach = self.params.streams.max_length.ceil() + 1.0;
+        check_area(min - reach, max + reach)?;
+        if max.x <= min.x || max.y <= min.y {
+            return Ok(Vec::new());
+        }
         let (x0, x1) = (java_round(min.x - reach), java_round(max.x + reach));
         let (y0, y1) = (java_round(min.y - reach), java_round(max.y + reach));
         let inside = |p: &DVec2| p.x >= min.x && p.y >= min.y && p.x < max.x && p.y < max.y;
@@ -104,7 +135,7 @@ impl Terrain {
                 }
             }
         }
-        out
+        Ok(out)
     }
 
     /// Stamps a stream's points onto the terrain as `Stream` cells (and its
@@ -131,6 +162,16 @@ mod tests {
 
     fn some_streams(t: &Terrain) -> Vec<Stream> {
         t.streams_in(DVec2::new(0.0, 0.0), DVec2::new(2000.0, 2000.0))
+            .unwrap()
+    }
+
+    #[test]
+    fn huge_or_non_finite_areas_are_refused_quickly() {
+        let t = Terrain::default();
+        assert!(t.streams_in(DVec2::ZERO, DVec2::splat(1.0e6)).is_err());
+        assert!(t.streams_in(DVec2::splat(f64::NAN), DVec2::ONE).is_err());
+        assert_eq!(t.streams_in(DVec2::ONE, DVec2::ZERO), Ok(vec![]));
+        assert!(t.mine_shafts_in(DVec2::ZERO, DVec2::splat(1.0e9)).is_err());
     }
 
     #[test]
@@ -163,7 +204,7 @@ mod tests {
         let t = Terrain::default();
         for s in some_streams(&t) {
             let p = s.points[s.points.len() / 2];
-            let small = t.streams_in(p, p + DVec2::ONE);
+            let small = t.streams_in(p, p + DVec2::ONE).unwrap();
             assert!(small.contains(&s));
         }
     }

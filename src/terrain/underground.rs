@@ -1,6 +1,7 @@
 //! Below the ground: the mine level (a grid of open or solid cells reached by
 //! mine shafts) and irregular caverns between two height fields.
 
+use super::streams::{AreaError, check_area};
 use super::{Feature, PI10000, Terrain, pi_frac};
 use glam::DVec2;
 
@@ -37,11 +38,10 @@ impl Terrain {
         pi_frac(x.wrapping_mul(y), PI10000) > self.params.mines.openness
     }
 
-    /// Every mine shaft (a `Mine` feature that `terra()` reports) in `[min, max)`.
-    pub fn mine_shafts_in(&self, min: DVec2, max: DVec2) -> Vec<(i64, i64)> {
-        if !(min.is_finite() && max.is_finite()) {
-            return Vec::new();
-        }
+    /// Every mine shaft (a `Mine` feature that `terra()` reports) in
+    /// `[min, max)`, row by row; at most [`super::MAX_SCAN_AREA`] at once.
+    pub fn mine_shafts_in(&self, min: DVec2, max: DVec2) -> Result<Vec<(i64, i64)>, AreaError> {
+        check_area(min, max)?;
         let (x0, x1) = (min.x.ceil() as i64, max.x.ceil() as i64);
         let (y0, y1) = (min.y.ceil() as i64, max.y.ceil() as i64);
         let mut out = Vec::new();
@@ -54,7 +54,7 @@ impl Terrain {
                 }
             }
         }
-        out
+        Ok(out)
     }
 
     /// Height of the mine floor at a shaft: the ground less the mine depth.
@@ -83,7 +83,7 @@ mod tests {
     fn shafts_open_their_cells_and_the_rest_is_a_mix() {
         let t = Terrain::default();
         // (285, 389) and (128, 662) are mines in the reference.
-        let shafts = t.mine_shafts_in(DVec2::ZERO, DVec2::splat(1000.0));
+        let shafts = t.mine_shafts_in(DVec2::ZERO, DVec2::splat(1000.0)).unwrap();
         assert!(shafts.contains(&(285, 389)) && shafts.contains(&(128, 662)));
         assert!(shafts.contains(&(801, 947)));
         assert_eq!(shafts.len(), 3);
