@@ -5,7 +5,9 @@
 //! builds ground patches from it.
 
 pub mod coords;
+pub mod editor;
 pub mod mesh;
+pub mod shapes;
 pub mod smoke;
 
 use crate::terrain::{ParamError, Terrain, TerrainParams};

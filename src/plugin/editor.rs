@@ -1,0 +1,1 @@
+//! egui widgets for editing terrain parameters (the height-vectors editor).

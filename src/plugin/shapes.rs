@@ -1,0 +1,1 @@
+//! Procedural meshes for things on the ground (trees, features, buildings).
