@@ -27,6 +27,10 @@ pub mod plugin;
 /// The names a Bevy game needs: `use bevy_relief::prelude::*;`.
 #[cfg(feature = "bevy")]
 pub mod prelude {
-    pub use crate::plugin::{ReliefPlugin, ReliefTerrain};
+    pub use crate::plugin::coords::{OriginShifted, RenderOrigin};
+    pub use crate::plugin::settings::{TerrainSettings, TerrainState, ViewSettings};
+    pub use crate::plugin::{
+        ReliefFocus, ReliefPlugin, ReliefSet, ReliefStats, TerrainChunk, TerrainQuery, WorldAnchor,
+    };
     pub use crate::terrain::{Feature, Terra, Terrain, TerrainKind, TerrainParams};
 }

@@ -1,33 +1,120 @@
-//! The Bevy side: [`ReliefPlugin`], coordinate mapping and meshing.
+//! The Bevy side: [`ReliefPlugin`] streams the world around a [`ReliefFocus`].
 //!
-//! Streaming the world around a focus arrives with the next milestone; for
-//! now the plugin provides the shared terrain as a resource, and `mesh`
-//! builds ground patches from it.
+//! - `settings`: [`TerrainSettings`] (live, reflectable) and the terrain built from them;
+//! - `coords`: core ↔ Bevy coordinates and the floating origin;
+//! - `chunks`: the ground as quadtree chunks meshed on worker threads;
+//! - `objects`: trees, point features, buildings and streams near the focus;
+//! - `mesh`, `shapes`: mesh builders; `editor`: egui widgets; `smoke`: CI helpers.
 
+pub mod chunks;
 pub mod coords;
 pub mod editor;
+pub mod inspector;
 pub mod mesh;
+pub mod objects;
+pub mod settings;
 pub mod shapes;
 pub mod smoke;
 
-use crate::terrain::{ParamError, Terrain, TerrainParams};
+use crate::terrain::{Feature, ParamError, Terra, Terrain, TerrainParams};
+use bevy::ecs::system::SystemParam;
+use bevy::math::DVec3;
 use bevy::prelude::*;
+use bevy::transform::TransformSystems;
+use chunks::ChunkManager;
+use coords::{FocusState, OriginShifted, RenderOrigin};
+use settings::{SettingsError, TerrainSettings, TerrainState};
 use std::sync::Arc;
 
-/// The world's terrain, shared with worker threads.
-#[derive(Resource, Clone, Debug, Deref)]
-pub struct ReliefTerrain(pub Arc<Terrain>);
+pub use chunks::{ChunkKey, TerrainChunk};
+pub use coords::{ReliefFocus, WorldAnchor};
+
+/// Our systems, in the order they run in `PostUpdate` (after game code has
+/// moved the focus in `Update`, before transforms propagate). Order your own
+/// systems around them.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReliefSet {
+    /// Settings changes rebuild the terrain.
+    Settings,
+    /// The focus is read and the render origin follows it.
+    Origin,
+    /// Terrain chunks are chosen, built and swapped in.
+    Chunks,
+    /// Things on the ground are spawned and despawned.
+    Objects,
+    /// Statistics are gathered.
+    Stats,
+}
+
+/// Shared meshes and materials. Materials are `None` in headless apps
+/// (no `PbrPlugin`): entities then get meshes but nothing to draw with.
+#[derive(Resource, Clone, Debug)]
+pub struct ReliefAssets {
+    /// The ground: white, lit, coloured by the vertex colours.
+    pub ground: Option<Handle<StandardMaterial>>,
+    /// Lake water.
+    pub water: Option<Handle<StandardMaterial>>,
+    /// A unit square in the XZ plane, centred on the origin.
+    pub water_quad: Handle<Mesh>,
+    /// White, lit, vertex-coloured: trees and features.
+    pub vertex: Option<Handle<StandardMaterial>>,
+    /// Stream water.
+    pub stream: Option<Handle<StandardMaterial>>,
+    /// Building walls, one tint per variant.
+    pub walls: Vec<Handle<StandardMaterial>>,
+    /// Tree meshes by variety.
+    pub trees: Vec<Handle<Mesh>>,
+    /// Feature meshes, in the order of [`Feature::ALL`](crate::terrain::Feature::ALL).
+    pub features: Vec<Handle<Mesh>>,
+    /// Unit building meshes by roof variant.
+    pub buildings: Vec<Handle<Mesh>>,
+}
+
+/// How the streaming is doing (for the stats line and benchmarks).
+#[derive(Resource, Clone, Debug, Default, Reflect)]
+#[reflect(Resource)]
+pub struct ReliefStats {
+    /// Chunks wanted around the focus.
+    pub chunks_desired: usize,
+    /// Chunk entities alive.
+    pub chunks_present: usize,
+    /// Chunk tasks running or waiting for upload.
+    pub chunks_pending: usize,
+    /// Chunk meshes built since start.
+    pub chunks_generated: u64,
+    /// Every wanted chunk is shown and current, nothing pending.
+    pub complete: bool,
+    /// A shown chunk lies under the focus.
+    pub ground_under_focus: bool,
+    /// The focus position in core coordinates.
+    pub focus: Option<DVec3>,
+    /// Object cells alive.
+    pub object_cells: usize,
+    /// Object cells being computed or spawned.
+    pub objects_pending: usize,
+    /// Object entities alive (trees, features, buildings, streams).
+    pub objects: usize,
+}
 
 /// Adds the Relf world to a Bevy app. `Default` gives the reference world.
 ///
 /// ```no_run
 /// use bevy::prelude::*;
 /// use bevy_relief::prelude::*;
-/// App::new().add_plugins((DefaultPlugins, ReliefPlugin::default())).run();
+/// App::new()
+///     .add_plugins((DefaultPlugins, ReliefPlugin::default().view_distance(8000.0)))
+///     .add_systems(Startup, |mut commands: Commands| {
+///         commands.spawn((Camera3d::default(), Transform::from_xyz(0.0, 450.0, 0.0), ReliefFocus));
+///     })
+///     .run();
 /// ```
+///
+/// Headless (tests, servers): `MinimalPlugins`, `TransformPlugin`,
+/// `AssetPlugin::default()` and `MeshPlugin` are all it needs; materials are
+/// added only when the render plugins are present.
 #[derive(Clone, Debug, Default)]
 pub struct ReliefPlugin {
-    params: TerrainParams,
+    settings: TerrainSettings,
 }
 
 impl ReliefPlugin {
@@ -35,13 +122,212 @@ impl ReliefPlugin {
     /// bad configuration is an error at start-up rather than a panic later).
     pub fn with_params(params: TerrainParams) -> Result<Self, ParamError> {
         params.validate()?;
-        Ok(Self { params })
+        Ok(Self {
+            settings: TerrainSettings {
+                params,
+                ..default()
+            },
+        })
+    }
+
+    /// A plugin with complete settings (e.g. loaded from a RON file).
+    pub fn with_settings(settings: TerrainSettings) -> Result<Self, SettingsError> {
+        settings.validate()?;
+        Ok(Self { settings })
+    }
+
+    /// Ground is shown to this distance, metres.
+    pub fn view_distance(mut self, metres: f64) -> Self {
+        self.settings.view.view_distance = metres;
+        self
+    }
+
+    /// Trees, features and buildings are placed to this distance, metres.
+    pub fn object_radius(mut self, metres: f64) -> Self {
+        self.settings.view.object_radius = metres;
+        self
     }
 }
 
 impl Plugin for ReliefPlugin {
     fn build(&self, app: &mut App) {
-        let terrain = Terrain::new(self.params.clone()).expect("validated in with_params");
-        app.insert_resource(ReliefTerrain(Arc::new(terrain)));
+        let state = TerrainState::new(&self.settings).unwrap_or_else(|e| {
+            error!("ReliefPlugin: {e}; using the reference world");
+            let mut s = TerrainState::new(&TerrainSettings::default()).expect("defaults are valid");
+            s.error = Some(e.to_string());
+            s
+        });
+        app.insert_resource(self.settings.clone())
+            .insert_resource(state)
+            .init_resource::<RenderOrigin>()
+            .init_resource::<FocusState>()
+            .init_resource::<ChunkManager>()
+            .init_resource::<objects::ObjectManager>()
+            .init_resource::<ReliefStats>()
+            .add_message::<OriginShifted>()
+            .add_systems(Startup, create_assets)
+            .configure_sets(
+                PostUpdate,
+                (
+                    ReliefSet::Settings,
+                    ReliefSet::Origin,
+                    ReliefSet::Chunks,
+                    ReliefSet::Objects,
+                    ReliefSet::Stats,
+                )
+                    .chain()
+                    .before(TransformSystems::Propagate),
+            )
+            .add_systems(
+                PostUpdate,
+                (
+                    settings::apply_settings.in_set(ReliefSet::Settings),
+                    (coords::follow_focus, coords::place_anchored)
+                        .chain()
+                        .in_set(ReliefSet::Origin),
+                    (
+                        chunks::request_chunks,
+                        chunks::receive_chunks,
+                        chunks::retire_chunks,
+                    )
+                        .chain()
+                        .in_set(ReliefSet::Chunks)
+                        .run_if(resource_exists::<ReliefAssets>),
+                    (objects::request_cells, objects::spawn_cells)
+                        .chain()
+                        .in_set(ReliefSet::Objects)
+                        .run_if(resource_exists::<ReliefAssets>),
+                    update_stats.in_set(ReliefSet::Stats),
+                ),
+            );
+    }
+}
+
+/// Creates the shared meshes and (when rendering) materials, at start-up.
+fn create_assets(world: &mut World) {
+    let Some(mut meshes) = world.get_resource_mut::<Assets<Mesh>>() else {
+        error!(
+            "ReliefPlugin needs MeshPlugin (part of DefaultPlugins): nothing is shown without it"
+        );
+        return;
+    };
+    let water_quad = meshes.add(Plane3d::default().mesh().size(1.0, 1.0).build());
+    let trees = (0..shapes::TREE_VARIETIES)
+        .map(|v| meshes.add(shapes::tree_mesh(v)))
+        .collect();
+    let features = Feature::ALL
+        .iter()
+        .map(|&f| meshes.add(shapes::feature_mesh(f)))
+        .collect();
+    let buildings = (0..4)
+        .map(|v| meshes.add(shapes::building_mesh(v)))
+        .collect();
+    let mut assets = ReliefAssets {
+        ground: None,
+        water: None,
+        water_quad,
+        vertex: None,
+        stream: None,
+        walls: Vec::new(),
+        trees,
+        features,
+        buildings,
+    };
+    if let Some(mut mats) = world.get_resource_mut::<Assets<StandardMaterial>>() {
+        let mut lit = |color: Color, roughness: f32| {
+            mats.add(StandardMaterial {
+                base_color: color,
+                perceptual_roughness: roughness,
+                reflectance: 0.2,
+                ..default()
+            })
+        };
+        assets.ground = Some(lit(Color::WHITE, 0.95));
+        assets.vertex = Some(lit(Color::WHITE, 0.85));
+        assets.stream = Some(lit(Color::WHITE, 0.1));
+        assets.walls = [
+            [1.0, 0.97, 0.90],
+            [0.93, 0.72, 0.60],
+            [0.98, 0.96, 0.94],
+            [0.80, 0.78, 0.76],
+        ]
+        .map(|[r, g, b]| lit(Color::srgb(r, g, b), 0.8))
+        .to_vec();
+        assets.water = Some(mats.add(StandardMaterial {
+            base_color: Color::srgba(0.13, 0.32, 0.45, 0.88),
+            alpha_mode: AlphaMode::Blend,
+            perceptual_roughness: 0.08,
+            reflectance: 0.6,
+            ..default()
+        }));
+    }
+    world.insert_resource(assets);
+}
+
+fn update_stats(
+    state: Res<TerrainState>,
+    chunks: Res<ChunkManager>,
+    objects: Res<objects::ObjectManager>,
+    focus: Res<FocusState>,
+    mut stats: ResMut<ReliefStats>,
+) {
+    stats.chunks_desired = chunks.desired().len();
+    stats.chunks_present = chunks.present_count();
+    stats.chunks_pending = chunks.pending_count();
+    stats.chunks_generated = chunks.generated;
+    stats.complete = chunks.complete(state.generation);
+    stats.focus = focus.world;
+    stats.ground_under_focus = focus
+        .world
+        .is_some_and(|f| chunks.ground_at(&state.view, f.truncate()));
+    stats.object_cells = objects.cell_count();
+    stats.objects_pending = objects.pending_count();
+    stats.objects = objects.objects;
+}
+
+/// Gameplay access to the ground: heights and kinds in core coordinates, and
+/// conversions and ground-following in Bevy's render space.
+#[derive(SystemParam)]
+pub struct TerrainQuery<'w> {
+    state: Res<'w, TerrainState>,
+    origin: Res<'w, RenderOrigin>,
+}
+
+impl TerrainQuery<'_> {
+    /// The terrain (shareable with worker threads).
+    pub fn terrain(&self) -> &Arc<Terrain> {
+        &self.state.terrain
+    }
+
+    /// Ground height at core `(x, y)`.
+    pub fn height(&self, x: f64, y: f64) -> f64 {
+        self.state.terrain.height(x, y)
+    }
+
+    /// Everything about the ground at core `(x, y)`.
+    pub fn terra(&self, x: f64, y: f64) -> Terra {
+        self.state.terrain.terra(x, y)
+    }
+
+    /// A render-space translation as core coordinates.
+    pub fn to_world(&self, render: Vec3) -> DVec3 {
+        self.origin.to_world(render)
+    }
+
+    /// Core coordinates as a render-space translation.
+    pub fn to_render(&self, world: DVec3) -> Vec3 {
+        self.origin.to_render(world)
+    }
+
+    /// The render-space Y of the ground (or lake surface) under a render-space point.
+    pub fn surface_y(&self, render: Vec3) -> f32 {
+        let w = self.to_world(render);
+        self.state.terrain.terra(w.x, w.y).height as f32
+    }
+
+    /// `render` moved vertically to stand `clearance` metres above the ground
+    /// or the water surface.
+    pub fn on_ground(&self, render: Vec3, clearance: f32) -> Vec3 {
+        Vec3::new(render.x, self.surface_y(render) + clearance, render.z)
     }
 }

@@ -185,7 +185,6 @@ impl Terrain {
 
     /// [`Self::heights_grid`] with a chosen kernel (for tests and benchmarks);
     /// a kernel the CPU or the profile cannot use falls back to one that can.
-    #[allow(clippy::too_many_arguments)]
     pub fn heights_grid_with(
         &self,
         kernel: GridKernel,

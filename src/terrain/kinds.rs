@@ -5,6 +5,7 @@ use std::fmt;
 
 /// The kind of ground at a point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
 pub enum TerrainKind {
     /// Water below the lake level.
     Lake,
@@ -71,6 +72,7 @@ impl TerrainKind {
 
 /// A point feature on the ground at a whole-metre position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
 pub enum Feature {
     /// A mine shaft or cave entrance, leading to the mine level.
     Mine,

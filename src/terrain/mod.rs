@@ -81,6 +81,12 @@ pub(crate) fn unit(h: u64) -> f64 {
     (h >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
+/// A deterministic value in `[0, 1)` for a lattice point and a salt (for
+/// variations such as an object's rotation).
+pub fn hash_unit(x: i64, y: i64, salt: u64) -> f64 {
+    unit(hash2(x, y, salt))
+}
+
 /// Below this |x·y| the seed's "bits of π·x·y" are exact in f64; beyond it
 /// (hundreds of km out) they would decay to zeros, so a hash takes over.
 const PI_BITS_LIMIT: i64 = 1 << 36;

@@ -1,4 +1,5 @@
 //! Terrain parameters: the reference numbers as defaults, serde, validation.
+//! (With the `bevy` feature they also derive `Reflect`, for the inspector.)
 
 use glam::DVec2;
 use serde::{Deserialize, Serialize};
@@ -37,6 +38,7 @@ fn vectors(a: [f64; 5], b: [f64; 5]) -> Vec<DVec2> {
 /// A direction vector `(a, b)` contributes `profile[(a·x + b·y) / 128]` to a
 /// sum; the "A" and "B" tables of the seed are the x and y components.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
 #[serde(default)]
 pub struct TerrainParams {
     /// The periodic 1-D profile; its length must be a power of two ≥ 2.
@@ -125,6 +127,7 @@ impl Default for TerrainParams {
 
 /// Paths where the ground has the same height as the ground at a fixed offset.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
 #[serde(default)]
 pub struct PathParams {
     /// The offset to the second surface (the seed uses 4000, 2000).
@@ -144,6 +147,7 @@ impl Default for PathParams {
 
 /// Trees stand on a square lattice, jittered within each tile.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
 #[serde(default)]
 pub struct TreeParams {
     /// Lattice spacing in metres (a whole number ≥ 1).
@@ -169,6 +173,7 @@ impl Default for TreeParams {
 
 /// Buildings: 12 m squares on the 16 m lattice inside towns.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
 #[serde(default)]
 pub struct TownParams {
     /// Chance that a town lattice point has a building (0 ..= 1).
@@ -197,6 +202,7 @@ impl Default for TownParams {
 
 /// Streams run downhill from water holes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
 #[serde(default)]
 pub struct StreamParams {
     /// Side of the square window searched for the next, lowest point (odd; seed: 11).
@@ -216,6 +222,7 @@ impl Default for StreamParams {
 
 /// The mine level: a 16 m grid of cells, open or solid rock.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
 #[serde(default)]
 pub struct MineParams {
     /// Cell size in metres (seed: 16).
@@ -238,6 +245,7 @@ impl Default for MineParams {
 
 /// Caverns: open space between a floor and a roof height field.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
 #[serde(default)]
 pub struct CavernParams {
     /// Height of the cavern layer's datum (negative: below the lakes).

@@ -1,35 +1,246 @@
-//! Headless Bevy: the plugin in an `App` with no window or renderer.
+//! Headless Bevy: the plugin streaming the world in an `App` with no window
+//! or renderer, driven by `App::update()`.
 
+use bevy::math::{DVec2, DVec3};
+use bevy::mesh::MeshPlugin;
 use bevy::prelude::*;
+use bevy_relief::plugin::objects::{ObjectKind, ReliefObject};
 use bevy_relief::prelude::*;
-use bevy_relief::terrain::TerrainParams;
+use std::time::{Duration, Instant};
 
-#[test]
-fn plugin_adds_to_a_headless_app() {
+fn app_with(plugin: ReliefPlugin) -> App {
     let mut app = App::new();
-    app.add_plugins((MinimalPlugins, ReliefPlugin::default()));
-    app.update();
-    let terrain = app.world().resource::<ReliefTerrain>();
-    assert_eq!(terrain.height(-1811.0, 3062.0), 111.25);
+    app.add_plugins((
+        MinimalPlugins,
+        TransformPlugin,
+        AssetPlugin::default(),
+        MeshPlugin,
+        plugin,
+    ));
+    app
+}
+
+fn small_world() -> ReliefPlugin {
+    ReliefPlugin::default()
+        .view_distance(1500.0)
+        .object_radius(150.0)
+}
+
+/// Updates until `done` holds; panics after 60 s.
+fn run_until(app: &mut App, what: &str, mut done: impl FnMut(&mut App) -> bool) {
+    let start = Instant::now();
+    loop {
+        app.update();
+        if done(app) {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+fn settled(app: &mut App) -> bool {
+    let s = app.world().resource::<ReliefStats>();
+    s.complete && s.objects_pending == 0
+}
+
+fn spawn_focus(app: &mut App, render: Vec3) -> Entity {
+    app.world_mut()
+        .spawn((Transform::from_translation(render), ReliefFocus))
+        .id()
+}
+
+fn chunk_keys(app: &mut App) -> Vec<(TerrainChunk, Visibility)> {
+    let mut q = app.world_mut().query::<(&TerrainChunk, &Visibility)>();
+    q.iter(app.world()).map(|(c, v)| (*c, *v)).collect()
 }
 
 #[test]
-fn plugin_takes_custom_params_and_rejects_bad_ones() {
-    let p = TerrainParams {
-        lake_level: 250.0,
-        ..Default::default()
-    };
+fn plugin_adds_to_a_minimal_app_and_rejects_bad_settings() {
     let mut app = App::new();
-    app.add_plugins((MinimalPlugins, ReliefPlugin::with_params(p).unwrap()));
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin::default(),
+        MeshPlugin,
+        ReliefPlugin::default(),
+    ));
     app.update();
-    assert_eq!(
-        app.world().resource::<ReliefTerrain>().params().lake_level,
-        250.0
-    );
+    let state = app.world().resource::<TerrainState>();
+    assert_eq!(state.terrain.height(-1811.0, 3062.0), 111.25);
     let bad = TerrainParams {
         profile: vec![],
         ..Default::default()
     };
-    let err = ReliefPlugin::with_params(bad).unwrap_err();
-    assert!(err.to_string().starts_with("profile"));
+    assert!(
+        ReliefPlugin::with_params(bad)
+            .unwrap_err()
+            .to_string()
+            .starts_with("profile")
+    );
+    let p = TerrainParams {
+        lake_level: 250.0,
+        ..Default::default()
+    };
+    let mut app = app_with(ReliefPlugin::with_params(p).unwrap());
+    app.update();
+    assert_eq!(
+        app.world()
+            .resource::<TerrainState>()
+            .terrain
+            .params()
+            .lake_level,
+        250.0
+    );
+}
+
+#[test]
+fn chunks_appear_around_the_focus_and_leave_when_it_moves_away() {
+    let mut app = app_with(small_world());
+    let focus = spawn_focus(&mut app, Vec3::new(0.0, 500.0, 0.0));
+    run_until(&mut app, "the first world", settled);
+    let stats = app.world().resource::<ReliefStats>().clone();
+    assert!(stats.ground_under_focus);
+    assert!(stats.objects > 0);
+    let chunks = chunk_keys(&mut app);
+    assert_eq!(chunks.len(), stats.chunks_desired);
+    assert!(chunks.iter().all(|(_, v)| *v == Visibility::Inherited));
+    let first_count = chunks.len();
+
+    // Fly 10 km east in 100 m steps; counts stay bounded on the way.
+    let mut peak = 0;
+    for _ in 0..100 {
+        app.world_mut()
+            .get_mut::<Transform>(focus)
+            .unwrap()
+            .translation
+            .x += 100.0;
+        app.update();
+        let n = app.world().entities().count_spawned();
+        peak = peak.max(n);
+    }
+    run_until(&mut app, "the world 10 km away", settled);
+    let view = app.world().resource::<TerrainState>().view.clone();
+    let f = app
+        .world()
+        .resource::<ReliefStats>()
+        .focus
+        .unwrap()
+        .truncate();
+    assert!((f.x - 10_000.0).abs() < 1e-6 && f.y.abs() < 1e-6, "{f}");
+    for (c, _) in chunk_keys(&mut app) {
+        assert!(
+            c.key.distance(&view, f) <= view.view_distance,
+            "{:?}",
+            c.key
+        );
+        assert!(c.key.distance(&view, DVec2::ZERO) > 10_000.0 - 2.0 * view.view_distance);
+    }
+    let mut objects = app.world_mut().query::<&ReliefObject>();
+    for o in objects.iter(app.world()) {
+        assert!(o.world.truncate().distance(f) < 1200.0, "{:?}", o.world);
+    }
+    let settled_count = app.world().entities().count_spawned();
+    assert!(chunk_keys(&mut app).len() < 2 * first_count);
+    assert!(
+        peak < 3 * settled_count.max(1000),
+        "peak {peak}, settled {settled_count}"
+    );
+}
+
+#[test]
+fn changing_the_settings_regenerates_the_world() {
+    let mut app = app_with(small_world());
+    spawn_focus(&mut app, Vec3::new(0.0, 500.0, 0.0));
+    run_until(&mut app, "the first world", settled);
+    let before = app.world().resource::<TerrainState>().generation;
+    app.world_mut()
+        .resource_mut::<TerrainSettings>()
+        .params
+        .lake_level += 30.0;
+    app.update();
+    let after = app.world().resource::<TerrainState>().generation;
+    assert_eq!(after, before + 1);
+    run_until(&mut app, "the flooded world", settled);
+    let chunks = chunk_keys(&mut app);
+    assert!(!chunks.is_empty());
+    assert!(chunks.iter().all(|(c, _)| c.generation == after));
+    // Invalid settings are reported and the world stays.
+    app.world_mut()
+        .resource_mut::<TerrainSettings>()
+        .params
+        .profile
+        .clear();
+    app.update();
+    let state = app.world().resource::<TerrainState>();
+    assert!(state.error.as_deref().unwrap().starts_with("profile"));
+    assert_eq!(state.generation, after);
+}
+
+#[test]
+fn floating_origin_keeps_transforms_near_zero_after_a_1000_km_jump() {
+    let mut app = app_with(small_world());
+    let focus = spawn_focus(&mut app, Vec3::new(0.0, 500.0, 0.0));
+    run_until(&mut app, "the first world", settled);
+    app.world_mut()
+        .get_mut::<Transform>(focus)
+        .unwrap()
+        .translation += Vec3::new(1.0e6, 0.0, -2.5e5);
+    run_until(&mut app, "the world 1,000 km away", settled);
+    let origin = app.world().resource::<RenderOrigin>().0;
+    assert_eq!(origin, DVec2::new(1.0e6, 2.5e5));
+    let f = app.world().resource::<ReliefStats>().focus.unwrap();
+    assert_eq!(f, DVec3::new(1.0e6, 2.5e5, 500.0));
+    let limit = app.world().resource::<TerrainState>().view.view_distance as f32 + 1000.0;
+    let mut q = app
+        .world_mut()
+        .query_filtered::<&Transform, Without<ChildOf>>();
+    for t in q.iter(app.world()) {
+        assert!(t.translation.length() < limit, "{}", t.translation);
+    }
+    assert!(app.world().resource::<ReliefStats>().ground_under_focus);
+}
+
+#[test]
+fn objects_stand_on_the_ground_where_the_terrain_says() {
+    let mut app = app_with(small_world());
+    // Near (285, 389): a mine shaft in the reference.
+    spawn_focus(&mut app, Vec3::new(285.0, 400.0, -389.0));
+    run_until(&mut app, "the objects", settled);
+    app.update();
+    let terrain = app.world().resource::<TerrainState>().terrain.clone();
+    let origin = *app.world().resource::<RenderOrigin>();
+    let mut q = app.world_mut().query::<(&ReliefObject, &GlobalTransform)>();
+    let (mut features, mut trees) = (0, 0);
+    let mut mine = false;
+    for (o, g) in q.iter(app.world()) {
+        match o.kind {
+            ObjectKind::Feature(f) => {
+                features += 1;
+                assert_eq!(o.world.z, terrain.height(o.world.x, o.world.y));
+                assert_eq!(terrain.terra(o.world.x, o.world.y).feature, Some(f));
+                mine |= f == Feature::Mine && o.world.truncate() == DVec2::new(285.0, 389.0);
+            }
+            ObjectKind::Tree(_) => {
+                trees += 1;
+                assert_eq!(o.world.z, terrain.height(o.world.x, o.world.y));
+                assert!(terrain.terra(o.world.x, o.world.y).kind.is_wooded());
+            }
+            _ => continue,
+        }
+        let expect = origin.to_render(o.world);
+        assert!(
+            g.translation().distance(expect) < 0.01,
+            "{} vs {}",
+            g.translation(),
+            expect
+        );
+    }
+    assert!(mine, "the mine shaft at (285, 389)");
+    assert!(
+        features >= 1 && trees > 100,
+        "{features} features, {trees} trees"
+    );
 }

@@ -1,0 +1,313 @@
+//! The in-game inspector: every [`TerrainSettings`] field live (through
+//! bevy-inspector-egui), a height-vectors editor in the spirit of the seed's
+//! "Redesign" menu, lake level, random worlds, saving and loading settings as
+//! RON files under `assets/worlds/`, and a stats line.
+//!
+//! Add [`ReliefInspectorPlugin`] next to `ReliefPlugin` (it adds `EguiPlugin`
+//! and the inspector's config plugin if they are missing). F1 hides it.
+
+use super::ReliefStats;
+use super::editor::{profile_plot, vector_editor};
+use super::settings::{TerrainSettings, TerrainState};
+use crate::terrain::TerrainParams;
+use bevy::diagnostic::{DiagnosticsStore, FrameTimeDiagnosticsPlugin};
+use bevy::prelude::*;
+use bevy_egui::{EguiContext, EguiPlugin, EguiPrimaryContextPass, PrimaryEguiContext, egui};
+use std::path::PathBuf;
+
+/// The inspector window; see the module docs.
+pub struct ReliefInspectorPlugin;
+
+impl Plugin for ReliefInspectorPlugin {
+    fn build(&self, app: &mut App) {
+        if !app.is_plugin_added::<EguiPlugin>() {
+            app.add_plugins(EguiPlugin::default());
+        }
+        if !app.is_plugin_added::<bevy_inspector_egui::DefaultInspectorConfigPlugin>() {
+            app.add_plugins(bevy_inspector_egui::DefaultInspectorConfigPlugin);
+        }
+        if !app.is_plugin_added::<FrameTimeDiagnosticsPlugin>() {
+            app.add_plugins(FrameTimeDiagnosticsPlugin::default());
+        }
+        app.init_resource::<InspectorState>()
+            .register_type::<TerrainSettings>()
+            .add_systems(Update, toggle_inspector)
+            .add_systems(EguiPrimaryContextPass, inspector_ui);
+    }
+}
+
+/// The inspector's own state.
+#[derive(Resource, Debug)]
+pub struct InspectorState {
+    /// Shown or hidden (F1).
+    pub open: bool,
+    /// Seed for "New random world".
+    pub seed: u64,
+    /// File name (without `.ron`) for saving.
+    pub name: String,
+    /// The last save/load message.
+    pub message: String,
+}
+
+impl Default for InspectorState {
+    fn default() -> Self {
+        Self {
+            open: true,
+            seed: 1,
+            name: "my_world".into(),
+            message: String::new(),
+        }
+    }
+}
+
+/// Where world files live: `assets/worlds/` under Bevy's asset root
+/// (`BEVY_ASSET_ROOT`, else `CARGO_MANIFEST_DIR`, else the working directory).
+pub fn worlds_dir() -> PathBuf {
+    let root = std::env::var_os("BEVY_ASSET_ROOT")
+        .or_else(|| std::env::var_os("CARGO_MANIFEST_DIR"))
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    root.join("assets").join("worlds")
+}
+
+/// World files present, sorted by name.
+pub fn world_files() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(worlds_dir())
+        .map(|dir| {
+            dir.filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    e.file_name()
+                        .to_str()?
+                        .strip_suffix(".ron")
+                        .map(str::to_owned)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// Saves settings to `assets/worlds/<name>.ron`; the name may use letters,
+/// digits, `-` and `_` only.
+pub fn save_world(name: &str, settings: &TerrainSettings) -> Result<PathBuf, String> {
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(format!(
+            "bad file name {name:?}: use letters, digits, - and _"
+        ));
+    }
+    let dir = worlds_dir();
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let path = dir.join(format!("{name}.ron"));
+    std::fs::write(&path, settings.to_ron()).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(path)
+}
+
+/// Loads `assets/worlds/<name>.ron` (validated).
+pub fn load_world(name: &str) -> Result<TerrainSettings, String> {
+    let path = worlds_dir().join(format!("{name}.ron"));
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    TerrainSettings::from_ron(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn toggle_inspector(keys: Res<ButtonInput<KeyCode>>, mut state: ResMut<InspectorState>) {
+    if keys.just_pressed(KeyCode::F1) {
+        state.open = !state.open;
+    }
+}
+
+fn inspector_ui(world: &mut World) {
+    if !world.resource::<InspectorState>().open {
+        return;
+    }
+    let Ok(ctx) = world
+        .query_filtered::<&mut EguiContext, With<PrimaryEguiContext>>()
+        .single_mut(world)
+    else {
+        return;
+    };
+    let mut ctx = ctx.clone();
+    let fps = world
+        .resource::<DiagnosticsStore>()
+        .get(&FrameTimeDiagnosticsPlugin::FPS)
+        .and_then(|d| d.smoothed())
+        .unwrap_or(0.0);
+    let entities = world.entities().count_spawned();
+    let stats = world.resource::<ReliefStats>().clone();
+    let error = world.resource::<TerrainState>().error.clone();
+    let mut settings = world.resource::<TerrainSettings>().clone();
+    let before = settings.clone();
+    let mut ist = std::mem::take(&mut *world.resource_mut::<InspectorState>());
+
+    egui::Window::new("bevy_relief")
+        .default_pos([8.0, 8.0])
+        .default_width(340.0)
+        .show(ctx.get_mut(), |ui| {
+            let f = stats.focus.unwrap_or_default();
+            ui.monospace(format!(
+                "{fps:5.1} fps  chunks {}/{}  pending {}+{}  objects {}  entities {entities}",
+                stats.chunks_present,
+                stats.chunks_desired,
+                stats.chunks_pending,
+                stats.objects_pending,
+                stats.objects,
+            ));
+            ui.monospace(format!("focus ({:.1}, {:.1}, {:.1})", f.x, f.y, f.z));
+            if let Some(e) = &error {
+                ui.colored_label(egui::Color32::LIGHT_RED, format!("rejected: {e}"));
+            }
+            ui.separator();
+            egui::ScrollArea::vertical()
+                .max_height(640.0)
+                .show(ui, |ui| {
+                    world_section(ui, &mut settings, &mut ist);
+                    let p = &mut settings.params;
+                    egui::CollapsingHeader::new("Height vectors (Redesign)")
+                        .default_open(true)
+                        .show(ui, |ui| {
+                            vector_editor(ui, "height", &mut p.height_vectors, 40.0, 5, 64);
+                            ui.label("Longer vectors make hillier ground. The profile:");
+                            profile_plot(ui, &p.profile);
+                        });
+                    // The time vector must match the height vectors in length.
+                    p.time_vector.resize(p.height_vectors.len(), 0.0);
+                    for (title, id, set) in [
+                        ("Town vectors", "town", &mut p.town_vectors),
+                        (
+                            "Vegetation vectors",
+                            "vegetation",
+                            &mut p.vegetation_vectors,
+                        ),
+                    ] {
+                        egui::CollapsingHeader::new(title)
+                            .show(ui, |ui| vector_editor(ui, id, set, 80.0, 5, 64));
+                    }
+                    egui::CollapsingHeader::new("Undergrowth vectors").show(ui, |ui| {
+                        let n = p.vegetation_vectors.len();
+                        vector_editor(ui, "undergrowth", &mut p.undergrowth_vectors, 80.0, n, n)
+                    });
+                    p.undergrowth_vectors.resize(
+                        p.vegetation_vectors.len(),
+                        bevy::math::DVec2::new(10.0, 10.0),
+                    );
+                    egui::CollapsingHeader::new("All settings").show(ui, |ui| {
+                        // Edits here go straight to the resource through reflection.
+                        if settings == before {
+                            bevy_inspector_egui::bevy_inspector::ui_for_resource::<TerrainSettings>(
+                                world, ui,
+                            );
+                        } else {
+                            ui.label("(applying…)");
+                        }
+                    });
+                });
+            if !ist.message.is_empty() {
+                ui.separator();
+                ui.label(&ist.message);
+            }
+        });
+
+    if settings != before {
+        *world.resource_mut::<TerrainSettings>() = settings;
+    }
+    *world.resource_mut::<InspectorState>() = ist;
+}
+
+fn world_section(ui: &mut egui::Ui, settings: &mut TerrainSettings, ist: &mut InspectorState) {
+    let p = &mut settings.params;
+    ui.horizontal(|ui| {
+        ui.label("Lake level");
+        ui.add(
+            egui::Slider::new(
+                &mut p.lake_level,
+                (p.lake_base - 60.0)..=(p.lake_base + 120.0),
+            )
+            .suffix(" m"),
+        );
+    });
+    ui.horizontal(|ui| {
+        if ui.button("Rain +2 m").clicked() {
+            p.lake_level += 2.0;
+        }
+        if ui.button("Normal level").clicked() {
+            p.lake_level = p.lake_base;
+        }
+        if ui.button("Drain −10 m").clicked() {
+            p.lake_level -= 10.0;
+        }
+    });
+    ui.horizontal(|ui| {
+        ui.label("Seed");
+        ui.add(egui::DragValue::new(&mut ist.seed));
+        if ui.button("New random world").clicked() {
+            ist.seed = ist.seed.wrapping_add(1);
+            match TerrainParams::random(ist.seed, p.profile.len().max(256)) {
+                Ok(r) => {
+                    *p = TerrainParams {
+                        trees: p.trees.clone(),
+                        towns: p.towns.clone(),
+                        ..r
+                    }
+                }
+                Err(e) => ist.message = e.to_string(),
+            }
+        }
+        if ui.button("Reference").clicked() {
+            *p = TerrainParams::default();
+        }
+    });
+    ui.horizontal(|ui| {
+        ui.label("File");
+        ui.text_edit_singleline(&mut ist.name);
+        if ui.button("Save").clicked() {
+            ist.message = match save_world(&ist.name, settings) {
+                Ok(path) => format!("saved {}", path.display()),
+                Err(e) => e,
+            };
+        }
+    });
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Load:");
+        for name in world_files() {
+            if ui.small_button(&name).clicked() {
+                match load_world(&name) {
+                    Ok(s) => {
+                        *settings = s;
+                        ist.message = format!("loaded {name}");
+                    }
+                    Err(e) => ist.message = e,
+                }
+            }
+        }
+    });
+    ui.separator();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn save_and_load_round_trip() {
+        let dir = std::env::temp_dir().join(format!("relief-worlds-{}", std::process::id()));
+        // SAFETY: tests in this module are the only users of BEVY_ASSET_ROOT.
+        unsafe { std::env::set_var("BEVY_ASSET_ROOT", &dir) };
+        let mut s = TerrainSettings::default();
+        s.params.lake_level = 215.5;
+        s.view.view_distance = 7000.0;
+        let path = save_world("test_world", &s).unwrap();
+        assert!(path.ends_with("assets/worlds/test_world.ron"));
+        assert_eq!(world_files(), vec!["test_world".to_string()]);
+        assert_eq!(load_world("test_world").unwrap(), s);
+        assert!(save_world("../evil", &s).is_err());
+        assert!(load_world("missing").is_err());
+        std::fs::write(dir.join("assets/worlds/bad.ron"), "(params: (profile: []))").unwrap();
+        assert!(load_world("bad").unwrap_err().contains("profile"));
+        std::fs::remove_dir_all(&dir).unwrap();
+        unsafe { std::env::remove_var("BEVY_ASSET_ROOT") };
+    }
+}

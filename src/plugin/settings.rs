@@ -1,0 +1,237 @@
+//! The live settings (`TerrainSettings`) and the terrain built from them.
+
+use crate::terrain::{ParamError, Terrain, TerrainParams};
+use bevy::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use thiserror::Error;
+
+/// Everything a player can tune live: the terrain parameters and how much
+/// of the world is shown. Change it (e.g. in the inspector) and the world
+/// regenerates around the focus; invalid values are reported in
+/// [`TerrainState::error`] and the last good world stays.
+#[derive(Resource, Clone, Debug, PartialEq, Default, Reflect, Serialize, Deserialize)]
+#[reflect(Resource)]
+#[serde(default)]
+pub struct TerrainSettings {
+    /// The world's parameters.
+    pub params: TerrainParams,
+    /// What is streamed around the focus.
+    pub view: ViewSettings,
+}
+
+/// How much of the world is streamed, and how fast.
+#[derive(Clone, Debug, PartialEq, Reflect, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ViewSettings {
+    /// Ground is shown to this distance from the focus, metres.
+    pub view_distance: f64,
+    /// Side of the finest chunks, metres (a power of two).
+    pub min_chunk_size: f64,
+    /// Quads along a chunk side (vertex spacing = chunk size / quads).
+    pub chunk_quads: u32,
+    /// A chunk splits into four while the focus is closer than this many
+    /// chunk sizes: larger = finer detail further out.
+    pub lod_factor: f64,
+    /// Trees, features and buildings are placed to this distance, metres.
+    pub object_radius: f64,
+    /// Streams (which reach up to 300 m from their source) are shown to this distance.
+    pub stream_radius: f64,
+    /// Most chunk or object-cell tasks running at once.
+    pub max_tasks: usize,
+    /// Most finished chunk meshes uploaded per frame.
+    pub chunk_uploads_per_frame: usize,
+    /// Most object entities spawned per frame.
+    pub object_spawns_per_frame: usize,
+    /// The render origin moves to the focus when it is this far away, metres.
+    pub recenter_distance: f64,
+    /// Show the water surfaces of lakes.
+    pub water: bool,
+}
+
+impl Default for ViewSettings {
+    fn default() -> Self {
+        Self {
+            view_distance: 6000.0,
+            min_chunk_size: 64.0,
+            chunk_quads: 32,
+            lod_factor: 1.5,
+            object_radius: 400.0,
+            stream_radius: 800.0,
+            max_tasks: 8,
+            chunk_uploads_per_frame: 6,
+            object_spawns_per_frame: 1500,
+            recenter_distance: 1000.0,
+            water: true,
+        }
+    }
+}
+
+/// Why settings were rejected.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum SettingsError {
+    /// The terrain parameters are invalid.
+    #[error(transparent)]
+    Params(#[from] ParamError),
+    /// A view setting is out of range.
+    #[error("view.{field}: {value} is outside {min} ..= {max}")]
+    View {
+        /// The offending field.
+        field: &'static str,
+        /// Its value.
+        value: f64,
+        /// Smallest allowed.
+        min: f64,
+        /// Largest allowed.
+        max: f64,
+    },
+}
+
+fn range(field: &'static str, value: f64, min: f64, max: f64) -> Result<(), SettingsError> {
+    if value.is_finite() && (min..=max).contains(&value) {
+        Ok(())
+    } else {
+        Err(SettingsError::View {
+            field,
+            value,
+            min,
+            max,
+        })
+    }
+}
+
+impl ViewSettings {
+    /// Checks every field; the error names the first offending one.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        range("view_distance", self.view_distance, 100.0, 100_000.0)?;
+        range("min_chunk_size", self.min_chunk_size, 8.0, 4096.0)?;
+        if !(self.min_chunk_size as u64).is_power_of_two() || self.min_chunk_size.fract() != 0.0 {
+            return Err(SettingsError::View {
+                field: "min_chunk_size (a power of two)",
+                value: self.min_chunk_size,
+                min: 8.0,
+                max: 4096.0,
+            });
+        }
+        range("chunk_quads", self.chunk_quads as f64, 2.0, 256.0)?;
+        range("lod_factor", self.lod_factor, 1.0, 8.0)?;
+        range("object_radius", self.object_radius, 0.0, 5000.0)?;
+        range("stream_radius", self.stream_radius, 0.0, 5000.0)?;
+        range("max_tasks", self.max_tasks as f64, 1.0, 256.0)?;
+        range(
+            "chunk_uploads_per_frame",
+            self.chunk_uploads_per_frame as f64,
+            1.0,
+            1000.0,
+        )?;
+        range(
+            "object_spawns_per_frame",
+            self.object_spawns_per_frame as f64,
+            1.0,
+            100_000.0,
+        )?;
+        range("recenter_distance", self.recenter_distance, 10.0, 100_000.0)?;
+        Ok(())
+    }
+}
+
+impl TerrainSettings {
+    /// Checks the parameters and the view settings.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        self.params.validate()?;
+        self.view.validate()
+    }
+
+    /// The settings as RON text (for `assets/worlds/*.ron`).
+    pub fn to_ron(&self) -> String {
+        let cfg = ron::ser::PrettyConfig::new()
+            .depth_limit(3)
+            .compact_arrays(true);
+        ron::ser::to_string_pretty(self, cfg).unwrap_or_default()
+    }
+
+    /// Settings from RON text; missing fields take their defaults. The result
+    /// is validated.
+    pub fn from_ron(text: &str) -> Result<Self, String> {
+        let s: Self = ron::from_str(text).map_err(|e| e.to_string())?;
+        s.validate().map_err(|e| e.to_string())?;
+        Ok(s)
+    }
+}
+
+/// The terrain built from the current valid settings, shared with workers.
+#[derive(Resource, Clone, Debug)]
+pub struct TerrainState {
+    /// The terrain itself.
+    pub terrain: Arc<Terrain>,
+    /// The view settings in force.
+    pub view: ViewSettings,
+    /// Bumped whenever the settings change: older chunks are regenerated.
+    pub generation: u64,
+    /// Why the latest settings were rejected, if they were.
+    pub error: Option<String>,
+}
+
+impl TerrainState {
+    /// The state for valid settings.
+    pub fn new(settings: &TerrainSettings) -> Result<Self, SettingsError> {
+        settings.view.validate()?;
+        Ok(Self {
+            terrain: Arc::new(Terrain::new(settings.params.clone())?),
+            view: settings.view.clone(),
+            generation: 0,
+            error: None,
+        })
+    }
+}
+
+/// Rebuilds the terrain when the settings change (the inspector, a loaded
+/// file, game code). Invalid settings keep the last good world.
+pub(crate) fn apply_settings(settings: Res<TerrainSettings>, mut state: ResMut<TerrainState>) {
+    if !settings.is_changed() || settings.is_added() {
+        return;
+    }
+    match settings.validate() {
+        Ok(()) => {
+            let params_changed = state.terrain.params() != &settings.params;
+            if params_changed {
+                let terrain = Terrain::new(settings.params.clone()).expect("validated");
+                state.terrain = Arc::new(terrain);
+                state.generation += 1;
+            }
+            if state.view != settings.view {
+                state.view = settings.view.clone();
+            }
+            state.error = None;
+        }
+        Err(e) => {
+            if state.error.as_deref() != Some(&e.to_string()) {
+                warn!("terrain settings rejected: {e}");
+                state.error = Some(e.to_string());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ron_round_trip_and_validation() {
+        let s = TerrainSettings::default();
+        assert_eq!(TerrainSettings::from_ron(&s.to_ron()).unwrap(), s);
+        assert_eq!(
+            TerrainSettings::from_ron("(view: (view_distance: 8000.0))")
+                .unwrap()
+                .view
+                .view_distance,
+            8000.0
+        );
+        let e = TerrainSettings::from_ron("(view: (min_chunk_size: 100.0))").unwrap_err();
+        assert!(e.contains("min_chunk_size"), "{e}");
+        let e = TerrainSettings::from_ron("(params: (lake_level: inf))").unwrap_err();
+        assert!(e.contains("lake_level"), "{e}");
+        assert!(TerrainSettings::from_ron("(nonsense").is_err());
+    }
+}
