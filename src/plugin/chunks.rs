@@ -278,6 +278,8 @@ pub struct ChunkManager {
     pending: HashMap<ChunkKey, Task<ChunkMesh>>,
     ready: VecDeque<ChunkMesh>,
     selected_at: Option<(DVec2, u64, ViewSettings)>,
+    /// Something changed since the last retire pass.
+    dirty: bool,
     /// Chunk meshes built since start.
     pub generated: u64,
 }
@@ -339,6 +341,7 @@ pub(crate) fn request_chunks(
         chunks.desired_set = desired.iter().copied().collect();
         chunks.desired = desired;
         chunks.selected_at = Some((f2, state.generation, view.clone()));
+        chunks.dirty = true;
         // Tasks for chunks no longer wanted are dropped (which cancels them).
         let ChunkManager {
             pending,
@@ -420,6 +423,7 @@ pub(crate) fn receive_chunks(
             continue;
         }
         chunks.generated += 1;
+        chunks.dirty = true;
         let handle = meshes.add(data.to_mesh());
         let key = data.key;
         let wet = view.water && data.min_height < lake;
@@ -503,11 +507,13 @@ fn spawn_water(commands: &mut Commands, assets: &ReliefAssets, tf: Transform) ->
 /// holes, no two levels drawn over each other.
 pub(crate) fn retire_chunks(
     mut commands: Commands,
-    state: Res<TerrainState>,
     mut chunks: ResMut<ChunkManager>,
     mut vis: Query<&mut Visibility, With<TerrainChunk>>,
 ) {
-    let view = state.view.clone();
+    if !chunks.dirty {
+        return;
+    }
+    chunks.dirty = false;
     let ChunkManager {
         desired,
         desired_set,
@@ -544,7 +550,6 @@ pub(crate) fn retire_chunks(
             }
         }
     }
-    let _ = view;
 }
 
 #[cfg(test)]

@@ -60,7 +60,7 @@ impl Default for ViewSettings {
             stream_radius: 800.0,
             max_tasks: 8,
             chunk_uploads_per_frame: 6,
-            object_spawns_per_frame: 1500,
+            object_spawns_per_frame: 400,
             recenter_distance: 1000.0,
             water: true,
         }
