@@ -17,7 +17,7 @@
 pub mod terrain;
 
 /// The README's code runs as a doctest, so it cannot go stale.
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "bevy"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
