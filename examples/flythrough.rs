@@ -117,7 +117,7 @@ fn end(
         flight.no_ground_after_1s += 1;
     }
     flight.peak_entities = flight.peak_entities.max(entities.count_spawned());
-    if flight.ours.len() % 10 == 0 {
+    if flight.ours.len().is_multiple_of(10) {
         let rss = rss_kib();
         if t >= 10.0 {
             flight.rss_10s.get_or_insert(rss);

@@ -4,14 +4,12 @@
 
 use super::ReliefAssets;
 use super::coords::{FocusState, RenderOrigin, WorldAnchor, to_bevy};
-use super::mesh::{SNOW, kind_color};
+use super::mesh::{SNOW, colored_mesh, kind_color};
 use super::settings::{TerrainState, ViewSettings};
 use crate::terrain::Terrain;
-use bevy::asset::RenderAssetUsages;
 use bevy::math::{DVec2, DVec3};
-use bevy::mesh::{Indices, PrimitiveTopology};
 use bevy::prelude::*;
-use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
+use bevy::tasks::{AsyncComputeTaskPool, Task};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
@@ -237,15 +235,8 @@ impl ChunkMesh {
     }
 
     /// The Bevy mesh.
-    pub fn to_mesh(&self) -> Mesh {
-        Mesh::new(
-            PrimitiveTopology::TriangleList,
-            RenderAssetUsages::default(),
-        )
-        .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, self.positions.clone())
-        .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, self.normals.clone())
-        .with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, self.colors.clone())
-        .with_inserted_indices(Indices::U32(self.indices.clone()))
+    pub fn into_mesh(self) -> Mesh {
+        colored_mesh(self.positions, self.normals, self.colors, self.indices)
     }
 }
 
@@ -398,13 +389,7 @@ pub(crate) fn receive_chunks(
         desired,
         ..
     } = &mut *chunks;
-    pending.retain(|_, task| match check_ready(task) {
-        Some(mesh) => {
-            ready.push_back(mesh);
-            false
-        }
-        None => true,
-    });
+    ready.extend(super::take_finished(pending));
     if ready.is_empty() {
         return;
     }
@@ -424,23 +409,20 @@ pub(crate) fn receive_chunks(
         }
         chunks.generated += 1;
         chunks.dirty = true;
-        let handle = meshes.add(data.to_mesh());
-        let key = data.key;
+        let (key, generation) = (data.key, data.generation);
         let wet = view.water && data.min_height < lake;
+        let handle = meshes.add(data.into_mesh());
         let size = key.size(&view) as f32;
         let min = key.corner(&view);
         let water_tf = Transform::from_xyz(size / 2.0, lake as f32, -size / 2.0)
             .with_scale(Vec3::new(size, 1.0, size));
-        let tag = TerrainChunk {
-            key,
-            generation: data.generation,
-        };
+        let tag = TerrainChunk { key, generation };
         if let Some(p) = chunks.present.get_mut(&key) {
             if let Ok((mut m, mut t)) = existing.get_mut(p.entity) {
                 m.0 = handle;
                 *t = tag;
             }
-            p.generation = data.generation;
+            p.generation = generation;
             match (wet, p.water) {
                 (true, Some(w)) => {
                     commands.entity(w).insert(water_tf);
@@ -480,7 +462,7 @@ pub(crate) fn receive_chunks(
             key,
             Present {
                 entity,
-                generation: data.generation,
+                generation,
                 water,
                 visible: false,
             },

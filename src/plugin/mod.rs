@@ -264,6 +264,22 @@ fn create_assets(world: &mut World) {
     world.insert_resource(assets);
 }
 
+/// Removes the finished tasks from `pending` and returns their results
+/// (polled with `check_ready`, never blocking).
+fn take_finished<K: Eq + std::hash::Hash, T>(
+    pending: &mut std::collections::HashMap<K, bevy::tasks::Task<T>>,
+) -> Vec<T> {
+    let mut done = Vec::new();
+    pending.retain(|_, task| match bevy::tasks::futures::check_ready(task) {
+        Some(result) => {
+            done.push(result);
+            false
+        }
+        None => true,
+    });
+    done
+}
+
 fn update_stats(
     state: Res<TerrainState>,
     chunks: Res<ChunkManager>,

@@ -10,13 +10,12 @@
 
 use super::ReliefAssets;
 use super::coords::{FocusState, RenderOrigin, WorldAnchor, to_bevy};
+use super::mesh::colored_mesh;
 use super::settings::TerrainState;
-use crate::terrain::{Feature, Stream, Terrain, TerrainKind, hash_unit};
-use bevy::asset::RenderAssetUsages;
+use crate::terrain::{Feature, Stream, Terrain, hash_unit};
 use bevy::math::{DVec2, DVec3};
-use bevy::mesh::{Indices, PrimitiveTopology};
 use bevy::prelude::*;
-use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
+use bevy::tasks::{AsyncComputeTaskPool, Task};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
@@ -224,14 +223,7 @@ pub fn stream_mesh(terrain: &Terrain, stream: &Stream, anchor: DVec3) -> Mesh {
         }
     }
     let positions: Vec<[f32; 3]> = positions.into_iter().map(|v| v.to_array()).collect();
-    Mesh::new(
-        PrimitiveTopology::TriangleList,
-        RenderAssetUsages::default(),
-    )
-    .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, positions)
-    .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, normals)
-    .with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, colors)
-    .with_inserted_indices(Indices::U32(indices))
+    colored_mesh(positions, normals, colors, indices)
 }
 
 /// Object cell bookkeeping.
@@ -352,15 +344,7 @@ pub(crate) fn spawn_cells(
     mut objects: ResMut<ObjectManager>,
 ) {
     let om = &mut *objects;
-    let mut done = Vec::new();
-    om.pending.retain(|_, task| match check_ready(task) {
-        Some(c) => {
-            done.push(c);
-            false
-        }
-        None => true,
-    });
-    for c in done {
+    for c in super::take_finished(&mut om.pending) {
         if c.generation != state.generation {
             continue;
         }
@@ -437,11 +421,6 @@ pub(crate) fn spawn_cells(
 /// The index of a feature in [`Feature::ALL`].
 pub fn feature_index(f: Feature) -> usize {
     Feature::ALL.iter().position(|&g| g == f).unwrap_or(0)
-}
-
-/// Whether trees may stand at a kind of ground (for tests and tools).
-pub fn wooded(kind: TerrainKind) -> bool {
-    kind.is_wooded()
 }
 
 #[cfg(test)]

@@ -7,11 +7,11 @@
 //! vertex-coloured (linear RGBA), so that thousands can be drawn. Each kind
 //! comes from one function: build it once and share the handle.
 
+use super::mesh::colored_mesh;
 use crate::terrain::Feature;
-use bevy::asset::RenderAssetUsages;
 use bevy::color::{ColorToComponents, LinearRgba, Srgba};
 use bevy::math::{Affine3A, BVec3, Quat, Vec3, Vec3Swizzles};
-use bevy::mesh::{Indices, Mesh, PrimitiveTopology};
+use bevy::mesh::Mesh;
 use std::f32::consts::{FRAC_PI_2, PI, TAU};
 use std::iter::once;
 
@@ -595,20 +595,14 @@ impl Solid {
                 colors.push(col);
             }
         }
-        Mesh::new(
-            PrimitiveTopology::TriangleList,
-            RenderAssetUsages::default(),
-        )
-        .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, positions)
-        .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, normals)
-        .with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, colors)
-        .with_inserted_indices(Indices::U32((0..n as u32).collect()))
+        colored_mesh(positions, normals, colors, (0..n as u32).collect())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bevy::mesh::Indices;
     use bevy::mesh::VertexAttributeValues;
 
     /// Checks a mesh's consistency and returns its bounding box and
