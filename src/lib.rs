@@ -14,6 +14,8 @@
 //!
 //! Core coordinates are f64 metres, x east, y north, z up.
 
+pub mod geom;
+pub mod roads;
 pub mod terrain;
 
 /// The README's code runs as a doctest, so it cannot go stale.

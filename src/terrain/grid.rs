@@ -100,24 +100,35 @@ pub(super) fn byte_tables(prof: &[f64], slope: &[f64]) -> Option<Box<([u8; 256],
     )))
 }
 
-/// Below this magnitude an integral f64 converts to i64 exactly.
-const I64_EXACT: f64 = 4.0e18;
-
 /// Per-row constants: `b·y + time offset` for each height vector.
 pub(super) struct Row {
     pub by: [f64; MAX_VECTORS],
 }
 
+/// 2⁵²: from here on every f64 is a whole number.
+const TWO52: f64 = 4503599627370496.0;
+
+/// `floor(j)` as an integer when |j| < 2⁵² (where it is exact and fits), with
+/// one truncating conversion and no libm call; `None` for larger or NaN.
+#[inline(always)]
+fn floor_int(j: f64) -> Option<i64> {
+    if j.abs() < TWO52 {
+        // SAFETY: |j| < 2^52, so the truncation fits an i64.
+        let t = unsafe { j.to_int_unchecked::<i64>() };
+        Some(t - ((t as f64) > j) as i64)
+    } else {
+        None
+    }
+}
+
 /// `floor` without a libm call on baseline x86-64 (no SSE4.1): exact for
-/// every f64 (integral values above 2⁵² are returned as they are). May turn
-/// −0 into +0, which leaves every height unchanged.
+/// every f64 (larger values are whole already). May turn −0 into +0, which
+/// leaves every height unchanged.
 #[inline(always)]
 pub(crate) fn floor(j: f64) -> f64 {
-    if j.abs() < 4503599627370496.0 {
-        let t = j as i64 as f64;
-        t - (t > j) as u8 as f64
-    } else {
-        j
+    match floor_int(j) {
+        Some(k) => k as f64,
+        None => j,
     }
 }
 
@@ -135,15 +146,19 @@ impl Terrain {
     #[inline(always)]
     pub(super) fn term(&self, a: f64, by: f64, x: f64) -> f64 {
         let j = (a * x + by) * super::RECIP128;
-        let k = floor(j);
-        let frac = j - k;
-        let idx = if k.abs() < I64_EXACT {
-            ((k as i64) & self.mask) as usize
-        } else {
-            // Huge or non-finite: wrap in f64 (NaN lands on 0, its height is NaN).
-            let len = self.prof.len() as f64;
-            (((k - (k / len).floor() * len) as i64) & self.mask) as usize
+        let (k, idx) = match floor_int(j) {
+            Some(k) => (k as f64, (k & self.mask) as usize),
+            None => {
+                // Huge (whole already) or non-finite: wrap in f64, exactly
+                // (NaN lands on 0, and its height is NaN anyway).
+                let len = self.prof.len() as f64;
+                (
+                    j,
+                    (((j - (j / len).floor() * len) as i64) & self.mask) as usize,
+                )
+            }
         };
+        let frac = j - k;
         self.prof[idx] + frac * self.slope[idx]
     }
 

@@ -51,6 +51,12 @@ pub fn java_round(v: f64) -> i64 {
     (if v - f >= 0.5 { f + 1.0 } else { f }) as i64
 }
 
+/// `floor` without a libm call (exact for every f64; see the grid module).
+#[inline]
+pub fn fast_floor(v: f64) -> f64 {
+    grid::floor(v)
+}
+
 /// The mountain shaping: above `base`, `base + dz·√dz`.
 #[inline]
 pub(crate) fn mountain(z: f64, base: f64) -> f64 {
@@ -242,6 +248,36 @@ impl Terrain {
         } else {
             TerrainKind::Wood
         }
+    }
+
+    /// A bound on the height's slope (metres per metre, any direction): each
+    /// term changes by at most the profile's steepest step times the vector's
+    /// length / 128. `None` with mountains (whose shaping is steeper).
+    pub fn slope_bound(&self) -> Option<f64> {
+        if self.params.mountain_base.is_some() {
+            return None;
+        }
+        let steepest = self.slope.iter().fold(0.0f64, |m, s| m.max(s.abs()));
+        Some(
+            self.params
+                .height_vectors
+                .iter()
+                .map(|v| v.length())
+                .sum::<f64>()
+                * steepest
+                * RECIP128,
+        )
+    }
+
+    /// Whether the whole-metre cell is lake (below the lake level) or town,
+    /// ignoring placed overrides: what stops generated roads.
+    pub fn is_lake_or_town(&self, xr: i64, yr: i64) -> bool {
+        self.height(xr as f64, yr as f64) < self.params.lake_level || self.is_town(xr, yr)
+    }
+
+    /// Whether the whole-metre cell is town ground (ignoring lakes and placed overrides).
+    pub fn is_town(&self, xr: i64, yr: i64) -> bool {
+        self.calc_prof(&self.params.town_vectors, xr as f64, yr as f64) < self.params.town_threshold
     }
 
     /// Everything about the ground at a position: height, lake depth, kind,

@@ -1,0 +1,265 @@
+//! Roads: the planar road graph that every generator produces and the
+//! renderer draws ([`RoadNetwork`]), and the generators themselves
+//! ([`ContourRoads`], after Relf's contour-following roads).
+
+mod contour;
+
+pub use contour::{ContourParams, ContourRoads, MAX_ROAD_AREA, RoadStart};
+
+use crate::geom::{cells_of_segment, closest_on_segment, segment_intersection};
+use glam::DVec2;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write;
+
+/// What kind of road, which sets its default width and look.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
+pub enum RoadClass {
+    /// A main road between towns.
+    Highway,
+    /// A country road.
+    Road,
+    /// A town street.
+    Street,
+    /// An unpaved track.
+    Track,
+}
+
+impl RoadClass {
+    /// Default width in metres.
+    pub fn default_width(self) -> f64 {
+        match self {
+            Self::Highway => 10.0,
+            Self::Road => 5.0,
+            Self::Street => 6.0,
+            Self::Track => 3.0,
+        }
+    }
+
+    /// Lower-case name (GeoJSON `class` property).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Highway => "highway",
+            Self::Road => "road",
+            Self::Street => "street",
+            Self::Track => "track",
+        }
+    }
+}
+
+/// One road: a polyline of world points (f64 metres, x east, y north).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Road {
+    /// The centre line, at least two points.
+    pub points: Vec<DVec2>,
+    /// What kind of road.
+    pub class: RoadClass,
+    /// Width in metres.
+    pub width: f64,
+}
+
+impl Road {
+    /// Length along the points, metres.
+    pub fn length(&self) -> f64 {
+        self.points.windows(2).map(|w| w[0].distance(w[1])).sum()
+    }
+}
+
+/// A point where two or more roads meet or one ends on another. Its
+/// position is a vertex of every road through it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Junction {
+    /// Where.
+    pub pos: DVec2,
+    /// Indices into [`RoadNetwork::roads`], ascending.
+    pub roads: Vec<usize>,
+}
+
+/// A planar road graph: roads, and junctions wherever roads touch or cross.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RoadNetwork {
+    /// The roads.
+    pub roads: Vec<Road>,
+    /// The junctions: every point that is a vertex of two or more roads.
+    pub junctions: Vec<Junction>,
+}
+
+/// Where a network is not planar: two roads touch away from a shared vertex.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanarityError {
+    /// The two roads (indices) and the point where they touch.
+    pub roads: (usize, usize),
+    /// The touching point.
+    pub at: DVec2,
+}
+
+impl RoadNetwork {
+    /// A network from roads, with the junctions found from shared vertices.
+    pub fn from_roads(roads: Vec<Road>) -> Self {
+        // Vertices keyed by their exact bits: a junction is a shared vertex.
+        let mut at: BTreeMap<(u64, u64), Vec<usize>> = BTreeMap::new();
+        for (i, r) in roads.iter().enumerate() {
+            for p in &r.points {
+                let list = at.entry((p.x.to_bits(), p.y.to_bits())).or_default();
+                if list.last() != Some(&i) && !list.contains(&i) {
+                    list.push(i);
+                }
+            }
+        }
+        let mut junctions: Vec<Junction> = at
+            .into_iter()
+            .filter(|(_, rs)| rs.len() >= 2)
+            .map(|((x, y), mut roads)| {
+                roads.sort_unstable();
+                Junction {
+                    pos: DVec2::new(f64::from_bits(x), f64::from_bits(y)),
+                    roads,
+                }
+            })
+            .collect();
+        junctions.sort_by(|a, b| {
+            a.roads
+                .cmp(&b.roads)
+                .then(a.pos.x.total_cmp(&b.pos.x))
+                .then(a.pos.y.total_cmp(&b.pos.y))
+        });
+        Self { roads, junctions }
+    }
+
+    /// The nearest point on any road to `p`: `(road index, point, distance)`.
+    pub fn nearest_road(&self, p: DVec2) -> Option<(usize, DVec2, f64)> {
+        let mut best: Option<(usize, DVec2, f64)> = None;
+        for (i, r) in self.roads.iter().enumerate() {
+            for w in r.points.windows(2) {
+                let (q, _) = closest_on_segment(p, w[0], w[1]);
+                let d = q.distance(p);
+                if best.is_none_or(|b| d < b.2) {
+                    best = Some((i, q, d));
+                }
+            }
+        }
+        best
+    }
+
+    /// Checks planarity: wherever two segments (of different roads, or
+    /// non-adjacent segments of one road) touch or cross, the point must be
+    /// a vertex of both.
+    pub fn check_planar(&self) -> Result<(), PlanarityError> {
+        const CELL: f64 = 32.0;
+        let mut grid: HashMap<(i64, i64), Vec<(usize, usize)>> = HashMap::new();
+        for (i, r) in self.roads.iter().enumerate() {
+            for (s, w) in r.points.windows(2).enumerate() {
+                for c in cells_of_segment(w[0], w[1], CELL, 0.0) {
+                    grid.entry(c).or_default().push((i, s));
+                }
+            }
+        }
+        let is_vertex = |road: &Road, p: DVec2| road.points.iter().any(|q| q.distance(p) < 1e-6);
+        for cell in grid.values() {
+            for (n, &(i, s)) in cell.iter().enumerate() {
+                for &(j, t) in &cell[n + 1..] {
+                    if i == j && s.abs_diff(t) <= 1 {
+                        continue;
+                    }
+                    let (a, b) = (&self.roads[i], &self.roads[j]);
+                    let (a0, a1, b0, b1) =
+                        (a.points[s], a.points[s + 1], b.points[t], b.points[t + 1]);
+                    if let Some((u, _)) = segment_intersection(a0, a1, b0, b1) {
+                        let p = a0.lerp(a1, u);
+                        if !(is_vertex(a, p) && is_vertex(b, p)) {
+                            return Err(PlanarityError {
+                                roads: (i, j),
+                                at: p,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The network as a GeoJSON `FeatureCollection` (roads as `LineString`s
+    /// with `class` and `width`, junctions as `Point`s with `degree`), in the
+    /// world's metres, so it can be checked in any GIS tool.
+    pub fn to_geojson(&self) -> String {
+        let mut s = String::from("{\"type\":\"FeatureCollection\",\"features\":[");
+        let mut first = true;
+        let mut sep = |s: &mut String| {
+            if !std::mem::take(&mut first) {
+                s.push(',');
+            }
+        };
+        for (i, r) in self.roads.iter().enumerate() {
+            sep(&mut s);
+            let _ = write!(
+                s,
+                "{{\"type\":\"Feature\",\"properties\":{{\"id\":{i},\"class\":\"{}\",\"width\":{}}},",
+                r.class.name(),
+                r.width
+            );
+            s.push_str("\"geometry\":{\"type\":\"LineString\",\"coordinates\":[");
+            for (k, p) in r.points.iter().enumerate() {
+                let _ = write!(s, "{}[{},{}]", if k > 0 { "," } else { "" }, p.x, p.y);
+            }
+            s.push_str("]}}");
+        }
+        for j in &self.junctions {
+            sep(&mut s);
+            let _ = write!(
+                s,
+                "{{\"type\":\"Feature\",\"properties\":{{\"junction\":true,\"degree\":{}}},\"geometry\":{{\"type\":\"Point\",\"coordinates\":[{},{}]}}}}",
+                j.roads.len(),
+                j.pos.x,
+                j.pos.y
+            );
+        }
+        s.push_str("]}");
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn road(points: &[(f64, f64)]) -> Road {
+        Road {
+            points: points.iter().map(|&(x, y)| DVec2::new(x, y)).collect(),
+            class: RoadClass::Road,
+            width: 5.0,
+        }
+    }
+
+    #[test]
+    fn junctions_planarity_and_geojson() {
+        let net = RoadNetwork::from_roads(vec![
+            road(&[(0.0, 0.0), (10.0, 0.0), (20.0, 0.0)]),
+            road(&[(10.0, 10.0), (10.0, 0.0)]),
+        ]);
+        assert_eq!(
+            net.junctions,
+            vec![Junction {
+                pos: DVec2::new(10.0, 0.0),
+                roads: vec![0, 1]
+            }]
+        );
+        net.check_planar().unwrap();
+        let crossing = RoadNetwork::from_roads(vec![
+            road(&[(0.0, 0.0), (20.0, 0.0)]),
+            road(&[(10.0, 10.0), (10.0, -10.0)]),
+        ]);
+        assert_eq!(
+            crossing.check_planar().unwrap_err().at,
+            DVec2::new(10.0, 0.0)
+        );
+        let g = net.to_geojson();
+        assert!(g.starts_with("{\"type\":\"FeatureCollection\""));
+        assert!(g.contains("\"coordinates\":[[0,0],[10,0],[20,0]]"));
+        assert!(g.contains("\"degree\":2"));
+        assert_eq!(g.matches('{').count(), g.matches('}').count());
+        let (i, p, d) = net.nearest_road(DVec2::new(14.0, 3.0)).unwrap();
+        assert_eq!((i, p, d), (0, DVec2::new(14.0, 0.0), 3.0));
+    }
+}
