@@ -374,23 +374,27 @@ impl<'a> Sim<'a> {
 
     /// The seed's `nextBearing`: of `b`, `b − turn`, `b + turn`, the one whose
     /// point `step` ahead has the height nearest the current one (strict
-    /// comparisons: ties go straight on). Returns the bearing and the height
-    /// of the point it leads to.
-    fn next_bearing(&self, tip: DVec2, h: f64, b0: f64) -> (f64, f64) {
+    /// comparisons: ties go straight on). Returns the bearing, the height of
+    /// the point it leads to, and the unit direction `(sin b, cos b)`.
+    fn next_bearing(&self, tip: DVec2, h: f64, b0: f64) -> (f64, f64, DVec2) {
         let d = self.p.step;
-        let at = |b: f64| {
-            self.terrain
-                .height(tip.x + d * b.sin(), tip.y + d * b.cos())
-        };
-        let (b1, b2) = (b0 - self.p.turn, b0 + self.p.turn);
-        let (h0, h1, h2) = (at(b0), at(b1), at(b2));
+        // One sin/cos pair; the side bearings by the angle-sum formulas.
+        let (s0, c0) = b0.sin_cos();
+        let (st, ct) = self.p.turn.sin_cos();
+        let at = |s: f64, c: f64| self.terrain.height(tip.x + d * s, tip.y + d * c);
+        let (u0, u1, u2) = (
+            DVec2::new(s0, c0),
+            DVec2::new(s0 * ct - c0 * st, c0 * ct + s0 * st),
+            DVec2::new(s0 * ct + c0 * st, c0 * ct - s0 * st),
+        );
+        let (h0, h1, h2) = (at(u0.x, u0.y), at(u1.x, u1.y), at(u2.x, u2.y));
         let (d0, d1, d2) = ((h - h0).abs(), (h - h1).abs(), (h - h2).abs());
         if d1 < d0 && d1 < d2 {
-            (b1, h1)
+            (b0 - self.p.turn, h1, u1)
         } else if d2 < d0 && d2 < d1 {
-            (b2, h2)
+            (b0 + self.p.turn, h2, u2)
         } else {
-            (b0, h0)
+            (b0, h0, u0)
         }
     }
 
@@ -480,8 +484,8 @@ impl<'a> Sim<'a> {
             for &i in &active {
                 let path = &self.paths[i];
                 let tip = *path.points.last().expect("paths start with a point");
-                let (b, h) = self.next_bearing(tip, path.tip_height, path.bearing);
-                let next = tip + DVec2::new(b.sin(), b.cos()) * self.p.step;
+                let (b, h, dir) = self.next_bearing(tip, path.tip_height, path.bearing);
+                let next = tip + dir * self.p.step;
                 seg[i] = Some((tip, next, b, path.points.len() - 1, h));
                 stop[i] = None;
                 for c in cells_of_segment(tip, next, GRID, 0.0) {
@@ -881,6 +885,34 @@ mod tests {
         let threes = s.iter().filter(|p| p.bearings.len() == 3).count();
         assert!(threes * 2 > s.len(), "3 paths should be the most common");
         assert_eq!(s, c.starts_in(&t, min, max));
+    }
+
+    #[test]
+    fn laid_roads_show_in_terra_and_keep_trees_off() {
+        let mut t = Terrain::default();
+        let (min, max) = (DVec2::new(18600.0, 960.0), DVec2::new(19400.0, 1560.0));
+        let net = std::sync::Arc::new(
+            ContourRoads::new(ContourParams::default())
+                .unwrap()
+                .generate(&t, min, max),
+        );
+        let trees_before = t.trees_in(min, max).count();
+        t.set_roads(Some(std::sync::Arc::new(crate::roads::RoadLayer::new(
+            net.clone(),
+        ))));
+        // A centre-line vertex's cell is road, at the road's surface height.
+        let mid = net.roads[0].points[1];
+        let s = t.terra(mid.x, mid.y);
+        assert_eq!(s.kind, TerrainKind::Road);
+        assert_eq!(s.height, t.height(mid.x, mid.y).max(204.0));
+        let layer = t.roads().unwrap();
+        for tree in t.trees_in(min, max) {
+            let cell = DVec2::new(java_round(tree.pos.x) as f64, java_round(tree.pos.y) as f64);
+            assert!(!layer.on_road(cell), "tree on a road at {}", tree.pos);
+        }
+        assert!(t.trees_in(min, max).count() < trees_before);
+        let (_, q, d) = layer.nearest(mid + DVec2::new(3.0, 0.0), 100.0).unwrap();
+        assert!(d <= 3.0 + 1e-9 && q.distance(mid) <= 10.0);
     }
 
     #[test]

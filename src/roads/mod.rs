@@ -3,13 +3,15 @@
 //! ([`ContourRoads`], after Relf's contour-following roads).
 
 mod contour;
+mod layer;
 
 pub use contour::{ContourParams, ContourRoads, MAX_ROAD_AREA, RoadStart};
+pub use layer::RoadLayer;
 
 use crate::geom::{cells_of_segment, closest_on_segment, segment_intersection};
 use glam::DVec2;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fmt::Write;
 
 /// What kind of road, which sets its default width and look.
@@ -98,11 +100,11 @@ impl RoadNetwork {
     /// A network from roads, with the junctions found from shared vertices.
     pub fn from_roads(roads: Vec<Road>) -> Self {
         // Vertices keyed by their exact bits: a junction is a shared vertex.
-        let mut at: BTreeMap<(u64, u64), Vec<usize>> = BTreeMap::new();
+        let mut at: HashMap<(u64, u64), Vec<usize>> = HashMap::new();
         for (i, r) in roads.iter().enumerate() {
             for p in &r.points {
                 let list = at.entry((p.x.to_bits(), p.y.to_bits())).or_default();
-                if list.last() != Some(&i) && !list.contains(&i) {
+                if !list.contains(&i) {
                     list.push(i);
                 }
             }

@@ -33,8 +33,10 @@ pub use placed::Placed;
 pub use random::{GoodSite, MAX_SITE_CANDIDATES, random_profile};
 pub use streams::{AreaError, MAX_SCAN_AREA, Stream, StreamEnd};
 
+use crate::roads::RoadLayer;
 use glam::DVec2;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// 1/128: the profile index scale (multiplied, never divided, as in the reference).
 pub const RECIP128: f64 = 1.0 / 128.0;
@@ -139,6 +141,8 @@ pub struct Terrain {
     /// Byte copies of `prof` and `slope` for the VBMI grid kernel, when they fit.
     bytes: Option<Box<([u8; 256], [i8; 256])>>,
     placed: HashMap<(i64, i64), Placed>,
+    /// Roads laid on the ground (`terra()` reports `Road` on them).
+    roads: Option<Arc<RoadLayer>>,
 }
 
 impl Default for Terrain {
@@ -170,8 +174,22 @@ impl Terrain {
             height_off: params.time_vector.iter().map(|c| c * params.time).collect(),
             feature_vectors,
             placed: HashMap::new(),
+            roads: None,
             params,
         })
+    }
+
+    /// Lays roads on the terrain (replacing any laid before): from then on
+    /// `terra()` reports `Road`, at the road surface's height, on every
+    /// whole-metre cell whose centre is within half a road's width of one.
+    /// Placed overrides still come first.
+    pub fn set_roads(&mut self, roads: Option<Arc<RoadLayer>>) {
+        self.roads = roads;
+    }
+
+    /// The roads laid on the terrain, if any.
+    pub fn roads(&self) -> Option<&Arc<RoadLayer>> {
+        self.roads.as_ref()
     }
 
     /// The parameters this terrain was built from.
@@ -325,6 +343,14 @@ impl Terrain {
                 Some(Placed::NoFeature) => generate = false,
                 None => {}
             }
+        }
+        if let Some(roads) = &self.roads
+            && generate
+            && roads.on_road(DVec2::new(xr as f64, yr as f64))
+        {
+            let mut t = dry(TerrainKind::Road, None, None);
+            t.height = ht.max(p.lake_level);
+            return t;
         }
         if ht < p.lake_level {
             return Terra {

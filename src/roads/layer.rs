@@ -1,0 +1,66 @@
+//! A road network laid on the terrain: fast "is this cell road?" and
+//! "nearest road" queries through a grid of segments.
+
+use super::RoadNetwork;
+use crate::geom::{cells_of_segment, closest_on_segment};
+use glam::DVec2;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+const CELL: f64 = 32.0;
+
+/// Roads indexed for point queries; attach one to a terrain with
+/// [`crate::terrain::Terrain::set_roads`] and `terra()` reports `Road` on
+/// every whole-metre cell whose centre lies within half a road's width of
+/// its centre line.
+#[derive(Clone, Debug, Default)]
+pub struct RoadLayer {
+    net: Arc<RoadNetwork>,
+    grid: HashMap<(i64, i64), Vec<(u32, u32)>>,
+}
+
+impl RoadLayer {
+    /// Indexes a network.
+    pub fn new(net: Arc<RoadNetwork>) -> Self {
+        let mut grid: HashMap<(i64, i64), Vec<(u32, u32)>> = HashMap::new();
+        for (i, r) in net.roads.iter().enumerate() {
+            for (s, w) in r.points.windows(2).enumerate() {
+                for c in cells_of_segment(w[0], w[1], CELL, r.width / 2.0 + 1.0) {
+                    grid.entry(c).or_default().push((i as u32, s as u32));
+                }
+            }
+        }
+        Self { net, grid }
+    }
+
+    /// The network.
+    pub fn network(&self) -> &Arc<RoadNetwork> {
+        &self.net
+    }
+
+    fn near(&self, p: DVec2) -> impl Iterator<Item = (usize, DVec2, f64)> + '_ {
+        let c = ((p.x / CELL).floor() as i64, (p.y / CELL).floor() as i64);
+        self.grid.get(&c).into_iter().flatten().map(move |&(i, s)| {
+            let pts = &self.net.roads[i as usize].points;
+            let (q, _) = closest_on_segment(p, pts[s as usize], pts[s as usize + 1]);
+            (i as usize, q, q.distance(p))
+        })
+    }
+
+    /// Whether `p` lies on a road (within half its width of the centre line).
+    pub fn on_road(&self, p: DVec2) -> bool {
+        self.near(p)
+            .any(|(i, _, d)| d <= self.net.roads[i].width / 2.0)
+    }
+
+    /// The nearest road point within `max_distance` (at most a grid cell
+    /// beyond the widest road is searched exhaustively; further falls back to
+    /// scanning the network): `(road index, point, distance)`.
+    pub fn nearest(&self, p: DVec2, max_distance: f64) -> Option<(usize, DVec2, f64)> {
+        let best = self.near(p).min_by(|a, b| a.2.total_cmp(&b.2));
+        match best {
+            Some(b) if b.2 <= CELL / 2.0 => Some(b).filter(|b| b.2 <= max_distance),
+            _ => self.net.nearest_road(p).filter(|b| b.2 <= max_distance),
+        }
+    }
+}
