@@ -15,6 +15,7 @@
 //! Core coordinates are f64 metres, x east, y north, z up.
 
 pub mod geom;
+pub mod map;
 pub mod roads;
 pub mod terrain;
 
