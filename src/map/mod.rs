@@ -203,8 +203,7 @@ pub fn render_map(
             "map size {width} × {height} must be 1 ..= {MAX_MAP_PIXELS} pixels"
         ));
     }
-    if !centre.is_finite() || !(style.contour_interval.is_finite() && style.contour_interval > 0.0)
-    {
+    if !(centre.is_finite() && style.contour_interval.is_finite() && style.contour_interval > 0.0) {
         return Err("centre and contour_interval must be finite (interval > 0)".into());
     }
     let mut img = MapImage::new(width, height);
