@@ -6,6 +6,7 @@ use super::ReliefAssets;
 use super::coords::{FocusState, RenderOrigin, WorldAnchor, to_bevy};
 use super::mesh::{SNOW, colored_mesh, kind_color};
 use super::settings::{TerrainState, ViewSettings};
+use crate::roads::{RoadClass, RoadLayer};
 use crate::terrain::Terrain;
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
@@ -153,7 +154,29 @@ pub struct ChunkMesh {
     pub min_height: f64,
     /// Highest ground height.
     pub max_height: f64,
+    /// Road ribbons draped on this chunk's own triangles, if any.
+    pub roads: Option<Ribbons>,
+    /// The road-network version it was built with.
+    pub roads_version: u64,
 }
+
+/// Triangle-list geometry for the road ribbons of one chunk (same layout as
+/// the ground: Bevy-axis offsets from the chunk's south-west corner).
+#[derive(Clone, Debug, Default)]
+pub struct Ribbons {
+    /// Vertex positions.
+    pub positions: Vec<[f32; 3]>,
+    /// Vertex normals.
+    pub normals: Vec<[f32; 3]>,
+    /// Vertex colours.
+    pub colors: Vec<[f32; 4]>,
+    /// Triangle indices.
+    pub indices: Vec<u32>,
+}
+
+/// Road ribbons are drawn on chunks whose vertex spacing is at most this;
+/// further out the ground's own road colour stands in for them.
+const RIBBON_MAX_SPACING: f64 = 16.0;
 
 impl ChunkMesh {
     /// Builds the mesh: a grid of `chunk_quads` quads per side with a skirt
@@ -231,13 +254,107 @@ impl ChunkMesh {
                 m.indices.extend_from_slice(&[a, c, d, a, d, b]);
             }
         }
+        if step <= RIBBON_MAX_SPACING
+            && let Some(layer) = terrain.roads()
+        {
+            let ground = |p: DVec2| {
+                // The height of this chunk's own triangles at p (clamped to the chunk).
+                let l = ((p - min) / step).clamp(DVec2::ZERO, DVec2::splat(q as f64 - 1e-9));
+                let (i, j) = (l.x.floor() as usize, l.y.floor() as usize);
+                let (fx, fy) = (l.x - i as f64, l.y - j as f64);
+                let (h00, h10, h01, h11) = (
+                    height(i, j),
+                    height(i + 1, j),
+                    height(i, j + 1),
+                    height(i + 1, j + 1),
+                );
+                if fx >= fy {
+                    h00 + fx * (h10 - h00) + fy * (h11 - h10)
+                } else {
+                    h00 + fy * (h01 - h00) + fx * (h11 - h01)
+                }
+            };
+            m.roads = ribbons(layer, min, size, step, ground);
+        }
         m
     }
 
-    /// The Bevy mesh.
-    pub fn into_mesh(self) -> Mesh {
-        colored_mesh(self.positions, self.normals, self.colors, self.indices)
+    /// The Bevy meshes: the ground, and the road ribbons if there are any.
+    pub fn into_meshes(self) -> (Mesh, Option<Mesh>) {
+        let roads = self
+            .roads
+            .map(|r| colored_mesh(r.positions, r.normals, r.colors, r.indices));
+        (
+            colored_mesh(self.positions, self.normals, self.colors, self.indices),
+            roads,
+        )
     }
+}
+
+/// Ribbons for every road crossing the chunk `[min, min + size)`: the centre
+/// lines resampled finely enough to follow the chunk's triangles, each
+/// sample given its width across, heights from `ground` plus a small lift.
+fn ribbons(
+    layer: &RoadLayer,
+    min: DVec2,
+    size: f64,
+    step: f64,
+    ground: impl Fn(DVec2) -> f64,
+) -> Option<Ribbons> {
+    let max = min + DVec2::splat(size);
+    let net = layer.network();
+    let lift = 0.12 + 0.02 * step;
+    let inside = |p: DVec2| p.x >= min.x && p.y >= min.y && p.x < max.x && p.y < max.y;
+    let ds = (step / 2.0).clamp(0.5, 4.0);
+    let mut r = Ribbons::default();
+    for i in layer.roads_in(min, max) {
+        let road = &net.roads[i];
+        let color = match road.class {
+            RoadClass::Track => [0.32, 0.25, 0.17, 1.0],
+            _ => [0.13, 0.13, 0.13, 1.0],
+        };
+        // Samples along the centre line.
+        let mut pts: Vec<DVec2> = Vec::new();
+        for w in road.points.windows(2) {
+            let n = (w[0].distance(w[1]) / ds).ceil().max(1.0) as usize;
+            pts.extend((0..n).map(|k| w[0].lerp(w[1], k as f64 / n as f64)));
+        }
+        pts.extend(road.points.last());
+        // Keep the samples inside, and one either side of each inside run, so
+        // that neighbouring chunks' ribbons overlap rather than gap.
+        let keep: Vec<bool> = (0..pts.len())
+            .map(|k| {
+                inside(pts[k])
+                    || (k > 0 && inside(pts[k - 1]))
+                    || (k + 1 < pts.len() && inside(pts[k + 1]))
+            })
+            .collect();
+        let mut prev: Option<u32> = None;
+        for k in 0..pts.len() {
+            if !keep[k] {
+                prev = None;
+                continue;
+            }
+            let (a, b) = (pts[k.saturating_sub(1)], pts[(k + 1).min(pts.len() - 1)]);
+            let dir = (b - a).normalize_or(DVec2::X);
+            let side = DVec2::new(dir.y, -dir.x) * (road.width / 2.0);
+            let base = r.positions.len() as u32;
+            for q in [pts[k] - side, pts[k] + side] {
+                let z = ground(q) + lift;
+                r.positions
+                    .push(to_bevy(DVec3::new(q.x - min.x, q.y - min.y, z), DVec2::ZERO).to_array());
+                r.normals.push([0.0, 1.0, 0.0]);
+                r.colors.push(color);
+            }
+            if let Some(p) = prev {
+                // Left (−side) is even; counter-clockwise seen from above.
+                r.indices
+                    .extend_from_slice(&[p, p + 1, base + 1, p, base + 1, base]);
+            }
+            prev = Some(base);
+        }
+    }
+    (!r.indices.is_empty()).then_some(r)
 }
 
 /// Marks every terrain chunk entity.
@@ -253,10 +370,16 @@ pub struct TerrainChunk {
 #[derive(Component, Clone, Copy, Debug, Reflect)]
 pub struct ChunkWater;
 
+/// Marks the road ribbons of a chunk (a child of the chunk entity).
+#[derive(Component, Clone, Copy, Debug, Reflect)]
+pub struct ChunkRoads;
+
 struct Present {
     entity: Entity,
     generation: u64,
+    roads_version: u64,
     water: Option<Entity>,
+    road: Option<Entity>,
     visible: bool,
 }
 
@@ -355,20 +478,29 @@ pub(crate) fn request_chunks(
         if pending.len() >= view.max_tasks {
             break;
         }
+        // Current: this generation, and (if it draws ribbons) these roads.
+        let ribbons = key.size(view) / view.chunk_quads as f64 <= RIBBON_MAX_SPACING;
+        let fresh =
+            |g: u64, r: u64| g == state.generation && (!ribbons || r == state.roads_version);
         let current = present
             .get(&key)
-            .is_some_and(|p| p.generation == state.generation)
+            .is_some_and(|p| fresh(p.generation, p.roads_version))
             || ready
                 .iter()
-                .any(|m| m.key == key && m.generation == state.generation);
+                .any(|m| m.key == key && fresh(m.generation, m.roads_version));
         if current || pending.contains_key(&key) {
             continue;
         }
         let terrain = Arc::clone(&state.terrain);
-        let (generation, view) = (state.generation, view.clone());
+        let (generation, roads_version, view) =
+            (state.generation, state.roads_version, view.clone());
         pending.insert(
             key,
-            pool.spawn(async move { ChunkMesh::build(&terrain, key, generation, &view) }),
+            pool.spawn(async move {
+                let mut m = ChunkMesh::build(&terrain, key, generation, &view);
+                m.roads_version = roads_version;
+                m
+            }),
         );
     }
 }
@@ -409,79 +541,102 @@ pub(crate) fn receive_chunks(
         }
         chunks.generated += 1;
         chunks.dirty = true;
-        let (key, generation) = (data.key, data.generation);
+        let (key, generation, roads_version) = (data.key, data.generation, data.roads_version);
         let wet = view.water && data.min_height < lake;
-        let handle = meshes.add(data.into_mesh());
+        let (ground, road) = data.into_meshes();
+        let handle = meshes.add(ground);
+        let road = road.map(|m| meshes.add(m));
         let size = key.size(&view) as f32;
-        let min = key.corner(&view);
-        let water_tf = Transform::from_xyz(size / 2.0, lake as f32, -size / 2.0)
-            .with_scale(Vec3::new(size, 1.0, size));
         let tag = TerrainChunk { key, generation };
-        if let Some(p) = chunks.present.get_mut(&key) {
-            if let Ok((mut m, mut t)) = existing.get_mut(p.entity) {
-                m.0 = handle;
-                *t = tag;
+        let entity = match chunks.present.get(&key) {
+            Some(p) => {
+                if let Ok((mut m, mut t)) = existing.get_mut(p.entity) {
+                    m.0 = handle;
+                    *t = tag;
+                }
+                p.entity
             }
-            p.generation = generation;
-            match (wet, p.water) {
-                (true, Some(w)) => {
-                    commands.entity(w).insert(water_tf);
+            None => {
+                let min = key.corner(&view);
+                let anchor = WorldAnchor(DVec3::new(min.x, min.y, 0.0));
+                let mut e = commands.spawn((
+                    Name::new(format!("chunk L{} ({}, {})", key.level, key.x, key.y)),
+                    tag,
+                    anchor,
+                    Transform::from_translation(origin.to_render(anchor.0)),
+                    Visibility::Hidden,
+                    Mesh3d(handle),
+                ));
+                if let Some(mat) = &assets.ground {
+                    e.insert(MeshMaterial3d(mat.clone()));
                 }
-                (true, None) => {
-                    let w = spawn_water(&mut commands, &assets, water_tf);
-                    commands.entity(p.entity).add_child(w);
-                    p.water = Some(w);
-                }
-                (false, Some(w)) => {
-                    commands.entity(w).despawn();
-                    p.water = None;
-                }
-                (false, None) => {}
+                let entity = e.id();
+                let p = Present {
+                    entity,
+                    generation,
+                    roads_version,
+                    water: None,
+                    road: None,
+                    visible: false,
+                };
+                chunks.present.insert(key, p);
+                entity
             }
-            continue;
-        }
-        let anchor = WorldAnchor(DVec3::new(min.x, min.y, 0.0));
-        let mut e = commands.spawn((
-            Name::new(format!("chunk L{} ({}, {})", key.level, key.x, key.y)),
-            tag,
-            anchor,
-            Transform::from_translation(origin.to_render(anchor.0)),
-            Visibility::Hidden,
-            Mesh3d(handle),
-        ));
-        if let Some(mat) = &assets.ground {
-            e.insert(MeshMaterial3d(mat.clone()));
-        }
-        let entity = e.id();
+        };
+        let p = chunks.present.get_mut(&key).expect("just ensured");
+        p.generation = generation;
+        p.roads_version = roads_version;
+        // The water surface and the road ribbons are children of the chunk.
         let water = wet.then(|| {
-            let w = spawn_water(&mut commands, &assets, water_tf);
-            commands.entity(entity).add_child(w);
-            w
+            let tf = Transform::from_xyz(size / 2.0, lake as f32, -size / 2.0)
+                .with_scale(Vec3::new(size, 1.0, size));
+            (
+                Name::new("water"),
+                ChunkWater,
+                tf,
+                Mesh3d(assets.water_quad.clone()),
+                assets.water.clone(),
+            )
         });
-        chunks.present.insert(
-            key,
-            Present {
-                entity,
-                generation,
-                water,
-                visible: false,
-            },
-        );
+        replace_child(&mut commands, entity, &mut p.water, water);
+        let ribbons = road.map(|h| {
+            (
+                Name::new("roads"),
+                ChunkRoads,
+                Transform::IDENTITY,
+                Mesh3d(h),
+                assets.road.clone(),
+            )
+        });
+        replace_child(&mut commands, entity, &mut p.road, ribbons);
     }
 }
 
-fn spawn_water(commands: &mut Commands, assets: &ReliefAssets, tf: Transform) -> Entity {
-    let mut w = commands.spawn((
-        Name::new("water"),
-        ChunkWater,
-        tf,
-        Visibility::Inherited,
-        Mesh3d(assets.water_quad.clone()),
-    ));
-    if let Some(mat) = &assets.water {
-        w.insert(MeshMaterial3d(mat.clone()));
+/// Despawns a chunk's old child in `slot` and spawns the new one, if any
+/// (with its material when rendering).
+fn replace_child<B: Bundle>(
+    commands: &mut Commands,
+    parent: Entity,
+    slot: &mut Option<Entity>,
+    child: Option<(Name, B, Transform, Mesh3d, Option<Handle<StandardMaterial>>)>,
+) {
+    if let Some(old) = slot.take() {
+        commands.entity(old).despawn();
     }
-    w.id()
+    if let Some((name, marker, tf, mesh, material)) = child {
+        let mut e = commands.spawn((
+            name,
+            marker,
+            tf,
+            Visibility::Inherited,
+            mesh,
+            ChildOf(parent),
+        ));
+        if let Some(m) = material {
+            e.insert(MeshMaterial3d(m));
+        }
+        *slot = Some(e.id());
+    }
 }
 
 /// Shows wanted chunks and retires unwanted ones once the ground they cover

@@ -12,6 +12,7 @@ pub mod editor;
 pub mod inspector;
 pub mod mesh;
 pub mod objects;
+pub mod roads;
 pub mod settings;
 pub mod shapes;
 pub mod smoke;
@@ -54,6 +55,8 @@ pub struct ReliefAssets {
     pub ground: Option<Handle<StandardMaterial>>,
     /// Lake water.
     pub water: Option<Handle<StandardMaterial>>,
+    /// Road ribbons: vertex-coloured, drawn a little in front of the ground.
+    pub road: Option<Handle<StandardMaterial>>,
     /// A unit square in the XZ plane, centred on the origin.
     pub water_quad: Handle<Mesh>,
     /// White, lit, vertex-coloured: trees and features.
@@ -94,6 +97,8 @@ pub struct ReliefStats {
     pub objects_pending: usize,
     /// Object entities alive (trees, features, buildings, streams).
     pub objects: usize,
+    /// Roads in the network around the focus.
+    pub roads: usize,
 }
 
 /// Adds the Relf world to a Bevy app. `Default` gives the reference world.
@@ -163,6 +168,7 @@ impl Plugin for ReliefPlugin {
             .init_resource::<FocusState>()
             .init_resource::<ChunkManager>()
             .init_resource::<objects::ObjectManager>()
+            .init_resource::<roads::RoadManager>()
             .init_resource::<ReliefStats>()
             .add_message::<OriginShifted>()
             .add_systems(Startup, create_assets)
@@ -186,6 +192,7 @@ impl Plugin for ReliefPlugin {
                         .chain()
                         .in_set(ReliefSet::Origin),
                     (
+                        roads::update_roads,
                         chunks::request_chunks,
                         chunks::receive_chunks,
                         chunks::retire_chunks,
@@ -225,6 +232,7 @@ fn create_assets(world: &mut World) {
     let mut assets = ReliefAssets {
         ground: None,
         water: None,
+        road: None,
         water_quad,
         vertex: None,
         stream: None,
@@ -253,6 +261,13 @@ fn create_assets(world: &mut World) {
         ]
         .map(|[r, g, b]| lit(Color::srgb(r, g, b), 0.8))
         .to_vec();
+        assets.road = Some(mats.add(StandardMaterial {
+            base_color: Color::WHITE,
+            perceptual_roughness: 0.9,
+            reflectance: 0.1,
+            depth_bias: 50.0,
+            ..default()
+        }));
         assets.water = Some(mats.add(StandardMaterial {
             base_color: Color::srgba(0.13, 0.32, 0.45, 0.88),
             alpha_mode: AlphaMode::Blend,
@@ -284,6 +299,7 @@ fn update_stats(
     state: Res<TerrainState>,
     chunks: Res<ChunkManager>,
     objects: Res<objects::ObjectManager>,
+    roads: Res<roads::RoadManager>,
     focus: Res<FocusState>,
     mut stats: ResMut<ReliefStats>,
 ) {
@@ -299,6 +315,7 @@ fn update_stats(
     stats.object_cells = objects.cell_count();
     stats.objects_pending = objects.pending_count();
     stats.objects = objects.objects;
+    stats.roads = roads.roads;
 }
 
 /// Gameplay access to the ground: heights and kinds in core coordinates, and
@@ -339,6 +356,20 @@ impl TerrainQuery<'_> {
     pub fn surface_y(&self, render: Vec3) -> f32 {
         let w = self.to_world(render);
         self.state.terrain.terra(w.x, w.y).height as f32
+    }
+
+    /// The nearest road point to core `(x, y)` within `max_distance`:
+    /// `(road index, point, distance)` in the network around the focus.
+    pub fn nearest_road(
+        &self,
+        x: f64,
+        y: f64,
+        max_distance: f64,
+    ) -> Option<(usize, bevy::math::DVec2, f64)> {
+        self.state
+            .terrain
+            .roads()?
+            .nearest(bevy::math::DVec2::new(x, y), max_distance)
     }
 
     /// `render` moved vertically to stand `clearance` metres above the ground

@@ -258,6 +258,18 @@ fn wanted(key: &CellKey, focus: DVec2, state: &TerrainState, slack: f64) -> bool
     r > 0.0 && key.distance(focus) <= r + slack
 }
 
+/// Whether a cell's objects can be placed now: with roads on, only once the
+/// roads over the whole cell are laid (so that nothing stands on a road).
+fn roads_known(key: &CellKey, state: &TerrainState) -> bool {
+    if state.view.road_radius <= 0.0 || key.layer == Layer::Streams {
+        return true;
+    }
+    let (lo, hi) = (key.corner(), key.corner() + DVec2::splat(OBJECT_CELL));
+    state
+        .road_region
+        .is_some_and(|(min, max)| lo.x >= min.x && lo.y >= min.y && hi.x <= max.x && hi.y <= max.y)
+}
+
 /// Starts cell tasks near the focus; despawns cells that fell out of range.
 pub(crate) fn request_cells(
     mut commands: Commands,
@@ -305,6 +317,7 @@ pub(crate) fn request_cells(
             for layer in [Layer::Objects, Layer::Streams] {
                 let k = CellKey { layer, x, y };
                 if wanted(&k, f, &state, 0.0)
+                    && roads_known(&k, &state)
                     && !om.cells.contains_key(&k)
                     && !om.pending.contains_key(&k)
                 {

@@ -45,6 +45,10 @@ pub struct ViewSettings {
     pub object_spawns_per_frame: usize,
     /// The render origin moves to the focus when it is this far away, metres.
     pub recenter_distance: f64,
+    /// Contour roads are laid this far around the focus, metres (0 = none).
+    pub road_radius: f64,
+    /// The contour-road generator's parameters.
+    pub roads: crate::roads::ContourParams,
     /// Show the water surfaces of lakes.
     pub water: bool,
 }
@@ -62,6 +66,8 @@ impl Default for ViewSettings {
             chunk_uploads_per_frame: 6,
             object_spawns_per_frame: 400,
             recenter_distance: 1000.0,
+            road_radius: 1500.0,
+            roads: crate::roads::ContourParams::default(),
             water: true,
         }
     }
@@ -131,6 +137,8 @@ impl ViewSettings {
             100_000.0,
         )?;
         range("recenter_distance", self.recenter_distance, 10.0, 100_000.0)?;
+        range("road_radius", self.road_radius, 0.0, 10_000.0)?;
+        self.roads.validate()?;
         Ok(())
     }
 }
@@ -168,6 +176,12 @@ pub struct TerrainState {
     pub view: ViewSettings,
     /// Bumped whenever the settings change: older chunks are regenerated.
     pub generation: u64,
+    /// Bumped whenever a new road network is laid on the terrain.
+    pub roads_version: u64,
+    /// The square whose roads are laid on the terrain (all roads with a
+    /// point in it), for this generation; objects are placed only inside it,
+    /// so that nothing stands on a road. `None` until the first network.
+    pub road_region: Option<(bevy::math::DVec2, bevy::math::DVec2)>,
     /// Why the latest settings were rejected, if they were.
     pub error: Option<String>,
 }
@@ -180,6 +194,8 @@ impl TerrainState {
             terrain: Arc::new(Terrain::new(settings.params.clone())?),
             view: settings.view.clone(),
             generation: 0,
+            roads_version: 0,
+            road_region: None,
             error: None,
         })
     }
@@ -198,6 +214,7 @@ pub(crate) fn apply_settings(settings: Res<TerrainSettings>, mut state: ResMut<T
                 let terrain = Terrain::new(settings.params.clone()).expect("validated");
                 state.terrain = Arc::new(terrain);
                 state.generation += 1;
+                state.road_region = None;
             }
             if state.view != settings.view {
                 state.view = settings.view.clone();

@@ -47,6 +47,26 @@ impl RoadLayer {
         })
     }
 
+    /// Indices of the roads with a segment near `[min, max]` (ascending).
+    pub fn roads_in(&self, min: DVec2, max: DVec2) -> Vec<usize> {
+        let (c0, c1) = ((min / CELL).floor(), (max / CELL).floor());
+        let mut out: Vec<usize> = Vec::new();
+        for y in c0.y as i64..=c1.y as i64 {
+            for x in c0.x as i64..=c1.x as i64 {
+                out.extend(
+                    self.grid
+                        .get(&(x, y))
+                        .into_iter()
+                        .flatten()
+                        .map(|&(i, _)| i as usize),
+                );
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// Whether `p` lies on a road (within half its width of the centre line).
     pub fn on_road(&self, p: DVec2) -> bool {
         self.near(p)

@@ -6,6 +6,7 @@ use bevy::mesh::MeshPlugin;
 use bevy::prelude::*;
 use bevy_relief::plugin::objects::{ObjectKind, ReliefObject};
 use bevy_relief::prelude::*;
+use bevy_relief::terrain::TerrainKind;
 use std::time::{Duration, Instant};
 
 fn app_with(plugin: ReliefPlugin) -> App {
@@ -243,4 +244,42 @@ fn objects_stand_on_the_ground_where_the_terrain_says() {
         features >= 1 && trees > 100,
         "{features} features, {trees} trees"
     );
+}
+
+#[test]
+fn roads_are_laid_draped_and_kept_clear() {
+    let mut app = app_with(small_world());
+    // Over the seed's map around (19000, 1260).
+    spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
+    app.update();
+    app.world_mut().resource_mut::<RenderOrigin>().0 = DVec2::new(19000.0, 1260.0);
+    run_until(&mut app, "roads and objects", |app| {
+        let s = app.world().resource::<ReliefStats>();
+        s.complete && s.objects_pending == 0 && s.roads > 0
+    });
+    let terrain = app.world().resource::<TerrainState>().terrain.clone();
+    let layer = terrain.roads().expect("roads laid").clone();
+    let net = layer.network();
+    let v = net.roads[0].points[1];
+    assert_eq!(terrain.terra(v.x, v.y).kind, TerrainKind::Road);
+    // Ribbons hang under the chunks near the focus.
+    let mut ribbons = app
+        .world_mut()
+        .query::<&bevy_relief::plugin::chunks::ChunkRoads>();
+    assert!(ribbons.iter(app.world()).count() > 0);
+    // No tree or feature stands on a road cell.
+    let mut q = app.world_mut().query::<&ReliefObject>();
+    for o in q.iter(app.world()) {
+        if matches!(
+            o.kind,
+            ObjectKind::Tree(_) | ObjectKind::Feature(_) | ObjectKind::Building(_)
+        ) {
+            let cell = DVec2::new(o.world.x.round(), o.world.y.round());
+            assert!(
+                !layer.on_road(cell) || matches!(o.kind, ObjectKind::Building(_)),
+                "{:?} on a road",
+                o.kind
+            );
+        }
+    }
 }
