@@ -471,10 +471,10 @@ impl<'a> Sim<'a> {
         let mut seg: Vec<Option<(DVec2, DVec2, f64, usize, f64)>> = vec![None; self.paths.len()];
         let mut stop: Vec<Option<(f64, Obstacle)>> = vec![None; self.paths.len()];
         let (mut events, mut crosses): (Vec<Event>, Vec<Cross>) = (Vec::new(), Vec::new());
+        let mut active: Vec<usize> = Vec::new();
         for _ in 0..rounds {
-            let active: Vec<usize> = (0..self.paths.len())
-                .filter(|&i| self.paths[i].end == End::Growing)
-                .collect();
+            active.clear();
+            active.extend((0..self.paths.len()).filter(|&i| self.paths[i].end == End::Growing));
             if active.is_empty() {
                 break;
             }

@@ -100,24 +100,23 @@ impl RoadNetwork {
     /// A network from roads, with the junctions found from shared vertices.
     pub fn from_roads(roads: Vec<Road>) -> Self {
         // Vertices keyed by their exact bits: a junction is a shared vertex.
-        let mut at: HashMap<(u64, u64), Vec<usize>> = HashMap::new();
-        for (i, r) in roads.iter().enumerate() {
-            for p in &r.points {
-                let list = at.entry((p.x.to_bits(), p.y.to_bits())).or_default();
-                if !list.contains(&i) {
-                    list.push(i);
-                }
-            }
-        }
+        let mut at: Vec<((u64, u64), usize)> = roads
+            .iter()
+            .enumerate()
+            .flat_map(|(i, r)| {
+                r.points
+                    .iter()
+                    .map(move |p| ((p.x.to_bits(), p.y.to_bits()), i))
+            })
+            .collect();
+        at.sort_unstable();
+        at.dedup();
         let mut junctions: Vec<Junction> = at
-            .into_iter()
-            .filter(|(_, rs)| rs.len() >= 2)
-            .map(|((x, y), mut roads)| {
-                roads.sort_unstable();
-                Junction {
-                    pos: DVec2::new(f64::from_bits(x), f64::from_bits(y)),
-                    roads,
-                }
+            .chunk_by(|a, b| a.0 == b.0)
+            .filter(|g| g.len() >= 2)
+            .map(|g| Junction {
+                pos: DVec2::new(f64::from_bits(g[0].0.0), f64::from_bits(g[0].0.1)),
+                roads: g.iter().map(|e| e.1).collect(),
             })
             .collect();
         junctions.sort_by(|a, b| {
