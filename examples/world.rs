@@ -1,11 +1,11 @@
 //! The example world: fly over the limitless Relf terrain and tune it live.
 //!
-//! `cargo run --release --example world [-- --screenshot PATH] [--frames N]`
+//! `cargo run --release --example world [-- --screenshot PATH] [--frames N] [--map]`
 //!
 //! Controls: hold the right mouse button and move the mouse to look; W/S
 //! forward/back, A/D left/right, E/Q up/down, Shift to go fast (up to
-//! 1,000 m/s), G to toggle walking on the ground, F1 to hide the inspector,
-//! Esc to quit. The camera ignores the mouse while it is over the inspector.
+//! 1,000 m/s), G to toggle walking on the ground, M for the map, F1 to hide
+//! the inspector, Esc to quit. The camera ignores the mouse while it is over the inspector.
 
 use bevy::app::AppExit;
 use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll};
@@ -17,6 +17,7 @@ use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_dis
 use bevy::window::WindowResolution;
 use bevy_egui::input::EguiWantsInput;
 use bevy_relief::plugin::inspector::ReliefInspectorPlugin;
+use bevy_relief::plugin::map_overlay::{MapOverlay, ReliefMapPlugin};
 use bevy_relief::plugin::smoke::is_blank;
 use bevy_relief::prelude::*;
 use std::path::PathBuf;
@@ -31,6 +32,8 @@ const LOOK_AT: DVec3 = DVec3::new(19980.0, 917.0, 204.0);
 struct Smoke {
     screenshot: Option<PathBuf>,
     frames: Option<u32>,
+    /// Open the map overlay at the start (and wait for it before capturing).
+    map: bool,
     frame: u32,
     /// Frames since the world around the start was complete.
     settled: u32,
@@ -55,8 +58,9 @@ fn main() -> AppExit {
         match a.as_str() {
             "--screenshot" => smoke.screenshot = args.next().map(PathBuf::from),
             "--frames" => smoke.frames = args.next().and_then(|s| s.parse().ok()),
+            "--map" => smoke.map = true,
             other => {
-                eprintln!("unknown argument {other}; use --screenshot PATH and/or --frames N");
+                eprintln!("unknown argument {other}; use --screenshot PATH, --frames N, --map");
                 return AppExit::from_code(2);
             }
         }
@@ -70,7 +74,11 @@ fn main() -> AppExit {
             }),
             ..default()
         }))
-        .add_plugins((ReliefPlugin::default(), ReliefInspectorPlugin))
+        .add_plugins((
+            ReliefPlugin::default(),
+            ReliefInspectorPlugin,
+            ReliefMapPlugin,
+        ))
         .insert_resource(smoke)
         .insert_resource(ClearColor(Color::srgb(0.62, 0.75, 0.90)))
         .insert_resource(GlobalAmbientLight {
@@ -82,7 +90,8 @@ fn main() -> AppExit {
         .run()
 }
 
-fn setup(mut commands: Commands, ground: TerrainQuery) {
+fn setup(mut commands: Commands, ground: TerrainQuery, smoke: Res<Smoke>, mut map: ResMut<MapOverlay>) {
+    map.open = smoke.map;
     commands.spawn((
         DirectionalLight {
             illuminance: 5_000.0,
@@ -180,6 +189,7 @@ fn smoke_mode(
     mut commands: Commands,
     mut smoke: ResMut<Smoke>,
     stats: Res<ReliefStats>,
+    map: Res<MapOverlay>,
     mut exit: MessageWriter<AppExit>,
 ) {
     smoke.frame += 1;
@@ -191,7 +201,7 @@ fn smoke_mode(
     let Some(path) = smoke.screenshot.clone() else {
         return;
     };
-    let ready = stats.complete && stats.objects_pending == 0;
+    let ready = stats.complete && stats.objects_pending == 0 && (!smoke.map || map.shown());
     smoke.settled = if ready { smoke.settled + 1 } else { 0 };
     const SETTLE: u32 = 15;
     const GIVE_UP: u32 = 5000;

@@ -10,6 +10,7 @@ pub mod chunks;
 pub mod coords;
 pub mod editor;
 pub mod inspector;
+pub mod map_overlay;
 pub mod mesh;
 pub mod objects;
 pub mod roads;
