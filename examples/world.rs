@@ -90,7 +90,12 @@ fn main() -> AppExit {
         .run()
 }
 
-fn setup(mut commands: Commands, ground: TerrainQuery, smoke: Res<Smoke>, mut map: ResMut<MapOverlay>) {
+fn setup(
+    mut commands: Commands,
+    ground: TerrainQuery,
+    smoke: Res<Smoke>,
+    mut map: ResMut<MapOverlay>,
+) {
     map.open = smoke.map;
     commands.spawn((
         DirectionalLight {

@@ -814,6 +814,50 @@ mod tests {
     }
 
     #[test]
+    fn roads_have_at_most_100_points_10_m_apart() {
+        // Roads touching A, with every road joined to them present: B is A
+        // grown by more than a road's length.
+        let (a0, a1) = (DVec2::new(18800.0, 1000.0), DVec2::new(19300.0, 1400.0));
+        let net = generate_area((17600.0, -200.0), (20500.0, 2600.0));
+        let junction: std::collections::HashSet<(u64, u64)> = net
+            .junctions
+            .iter()
+            .map(|j| (j.pos.x.to_bits(), j.pos.y.to_bits()))
+            .collect();
+        let in_a = |r: &&Road| {
+            r.points
+                .windows(2)
+                .any(|w| segment_meets_rect(w[0], w[1], a0, a1))
+        };
+        assert!(net.roads.iter().filter(in_a).count() > 5);
+        for r in net.roads.iter().filter(in_a) {
+            // Growth points: the first, and every vertex that is not a junction
+            // (junction points are inserted on segments).
+            let n = r.points.len();
+            let mut growth = 1;
+            let mut run = 0.0;
+            for k in 1..n {
+                run += r.points[k - 1].distance(r.points[k]);
+                let is_junction =
+                    junction.contains(&(r.points[k].x.to_bits(), r.points[k].y.to_bits()));
+                if k + 1 < n && !is_junction {
+                    assert!((run - 10.0).abs() < 1e-6, "spacing {run}");
+                    growth += 1;
+                    run = 0.0;
+                }
+            }
+            assert!(run <= 10.0 + 1e-6);
+            assert!(growth < 100, "{growth} growth points");
+        }
+        net.check_planar().unwrap();
+        assert_eq!(
+            net,
+            generate_area((17600.0, -200.0), (20500.0, 2600.0)),
+            "same inputs, same network"
+        );
+    }
+
+    #[test]
     fn roads_inside_an_area_do_not_depend_on_what_else_is_generated() {
         let a = ((19000.0, 1000.0), (19500.0, 1400.0));
         let alone = generate_area(a.0, a.1);
