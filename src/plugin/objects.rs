@@ -298,8 +298,17 @@ pub(crate) fn request_cells(
             gone.push((*k, *e));
         }
     }
+    // A bounded number of entities go per frame (at least one cell); the
+    // rest go on the next frames.
+    gone.sort_by_key(|g| g.0);
+    let mut budget = 2 * state.view.object_spawns_per_frame;
     for (k, e) in gone {
-        om.objects -= counts.get(e).map_or(0, |c| c.len());
+        let n = counts.get(e).map_or(0, |c| c.len());
+        if budget == 0 {
+            break;
+        }
+        budget = budget.saturating_sub(n.max(1));
+        om.objects -= n;
         om.cells.remove(&k);
         om.spawning.retain(|s| s.0 != k);
         commands.entity(e).despawn();

@@ -8,7 +8,7 @@
 
 use super::coords::FocusState;
 use super::settings::TerrainState;
-use crate::roads::{ContourRoads, RoadLayer, RoadNetwork};
+use crate::roads::{ContourRoads, RoadLayer};
 use bevy::math::DVec2;
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
@@ -22,7 +22,7 @@ const SNAP: f64 = 500.0;
 pub struct RoadManager {
     /// The region being generated or shown: its centre and settings generation.
     target: Option<(DVec2, u64)>,
-    task: Option<Task<Result<(Arc<RoadNetwork>, (DVec2, DVec2)), String>>>,
+    task: Option<Task<Result<(Arc<RoadLayer>, (DVec2, DVec2)), String>>>,
     /// Roads in the current network.
     pub roads: usize,
 }
@@ -43,10 +43,10 @@ pub(crate) fn update_roads(
     {
         roads.task = None;
         match result {
-            Ok((net, region)) if roads.target.is_some_and(|t| t.1 == state.generation) => {
-                roads.roads = net.roads.len();
+            Ok((layer, region)) if roads.target.is_some_and(|t| t.1 == state.generation) => {
+                roads.roads = layer.network().roads.len();
                 let mut terrain = (*state.terrain).clone();
-                terrain.set_roads(Some(Arc::new(RoadLayer::new(net))));
+                terrain.set_roads(Some(layer));
                 state.terrain = Arc::new(terrain);
                 state.roads_version += 1;
                 state.road_region = Some(region);
@@ -76,7 +76,7 @@ pub(crate) fn update_roads(
     roads.task = Some(AsyncComputeTaskPool::get().spawn(async move {
         generator
             .try_generate(&bare, min, max)
-            .map(|net| (Arc::new(net), (min, max)))
+            .map(|net| (Arc::new(RoadLayer::new(Arc::new(net))), (min, max)))
             .map_err(|e| e.to_string())
     }));
 }

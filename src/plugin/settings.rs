@@ -64,7 +64,7 @@ impl Default for ViewSettings {
             stream_radius: 800.0,
             max_tasks: 8,
             chunk_uploads_per_frame: 6,
-            object_spawns_per_frame: 400,
+            object_spawns_per_frame: 250,
             recenter_distance: 1000.0,
             road_radius: 1500.0,
             roads: crate::roads::ContourParams::default(),
