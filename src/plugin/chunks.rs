@@ -182,7 +182,13 @@ impl ChunkMesh {
     /// Builds the mesh: a grid of `chunk_quads` quads per side with a skirt
     /// hanging from every edge (deep enough to hide the step to a coarser
     /// neighbour), normals from the height field, colours by kind and snow.
-    pub fn build(terrain: &Terrain, key: ChunkKey, generation: u64, view: &ViewSettings) -> Self {
+    pub fn build(
+        terrain: &Terrain,
+        streams: Option<&RoadLayer>,
+        key: ChunkKey,
+        generation: u64,
+        view: &ViewSettings,
+    ) -> Self {
         let q = view.chunk_quads as usize;
         let n = q + 1;
         let size = key.size(view);
@@ -254,9 +260,7 @@ impl ChunkMesh {
                 m.indices.extend_from_slice(&[a, c, d, a, d, b]);
             }
         }
-        if step <= RIBBON_MAX_SPACING
-            && let Some(layer) = terrain.roads()
-        {
+        if step <= RIBBON_MAX_SPACING {
             let ground = |p: DVec2| {
                 // The height of this chunk's own triangles at p (clamped to the chunk).
                 let l = ((p - min) / step).clamp(DVec2::ZERO, DVec2::splat(q as f64 - 1e-9));
@@ -274,7 +278,21 @@ impl ChunkMesh {
                     h00 + fy * (h01 - h00) + fx * (h11 - h01)
                 }
             };
-            m.roads = ribbons(layer, min, size, step, ground);
+            let mut r = Ribbons::default();
+            if let Some(roads) = terrain.roads() {
+                ribbons(&mut r, roads, min, size, step, &ground, |road| {
+                    match road.class {
+                        RoadClass::Track => [0.32, 0.25, 0.17, 1.0],
+                        _ => [0.13, 0.13, 0.13, 1.0],
+                    }
+                });
+            }
+            if let Some(water) = streams {
+                ribbons(&mut r, water, min, size, step, &ground, |_| {
+                    [0.08, 0.22, 0.36, 1.0]
+                });
+            }
+            m.roads = (!r.indices.is_empty()).then_some(r);
         }
         m
     }
@@ -291,28 +309,27 @@ impl ChunkMesh {
     }
 }
 
-/// Ribbons for every road crossing the chunk `[min, min + size)`: the centre
-/// lines resampled finely enough to follow the chunk's triangles, each
-/// sample given its width across, heights from `ground` plus a small lift.
+/// Adds ribbons for every line of `layer` crossing the chunk
+/// `[min, min + size)`: the centre lines resampled finely enough to follow
+/// the chunk's triangles, each sample given its width across, heights from
+/// `ground` plus a small lift, colours from `color`.
 fn ribbons(
+    r: &mut Ribbons,
     layer: &RoadLayer,
     min: DVec2,
     size: f64,
     step: f64,
-    ground: impl Fn(DVec2) -> f64,
-) -> Option<Ribbons> {
+    ground: &dyn Fn(DVec2) -> f64,
+    color: impl Fn(&crate::roads::Road) -> [f32; 4],
+) {
     let max = min + DVec2::splat(size);
     let net = layer.network();
     let lift = 0.12 + 0.02 * step;
     let inside = |p: DVec2| p.x >= min.x && p.y >= min.y && p.x < max.x && p.y < max.y;
     let ds = (step / 2.0).clamp(0.5, 4.0);
-    let mut r = Ribbons::default();
     for i in layer.roads_in(min, max) {
         let road = &net.roads[i];
-        let color = match road.class {
-            RoadClass::Track => [0.32, 0.25, 0.17, 1.0],
-            _ => [0.13, 0.13, 0.13, 1.0],
-        };
+        let color = color(road);
         // Samples along the centre line.
         let mut pts: Vec<DVec2> = Vec::new();
         for w in road.points.windows(2) {
@@ -354,7 +371,6 @@ fn ribbons(
             prev = Some(base);
         }
     }
-    (!r.indices.is_empty()).then_some(r)
 }
 
 /// Marks every terrain chunk entity.
@@ -492,12 +508,13 @@ pub(crate) fn request_chunks(
             continue;
         }
         let terrain = Arc::clone(&state.terrain);
+        let streams = state.streams.clone();
         let (generation, roads_version, view) =
             (state.generation, state.roads_version, view.clone());
         pending.insert(
             key,
             pool.spawn(async move {
-                let mut m = ChunkMesh::build(&terrain, key, generation, &view);
+                let mut m = ChunkMesh::build(&terrain, streams.as_deref(), key, generation, &view);
                 m.roads_version = roads_version;
                 m
             }),
@@ -771,7 +788,7 @@ mod tests {
             x: 148,
             y: 9,
         };
-        let m = ChunkMesh::build(&t, key, 3, &view);
+        let m = ChunkMesh::build(&t, None, key, 3, &view);
         let n = 9;
         assert_eq!(m.positions.len(), n * n + 4 * n);
         assert_eq!(m.indices.len(), 8 * 8 * 6 + 4 * 8 * 6);

@@ -3,7 +3,8 @@
 //! - `settings`: [`TerrainSettings`] (live, reflectable) and the terrain built from them;
 //! - `coords`: core ↔ Bevy coordinates and the floating origin;
 //! - `chunks`: the ground as quadtree chunks meshed on worker threads;
-//! - `objects`: trees, point features, buildings and streams near the focus;
+//! - `objects`: trees, point features and buildings near the focus;
+//! - `roads`: contour roads and streams around the focus, draped as ribbons;
 //! - `mesh`, `shapes`: mesh builders; `editor`: egui widgets; `smoke`: CI helpers.
 
 pub mod chunks;
@@ -62,8 +63,6 @@ pub struct ReliefAssets {
     pub water_quad: Handle<Mesh>,
     /// White, lit, vertex-coloured: trees and features.
     pub vertex: Option<Handle<StandardMaterial>>,
-    /// Stream water.
-    pub stream: Option<Handle<StandardMaterial>>,
     /// Building walls, one tint per variant.
     pub walls: Vec<Handle<StandardMaterial>>,
     /// Tree meshes by variety.
@@ -96,7 +95,7 @@ pub struct ReliefStats {
     pub object_cells: usize,
     /// Object cells being computed or spawned.
     pub objects_pending: usize,
-    /// Object entities alive (trees, features, buildings, streams).
+    /// Object entities alive (trees, features, buildings).
     pub objects: usize,
     /// Roads in the network around the focus.
     pub roads: usize,
@@ -236,7 +235,6 @@ fn create_assets(world: &mut World) {
         road: None,
         water_quad,
         vertex: None,
-        stream: None,
         walls: Vec::new(),
         trees,
         features,
@@ -253,7 +251,6 @@ fn create_assets(world: &mut World) {
         };
         assets.ground = Some(lit(Color::WHITE, 0.95));
         assets.vertex = Some(lit(Color::WHITE, 0.85));
-        assets.stream = Some(lit(Color::WHITE, 0.1));
         assets.walls = [
             [1.0, 0.97, 0.90],
             [0.93, 0.72, 0.60],

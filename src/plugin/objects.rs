@@ -1,5 +1,6 @@
 //! Things on the ground near the focus: trees, point features and town
-//! buildings within `object_radius`, streams within `stream_radius`.
+//! buildings within `object_radius`. (Streams are drawn with the roads, as
+//! ribbons draped on the chunks.)
 //!
 //! The ground near the focus is divided into 128 m cells. Each cell's
 //! contents are computed on a worker thread, then spawned a few thousand
@@ -10,9 +11,8 @@
 
 use super::ReliefAssets;
 use super::coords::{FocusState, RenderOrigin, WorldAnchor, to_bevy};
-use super::mesh::colored_mesh;
 use super::settings::TerrainState;
-use crate::terrain::{Feature, Stream, Terrain, hash_unit};
+use crate::terrain::{Feature, Terrain, hash_unit};
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task};
@@ -21,25 +21,9 @@ use std::sync::Arc;
 
 /// Side of an object cell, metres.
 pub const OBJECT_CELL: f64 = 128.0;
-/// Width of a stream ribbon, metres.
-const STREAM_WIDTH: f64 = 1.6;
-/// How far a stream ribbon floats above the ground, metres.
-const STREAM_LIFT: f64 = 0.12;
-
-/// Which layer a cell belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Reflect)]
-pub enum Layer {
-    /// Trees, point features, buildings.
-    Objects,
-    /// Streams whose water hole lies in the cell.
-    Streams,
-}
-
 /// One object cell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Reflect)]
 pub struct CellKey {
-    /// Which layer.
-    pub layer: Layer,
     /// Column, `x / 128` rounded down.
     pub x: i64,
     /// Row, `y / 128` rounded down.
@@ -67,8 +51,6 @@ pub enum ObjectKind {
     Feature(Feature),
     /// A town building with its variant.
     Building(u32),
-    /// A stream ribbon (its own mesh).
-    Stream,
 }
 
 /// Marks every object entity spawned by the plugin.
@@ -95,8 +77,6 @@ pub struct Instance {
     pub yaw: f32,
     /// Scale in Bevy axes.
     pub scale: Vec3,
-    /// A stream's own mesh, relative to `world`.
-    pub mesh: Option<Mesh>,
 }
 
 /// A cell's contents as computed on a worker thread.
@@ -114,116 +94,43 @@ pub fn cell_contents(terrain: &Terrain, key: CellKey) -> Vec<Instance> {
     let yaw = |p: DVec2, salt: u64| {
         (hash_unit(p.x.to_bits() as i64, p.y.to_bits() as i64, salt) * std::f64::consts::TAU) as f32
     };
-    match key.layer {
-        Layer::Objects => {
-            for t in terrain.trees_in(min, max) {
-                out.push(Instance {
-                    kind: ObjectKind::Tree(t.variety),
-                    world: DVec3::new(t.pos.x, t.pos.y, t.z),
-                    yaw: yaw(t.pos, 1),
-                    scale: Vec3::splat(t.scale as f32),
-                    mesh: None,
-                });
+    for t in terrain.trees_in(min, max) {
+        out.push(Instance {
+            kind: ObjectKind::Tree(t.variety),
+            world: DVec3::new(t.pos.x, t.pos.y, t.z),
+            yaw: yaw(t.pos, 1),
+            scale: Vec3::splat(t.scale as f32),
+        });
+    }
+    let (x0, y0) = (min.x as i64, min.y as i64);
+    for y in y0..y0 + OBJECT_CELL as i64 {
+        for x in x0..x0 + OBJECT_CELL as i64 {
+            // The cheap generated test first; terra confirms (lakes, towns, placed).
+            let placed = terrain.placed_at(x, y).is_some();
+            if !placed && terrain.generated_feature(x, y).is_none() {
+                continue;
             }
-            let (x0, y0) = (min.x as i64, min.y as i64);
-            for y in y0..y0 + OBJECT_CELL as i64 {
-                for x in x0..x0 + OBJECT_CELL as i64 {
-                    // The cheap generated test first; terra confirms (lakes, towns, placed).
-                    let placed = terrain.placed_at(x, y).is_some();
-                    if !placed && terrain.generated_feature(x, y).is_none() {
-                        continue;
-                    }
-                    let (fx, fy) = (x as f64, y as f64);
-                    if let Some(f) = terrain.terra(fx, fy).feature {
-                        let p = DVec2::new(fx, fy);
-                        out.push(Instance {
-                            kind: ObjectKind::Feature(f),
-                            world: DVec3::new(fx, fy, terrain.height(fx, fy)),
-                            yaw: yaw(p, 2),
-                            scale: Vec3::ONE,
-                            mesh: None,
-                        });
-                    }
-                }
-            }
-            for b in terrain.buildings_in(min, max) {
+            let (fx, fy) = (x as f64, y as f64);
+            if let Some(f) = terrain.terra(fx, fy).feature {
+                let p = DVec2::new(fx, fy);
                 out.push(Instance {
-                    kind: ObjectKind::Building(b.variant),
-                    world: DVec3::new(b.centre.x, b.centre.y, b.base_z - 0.5),
-                    yaw: 0.0,
-                    scale: Vec3::new(12.0, (b.roof_z - b.base_z + 0.5) as f32, 12.0),
-                    mesh: None,
+                    kind: ObjectKind::Feature(f),
+                    world: DVec3::new(fx, fy, terrain.height(fx, fy)),
+                    yaw: yaw(p, 2),
+                    scale: Vec3::ONE,
                 });
             }
         }
-        Layer::Streams => {
-            let (x0, y0) = (min.x as i64, min.y as i64);
-            for y in y0..y0 + OBJECT_CELL as i64 {
-                for x in x0..x0 + OBJECT_CELL as i64 {
-                    if terrain.generated_feature(x, y) != Some(Feature::WaterHole) {
-                        continue;
-                    }
-                    if let Some(s) = terrain.stream_from(x, y) {
-                        let world =
-                            DVec3::new(x as f64, y as f64, terrain.height(x as f64, y as f64));
-                        out.push(Instance {
-                            kind: ObjectKind::Stream,
-                            world,
-                            yaw: 0.0,
-                            scale: Vec3::ONE,
-                            mesh: Some(stream_mesh(terrain, &s, world)),
-                        });
-                    }
-                }
-            }
-        }
+    }
+    for b in terrain.buildings_in(min, max) {
+        out.push(Instance {
+            kind: ObjectKind::Building(b.variant),
+            world: DVec3::new(b.centre.x, b.centre.y, b.base_z - 0.5),
+            yaw: 0.0,
+            scale: Vec3::new(12.0, (b.roof_z - b.base_z + 0.5) as f32, 12.0),
+        });
     }
     out
-}
-
-/// A water ribbon along a stream, following the ground (never below the
-/// lake surface), relative to `anchor`.
-pub fn stream_mesh(terrain: &Terrain, stream: &Stream, anchor: DVec3) -> Mesh {
-    // Resample the polyline every metre or so, so the ribbon drapes.
-    let mut pts: Vec<DVec2> = Vec::new();
-    for w in stream.points.windows(2) {
-        let n = (w[0].distance(w[1]).ceil() as usize).max(1);
-        for k in 0..n {
-            pts.push(w[0].lerp(w[1], k as f64 / n as f64));
-        }
-    }
-    pts.extend(stream.points.last());
-    let lake = terrain.params().lake_level;
-    let (mut positions, mut normals, mut colors, mut indices) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for (i, &p) in pts.iter().enumerate() {
-        let prev = pts[i.saturating_sub(1)];
-        let next = pts[(i + 1).min(pts.len() - 1)];
-        let dir = (next - prev).normalize_or(DVec2::X);
-        let side = DVec2::new(-dir.y, dir.x) * (STREAM_WIDTH / 2.0);
-        // Narrow at the source, full width after a few metres.
-        let taper = ((i as f64 + 1.0) / 4.0).min(1.0);
-        for s in [-1.0, 1.0] {
-            let q = p + side * s * taper;
-            let z = terrain.height(q.x, q.y).max(lake) + STREAM_LIFT;
-            positions
-                .push(to_bevy(DVec3::new(q.x, q.y, z), DVec2::ZERO) - to_bevy(anchor, DVec2::ZERO));
-            normals.push([0.0, 1.0, 0.0]);
-            colors.push([0.10, 0.26, 0.42, 1.0]);
-        }
-        if i > 0 {
-            let b = 2 * i as u32;
-            // Left edge (s = −1) is even; counter-clockwise seen from above.
-            let (l0, r0, l1, r1) = (b - 2, b - 1, b, b + 1);
-            if side.perp_dot(dir) >= 0.0 {
-                indices.extend_from_slice(&[l0, r0, r1, l0, r1, l1]);
-            } else {
-                indices.extend_from_slice(&[l0, r1, r0, l0, l1, r1]);
-            }
-        }
-    }
-    let positions: Vec<[f32; 3]> = positions.into_iter().map(|v| v.to_array()).collect();
-    colored_mesh(positions, normals, colors, indices)
 }
 
 /// Object cell bookkeeping.
@@ -251,17 +158,14 @@ impl ObjectManager {
 }
 
 fn wanted(key: &CellKey, focus: DVec2, state: &TerrainState, slack: f64) -> bool {
-    let r = match key.layer {
-        Layer::Objects => state.view.object_radius,
-        Layer::Streams => state.view.stream_radius,
-    };
+    let r = state.view.object_radius;
     r > 0.0 && key.distance(focus) <= r + slack
 }
 
 /// Whether a cell's objects can be placed now: with roads on, only once the
 /// roads over the whole cell are laid (so that nothing stands on a road).
 fn roads_known(key: &CellKey, state: &TerrainState) -> bool {
-    if state.view.road_radius <= 0.0 || key.layer == Layer::Streams {
+    if state.view.road_radius <= 0.0 {
         return true;
     }
     let (lo, hi) = (key.corner(), key.corner() + DVec2::splat(OBJECT_CELL));
@@ -315,7 +219,7 @@ pub(crate) fn request_cells(
     }
     om.pending.retain(|k, _| wanted(k, f, &state, OBJECT_CELL));
     // Wanted cells, nearest first.
-    let r = state.view.object_radius.max(state.view.stream_radius);
+    let r = state.view.object_radius;
     let (c0, c1) = (
         ((f - r) / OBJECT_CELL).floor(),
         ((f + r) / OBJECT_CELL).floor(),
@@ -323,15 +227,13 @@ pub(crate) fn request_cells(
     let mut want: Vec<CellKey> = Vec::new();
     for y in c0.y as i64..=c1.y as i64 {
         for x in c0.x as i64..=c1.x as i64 {
-            for layer in [Layer::Objects, Layer::Streams] {
-                let k = CellKey { layer, x, y };
-                if wanted(&k, f, &state, 0.0)
-                    && roads_known(&k, &state)
-                    && !om.cells.contains_key(&k)
-                    && !om.pending.contains_key(&k)
-                {
-                    want.push(k);
-                }
+            let k = CellKey { x, y };
+            if wanted(&k, f, &state, 0.0)
+                && roads_known(&k, &state)
+                && !om.cells.contains_key(&k)
+                && !om.pending.contains_key(&k)
+            {
+                want.push(k);
             }
         }
     }
@@ -362,7 +264,6 @@ pub(crate) fn spawn_cells(
     state: Res<TerrainState>,
     origin: Res<RenderOrigin>,
     assets: Res<ReliefAssets>,
-    mut meshes: ResMut<Assets<Mesh>>,
     mut objects: ResMut<ObjectManager>,
 ) {
     let om = &mut *objects;
@@ -374,10 +275,7 @@ pub(crate) fn spawn_cells(
         let anchor = WorldAnchor(DVec3::new(corner.x, corner.y, 0.0));
         let e = commands
             .spawn((
-                Name::new(format!(
-                    "objects {:?} ({}, {})",
-                    c.key.layer, c.key.x, c.key.y
-                )),
+                Name::new(format!("objects ({}, {})", c.key.x, c.key.y)),
                 ObjectCell(c.key),
                 anchor,
                 Transform::from_translation(origin.to_render(anchor.0)),
@@ -400,24 +298,22 @@ pub(crate) fn spawn_cells(
             let tf = Transform::from_translation(to_bevy(inst.world - base, DVec2::ZERO))
                 .with_rotation(Quat::from_rotation_y(inst.yaw))
                 .with_scale(inst.scale);
-            let (mesh, material) = match (inst.kind, inst.mesh) {
-                (_, Some(m)) => (meshes.add(m), assets.stream.clone()),
-                (ObjectKind::Tree(v), None) => (
+            let (mesh, material) = match inst.kind {
+                ObjectKind::Tree(v) => (
                     assets.trees[v as usize % assets.trees.len()].clone(),
                     assets.vertex.clone(),
                 ),
-                (ObjectKind::Feature(f), None) => (
+                ObjectKind::Feature(f) => (
                     assets.features[feature_index(f)].clone(),
                     assets.vertex.clone(),
                 ),
-                (ObjectKind::Building(v), None) => (
+                ObjectKind::Building(v) => (
                     assets.buildings[v as usize % assets.buildings.len()].clone(),
                     assets
                         .walls
                         .get(v as usize % assets.walls.len().max(1))
                         .cloned(),
                 ),
-                (ObjectKind::Stream, None) => continue,
             };
             let mut e = commands.spawn((
                 ReliefObject {
@@ -453,11 +349,7 @@ mod tests {
     fn cell_contents_are_deterministic_and_on_the_ground() {
         let t = Terrain::default();
         // A cell with a known mine shaft at (285, 389).
-        let key = CellKey {
-            layer: Layer::Objects,
-            x: 2,
-            y: 3,
-        };
+        let key = CellKey { x: 2, y: 3 };
         let a = cell_contents(&t, key);
         let b = cell_contents(&t, key);
         assert_eq!(a.len(), b.len());
@@ -475,24 +367,5 @@ mod tests {
                 _ => {}
             }
         }
-    }
-
-    #[test]
-    fn streams_layer_finds_streams_by_source() {
-        let t = Terrain::default();
-        let streams = t.streams_in(DVec2::ZERO, DVec2::splat(2000.0)).unwrap();
-        let s = &streams[0];
-        let key = CellKey {
-            layer: Layer::Streams,
-            x: (s.source.0 as f64 / OBJECT_CELL).floor() as i64,
-            y: (s.source.1 as f64 / OBJECT_CELL).floor() as i64,
-        };
-        let c = cell_contents(&t, key);
-        let found = c
-            .iter()
-            .find(|i| i.world.truncate() == DVec2::new(s.source.0 as f64, s.source.1 as f64))
-            .unwrap();
-        let mesh = found.mesh.as_ref().unwrap();
-        assert!(mesh.count_vertices() >= 2 * s.points.len());
     }
 }

@@ -1,4 +1,4 @@
-//! Roads around the focus: a contour-road network generated on a worker
+//! Roads and streams around the focus: a contour-road network generated on a worker
 //! thread for the square of `road_radius` around the focus (snapped to a
 //! 500 m grid, so it is regenerated only every few hundred metres of travel),
 //! laid on the terrain so that `terra()` reports `Road` and nothing is
@@ -8,7 +8,7 @@
 
 use super::coords::FocusState;
 use super::settings::TerrainState;
-use crate::roads::{ContourRoads, RoadLayer};
+use crate::roads::{ContourRoads, Road, RoadClass, RoadLayer, RoadNetwork};
 use bevy::math::DVec2;
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
@@ -16,13 +16,23 @@ use std::sync::Arc;
 
 /// The road-region grid, metres.
 const SNAP: f64 = 500.0;
+/// Width of a stream's water ribbon, metres.
+const STREAM_WIDTH: f64 = 1.6;
+
+/// What a road task produces: the roads, the streams (as a network of
+/// water lines, for drawing) and the square they cover.
+struct Laid {
+    roads: Arc<RoadLayer>,
+    streams: Arc<RoadLayer>,
+    region: (DVec2, DVec2),
+}
 
 /// Road bookkeeping.
 #[derive(Resource, Default)]
 pub struct RoadManager {
     /// The region being generated or shown: its centre and settings generation.
     target: Option<(DVec2, u64)>,
-    task: Option<Task<Result<(Arc<RoadLayer>, (DVec2, DVec2)), String>>>,
+    task: Option<Task<Result<Laid, String>>>,
     /// Roads in the current network.
     pub roads: usize,
 }
@@ -43,13 +53,14 @@ pub(crate) fn update_roads(
     {
         roads.task = None;
         match result {
-            Ok((layer, region)) if roads.target.is_some_and(|t| t.1 == state.generation) => {
-                roads.roads = layer.network().roads.len();
+            Ok(laid) if roads.target.is_some_and(|t| t.1 == state.generation) => {
+                roads.roads = laid.roads.network().roads.len();
                 let mut terrain = (*state.terrain).clone();
-                terrain.set_roads(Some(layer));
+                terrain.set_roads(Some(laid.roads));
                 state.terrain = Arc::new(terrain);
+                state.streams = Some(laid.streams);
                 state.roads_version += 1;
-                state.road_region = Some(region);
+                state.road_region = Some(laid.region);
             }
             Ok(_) => {}
             Err(e) => warn!("roads: {e}"),
@@ -74,9 +85,24 @@ pub(crate) fn update_roads(
     bare.set_roads(None);
     let (min, max) = (centre - r, centre + r);
     roads.task = Some(AsyncComputeTaskPool::get().spawn(async move {
-        generator
+        let net = generator
             .try_generate(&bare, min, max)
-            .map(|net| (Arc::new(RoadLayer::new(Arc::new(net))), (min, max)))
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string())?;
+        let streams = bare.streams_in(min, max).map_err(|e| e.to_string())?;
+        let water = RoadNetwork::from_roads(
+            streams
+                .into_iter()
+                .map(|s| Road {
+                    points: s.points,
+                    class: RoadClass::Track,
+                    width: STREAM_WIDTH,
+                })
+                .collect(),
+        );
+        Ok(Laid {
+            roads: Arc::new(RoadLayer::new(Arc::new(net))),
+            streams: Arc::new(RoadLayer::new(Arc::new(water))),
+            region: (min, max),
+        })
     }));
 }

@@ -35,8 +35,6 @@ pub struct ViewSettings {
     pub lod_factor: f64,
     /// Trees, features and buildings are placed to this distance, metres.
     pub object_radius: f64,
-    /// Streams (which reach up to 300 m from their source) are shown to this distance.
-    pub stream_radius: f64,
     /// Most chunk or object-cell tasks running at once.
     pub max_tasks: usize,
     /// Most finished chunk meshes uploaded per frame.
@@ -45,7 +43,8 @@ pub struct ViewSettings {
     pub object_spawns_per_frame: usize,
     /// The render origin moves to the focus when it is this far away, metres.
     pub recenter_distance: f64,
-    /// Contour roads are laid this far around the focus, metres (0 = none).
+    /// Contour roads (and streams) are laid this far around the focus,
+    /// metres (0 = none).
     pub road_radius: f64,
     /// The contour-road generator's parameters.
     pub roads: crate::roads::ContourParams,
@@ -61,7 +60,6 @@ impl Default for ViewSettings {
             chunk_quads: 32,
             lod_factor: 1.5,
             object_radius: 400.0,
-            stream_radius: 800.0,
             max_tasks: 8,
             chunk_uploads_per_frame: 6,
             object_spawns_per_frame: 250,
@@ -122,7 +120,6 @@ impl ViewSettings {
         range("chunk_quads", self.chunk_quads as f64, 2.0, 256.0)?;
         range("lod_factor", self.lod_factor, 1.0, 8.0)?;
         range("object_radius", self.object_radius, 0.0, 5000.0)?;
-        range("stream_radius", self.stream_radius, 0.0, 5000.0)?;
         range("max_tasks", self.max_tasks as f64, 1.0, 256.0)?;
         range(
             "chunk_uploads_per_frame",
@@ -178,6 +175,8 @@ pub struct TerrainState {
     pub generation: u64,
     /// Bumped whenever a new road network is laid on the terrain.
     pub roads_version: u64,
+    /// The streams around the focus (drawn as ribbons with the roads).
+    pub streams: Option<Arc<crate::roads::RoadLayer>>,
     /// The square whose roads are laid on the terrain (all roads with a
     /// point in it), for this generation; objects are placed only inside it,
     /// so that nothing stands on a road. `None` until the first network.
@@ -196,6 +195,7 @@ impl TerrainState {
             generation: 0,
             roads_version: 0,
             road_region: None,
+            streams: None,
             error: None,
         })
     }
@@ -215,6 +215,7 @@ pub(crate) fn apply_settings(settings: Res<TerrainSettings>, mut state: ResMut<T
                 state.terrain = Arc::new(terrain);
                 state.generation += 1;
                 state.road_region = None;
+                state.streams = None;
             }
             if state.view != settings.view {
                 state.view = settings.view.clone();

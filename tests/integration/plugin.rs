@@ -257,7 +257,14 @@ fn roads_are_laid_draped_and_kept_clear() {
         let s = app.world().resource::<ReliefStats>();
         s.complete && s.objects_pending == 0 && s.roads > 0
     });
-    let terrain = app.world().resource::<TerrainState>().terrain.clone();
+    let state = app.world().resource::<TerrainState>();
+    let terrain = state.terrain.clone();
+    // Streams of the same region are drawn with the roads, as water ribbons.
+    let streams = state.streams.clone().expect("streams found");
+    let reference = terrain
+        .streams_in(state.road_region.unwrap().0, state.road_region.unwrap().1)
+        .unwrap();
+    assert_eq!(streams.network().roads.len(), reference.len());
     let layer = terrain.roads().expect("roads laid").clone();
     let net = layer.network();
     let v = net.roads[0].points[1];
