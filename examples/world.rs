@@ -1,6 +1,6 @@
 //! The example world: fly over the limitless Relf terrain and tune it live.
 //!
-//! `cargo run --release --example world [-- --screenshot PATH] [--frames N] [--map]`
+//! `cargo run --release --example world [-- --screenshot PATH] [--frames N] [--map] [--road-view]`
 //!
 //! Controls: hold the right mouse button and move the mouse to look; W/S
 //! forward/back, A/D left/right, E/Q up/down, Shift to go fast (up to
@@ -34,6 +34,10 @@ struct Smoke {
     frames: Option<u32>,
     /// Open the map overlay at the start (and wait for it before capturing).
     map: bool,
+    /// Move the camera to look along the nearest road once roads are laid.
+    road_view: bool,
+    /// Whether the road view has been taken.
+    road_view_done: bool,
     frame: u32,
     /// Frames since the world around the start was complete.
     settled: u32,
@@ -59,8 +63,11 @@ fn main() -> AppExit {
             "--screenshot" => smoke.screenshot = args.next().map(PathBuf::from),
             "--frames" => smoke.frames = args.next().and_then(|s| s.parse().ok()),
             "--map" => smoke.map = true,
+            "--road-view" => smoke.road_view = true,
             other => {
-                eprintln!("unknown argument {other}; use --screenshot PATH, --frames N, --map");
+                eprintln!(
+                    "unknown argument {other}; use --screenshot PATH, --frames N, --map, --road-view"
+                );
                 return AppExit::from_code(2);
             }
         }
@@ -86,7 +93,7 @@ fn main() -> AppExit {
             ..default()
         })
         .add_systems(Startup, setup)
-        .add_systems(Update, (fly_camera, smoke_mode))
+        .add_systems(Update, (fly_camera, road_view, smoke_mode))
         .run()
 }
 
@@ -186,6 +193,46 @@ fn fly_camera(
     }
 }
 
+/// `--road-view`: once the roads are laid, stand 40 m back along the road
+/// nearest the start and 30 m up, looking down along it.
+fn road_view(
+    mut smoke: ResMut<Smoke>,
+    ground: TerrainQuery,
+    camera: Single<(&mut Transform, &mut FlyCamera)>,
+) {
+    if !smoke.road_view || smoke.road_view_done {
+        return;
+    }
+    let Some(layer) = ground.terrain().roads() else {
+        return;
+    };
+    let Some((i, p, _)) = layer.nearest(START, 2000.0) else {
+        return;
+    };
+    let road = &layer.network().roads[i];
+    let k = road
+        .points
+        .iter()
+        .position(|q| q.distance(p) < 10.0)
+        .unwrap_or(0)
+        .min(road.points.len() - 2);
+    let dir = (road.points[k + 1] - road.points[k]).normalize_or(DVec2::X);
+    let eye = road.points[k] - dir * 40.0;
+    let target = road.points[(k + 4).min(road.points.len() - 1)];
+    let top = ground
+        .height(eye.x, eye.y)
+        .max(ground.height(road.points[k].x, road.points[k].y));
+    let eye = DVec3::new(eye.x, eye.y, top.max(204.0) + 30.0);
+    let target = DVec3::new(target.x, target.y, ground.height(target.x, target.y));
+    let (eye, target) = (ground.to_render(eye), ground.to_render(target));
+    let (mut tf, mut fly) = camera.into_inner();
+    let look = (target - eye).normalize();
+    *tf = Transform::from_translation(eye).looking_to(look, Vec3::Y);
+    fly.yaw = (-look.x).atan2(-look.z);
+    fly.pitch = look.y.asin();
+    smoke.road_view_done = true;
+}
+
 /// `--frames N` exits after N frames; `--screenshot PATH` waits until the
 /// world around the start is complete (every chunk and object near the
 /// focus), lets a few frames render, captures the window, checks it is not
@@ -206,7 +253,10 @@ fn smoke_mode(
     let Some(path) = smoke.screenshot.clone() else {
         return;
     };
-    let ready = stats.complete && stats.objects_pending == 0 && (!smoke.map || map.shown());
+    let ready = stats.complete
+        && stats.objects_pending == 0
+        && (!smoke.map || map.shown())
+        && (!smoke.road_view || smoke.road_view_done);
     smoke.settled = if ready { smoke.settled + 1 } else { 0 };
     const SETTLE: u32 = 15;
     const GIVE_UP: u32 = 5000;
