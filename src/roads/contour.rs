@@ -330,14 +330,6 @@ impl ContourRoads {
                 bmin = bmin.min(*p);
                 bmax = bmax.max(*p);
             }
-            if std::env::var_os("ROADS_DEBUG").is_some() {
-                let steps: usize = sim.paths.iter().map(|p| p.points.len() - 1).sum();
-                eprintln!(
-                    "margin {margin}: {} starts, {} paths, {steps} steps",
-                    sim.starts.len(),
-                    sim.paths.len()
-                );
-            }
             if margin >= full || sim.exact_for(lo, hi, bmin, bmax) {
                 return Ok(RoadNetwork::from_roads(roads));
             }
