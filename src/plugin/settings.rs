@@ -1,5 +1,6 @@
 //! The live settings (`TerrainSettings`) and the terrain built from them.
 
+use crate::terrain::params::in_range;
 use crate::terrain::{ParamError, Terrain, TerrainParams};
 use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -71,70 +72,56 @@ impl Default for ViewSettings {
     }
 }
 
-/// Why settings were rejected.
+/// Why settings were rejected; the message names the field (view settings
+/// as `view.…`).
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum SettingsError {
-    /// The terrain parameters are invalid.
+    /// A parameter or view setting is invalid.
     #[error(transparent)]
     Params(#[from] ParamError),
-    /// A view setting is out of range.
-    #[error("view.{field}: {value} is outside {min} ..= {max}")]
-    View {
-        /// The offending field.
-        field: &'static str,
-        /// Its value.
-        value: f64,
-        /// Smallest allowed.
-        min: f64,
-        /// Largest allowed.
-        max: f64,
-    },
 }
 
 fn range(field: &'static str, value: f64, min: f64, max: f64) -> Result<(), SettingsError> {
-    if value.is_finite() && (min..=max).contains(&value) {
-        Ok(())
-    } else {
-        Err(SettingsError::View {
-            field,
-            value,
-            min,
-            max,
-        })
-    }
+    Ok(in_range(field, value, min, max)?)
 }
 
 impl ViewSettings {
     /// Checks every field; the error names the first offending one.
     pub fn validate(&self) -> Result<(), SettingsError> {
-        range("view_distance", self.view_distance, 100.0, 100_000.0)?;
-        range("min_chunk_size", self.min_chunk_size, 8.0, 4096.0)?;
+        range("view.view_distance", self.view_distance, 100.0, 100_000.0)?;
+        range("view.min_chunk_size", self.min_chunk_size, 8.0, 4096.0)?;
         if !(self.min_chunk_size as u64).is_power_of_two() || self.min_chunk_size.fract() != 0.0 {
-            return Err(SettingsError::View {
-                field: "min_chunk_size (a power of two)",
+            return Err(ParamError::OutOfRange {
+                field: "view.min_chunk_size (a power of two)",
                 value: self.min_chunk_size,
                 min: 8.0,
                 max: 4096.0,
-            });
+            }
+            .into());
         }
-        range("chunk_quads", self.chunk_quads as f64, 2.0, 256.0)?;
-        range("lod_factor", self.lod_factor, 1.0, 8.0)?;
-        range("object_radius", self.object_radius, 0.0, 5000.0)?;
-        range("max_tasks", self.max_tasks as f64, 1.0, 256.0)?;
+        range("view.chunk_quads", self.chunk_quads as f64, 2.0, 256.0)?;
+        range("view.lod_factor", self.lod_factor, 1.0, 8.0)?;
+        range("view.object_radius", self.object_radius, 0.0, 5000.0)?;
+        range("view.max_tasks", self.max_tasks as f64, 1.0, 256.0)?;
         range(
-            "chunk_uploads_per_frame",
+            "view.chunk_uploads_per_frame",
             self.chunk_uploads_per_frame as f64,
             1.0,
             1000.0,
         )?;
         range(
-            "object_spawns_per_frame",
+            "view.object_spawns_per_frame",
             self.object_spawns_per_frame as f64,
             1.0,
             100_000.0,
         )?;
-        range("recenter_distance", self.recenter_distance, 10.0, 100_000.0)?;
-        range("road_radius", self.road_radius, 0.0, 10_000.0)?;
+        range(
+            "view.recenter_distance",
+            self.recenter_distance,
+            10.0,
+            100_000.0,
+        )?;
+        range("view.road_radius", self.road_radius, 0.0, 10_000.0)?;
         self.roads.validate()?;
         Ok(())
     }
@@ -247,7 +234,7 @@ mod tests {
             8000.0
         );
         let e = TerrainSettings::from_ron("(view: (min_chunk_size: 100.0))").unwrap_err();
-        assert!(e.contains("min_chunk_size"), "{e}");
+        assert!(e.contains("view.min_chunk_size"), "{e}");
         let e = TerrainSettings::from_ron("(params: (lake_level: inf))").unwrap_err();
         assert!(e.contains("lake_level"), "{e}");
         assert!(TerrainSettings::from_ron("(nonsense").is_err());

@@ -22,6 +22,7 @@
 
 use super::{Road, RoadClass, RoadNetwork};
 use crate::geom::{cells_of_segment, segment_intersection};
+use crate::terrain::params::in_range as range;
 use crate::terrain::{AreaError, PI1000, ParamError, Terrain, hash_unit, java_round};
 
 /// Largest area (with its margin) one call simulates: 50 km × 50 km.
@@ -94,22 +95,6 @@ impl Default for ContourParams {
             seed: 0,
             initial_margin: 1800.0,
         }
-    }
-}
-
-fn range(field: &'static str, value: f64, min: f64, max: f64) -> Result<(), ParamError> {
-    if !value.is_finite() {
-        return Err(ParamError::NotFinite { field, value });
-    }
-    if (min..=max).contains(&value) {
-        Ok(())
-    } else {
-        Err(ParamError::OutOfRange {
-            field,
-            value,
-            min,
-            max,
-        })
     }
 }
 

@@ -16,7 +16,7 @@
 mod grid;
 mod kinds;
 mod objects;
-mod params;
+pub(crate) mod params;
 mod placed;
 mod random;
 mod streams;

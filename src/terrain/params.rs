@@ -331,7 +331,13 @@ fn finite(field: &'static str, value: f64) -> Result<(), ParamError> {
     }
 }
 
-fn in_range(field: &'static str, value: f64, min: f64, max: f64) -> Result<(), ParamError> {
+/// `value` must be finite and in `min..=max`; the error names `field`.
+pub(crate) fn in_range(
+    field: &'static str,
+    value: f64,
+    min: f64,
+    max: f64,
+) -> Result<(), ParamError> {
     finite(field, value)?;
     if (min..=max).contains(&value) {
         Ok(())
