@@ -191,7 +191,7 @@ struct Cross {
     point: DVec2,
 }
 
-const GRID: f64 = 16.0;
+const GRID: f64 = 32.0;
 
 /// The simulation of one rectangle of start points.
 struct Sim<'a> {
