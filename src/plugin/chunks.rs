@@ -200,6 +200,7 @@ impl ChunkMesh {
             .expect("chunk grids are small");
         let w = n + 2;
         let height = |i: usize, j: usize| h[(j + 1) * w + i + 1];
+        let draws_ribbons = step <= RIBBON_MAX_SPACING;
         let mut m = ChunkMesh {
             key,
             generation,
@@ -219,7 +220,12 @@ impl ChunkMesh {
                 let nrm = DVec3::new(-dzdx, -dzdy, 1.0).normalize();
                 m.normals.push([nrm.x as f32, nrm.z as f32, -nrm.y as f32]);
                 let (x, y) = (min.x + local.x, min.y + local.y);
-                let t = terrain.terra(x, y);
+                // Where ribbons draw the roads, the ground under them keeps its own colour.
+                let t = if draws_ribbons {
+                    terrain.terra_under_roads(x, y)
+                } else {
+                    terrain.terra(x, y)
+                };
                 let c = if t.snow { SNOW } else { kind_color(t.kind) };
                 m.colors.push([c[0], c[1], c[2], 1.0]);
             }
@@ -260,7 +266,7 @@ impl ChunkMesh {
                 m.indices.extend_from_slice(&[a, c, d, a, d, b]);
             }
         }
-        if step <= RIBBON_MAX_SPACING {
+        if draws_ribbons {
             let ground = |p: DVec2| {
                 // The height of this chunk's own triangles at p (clamped to the chunk).
                 let l = ((p - min) / step).clamp(DVec2::ZERO, DVec2::splat(q as f64 - 1e-9));

@@ -303,8 +303,18 @@ impl Terrain {
     ///
     /// Order (the reference's): placed overrides, lake, mud, feature, town,
     /// vegetation. Kinds and features use the rounded position, the height
-    /// the exact one.
+    /// the exact one. Laid roads (see [`Self::set_roads`]) come after the
+    /// placed overrides.
     pub fn terra(&self, x: f64, y: f64) -> Terra {
+        self.terra_with(x, y, true)
+    }
+
+    /// [`Self::terra`] as if no roads were laid: the ground under them.
+    pub fn terra_under_roads(&self, x: f64, y: f64) -> Terra {
+        self.terra_with(x, y, false)
+    }
+
+    fn terra_with(&self, x: f64, y: f64, with_roads: bool) -> Terra {
         let p = &self.params;
         let ht = self.height(x, y);
         let dry = |kind, feature: Option<Feature>, code| Terra {
@@ -344,7 +354,7 @@ impl Terrain {
                 None => {}
             }
         }
-        if let Some(roads) = &self.roads
+        if let Some(roads) = self.roads.as_ref().filter(|_| with_roads)
             && generate
             && roads.on_road(DVec2::new(xr as f64, yr as f64))
         {
