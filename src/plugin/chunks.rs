@@ -330,7 +330,7 @@ fn ribbons(
 ) {
     let max = min + DVec2::splat(size);
     let net = layer.network();
-    let lift = 0.12 + 0.02 * step;
+    let lift = 0.15 + 0.03 * step;
     let inside = |p: DVec2| p.x >= min.x && p.y >= min.y && p.x < max.x && p.y < max.y;
     let ds = (step / 2.0).clamp(0.5, 4.0);
     for i in layer.roads_in(min, max) {
@@ -362,7 +362,9 @@ fn ribbons(
             let dir = (b - a).normalize_or(DVec2::X);
             let side = DVec2::new(dir.y, -dir.x) * (road.width / 2.0);
             let base = r.positions.len() as u32;
-            for q in [pts[k] - side, pts[k] + side] {
+            // Three vertices across (left, centre, right), so that the ribbon
+            // follows the ground's triangles across its width too.
+            for q in [pts[k] - side, pts[k], pts[k] + side] {
                 let z = ground(q) + lift;
                 r.positions
                     .push(to_bevy(DVec3::new(q.x - min.x, q.y - min.y, z), DVec2::ZERO).to_array());
@@ -370,9 +372,11 @@ fn ribbons(
                 r.colors.push(color);
             }
             if let Some(p) = prev {
-                // Left (−side) is even; counter-clockwise seen from above.
-                r.indices
-                    .extend_from_slice(&[p, p + 1, base + 1, p, base + 1, base]);
+                // Counter-clockwise seen from above, left to right.
+                for d in 0..2 {
+                    let (a, b) = (p + d, base + d);
+                    r.indices.extend_from_slice(&[a, a + 1, b + 1, a, b + 1, b]);
+                }
             }
             prev = Some(base);
         }
@@ -828,5 +832,50 @@ mod tests {
         }
         assert!(m.min_height <= m.max_height);
         assert_eq!(m.generation, 3);
+    }
+
+    #[test]
+    fn ribbons_drape_on_fine_chunks_and_face_up() {
+        use crate::roads::{ContourParams, ContourRoads, RoadLayer};
+        let mut t = Terrain::default();
+        let (min, max) = (DVec2::new(18600.0, 960.0), DVec2::new(19400.0, 1560.0));
+        let net = ContourRoads::new(ContourParams::default())
+            .unwrap()
+            .generate(&t, min, max);
+        let p = net.roads[0].points[2];
+        t.set_roads(Some(Arc::new(RoadLayer::new(Arc::new(net)))));
+        let view = ViewSettings::default();
+        let key = ChunkKey {
+            level: 0,
+            x: (p.x / 64.0).floor() as i64,
+            y: (p.y / 64.0).floor() as i64,
+        };
+        let m = ChunkMesh::build(&t, None, key, 0, &view);
+        let r = m.roads.expect("a road crosses this chunk");
+        assert_eq!(r.positions.len() % 3, 0);
+        for tri in r.indices.chunks(3) {
+            let [a, b, c] = [tri[0], tri[1], tri[2]].map(|i| Vec3::from(r.positions[i as usize]));
+            assert!((b - a).cross(c - a).y > 0.0);
+        }
+        // Ribbon vertices stand just above the true ground (within the
+        // chunk's own interpolation error at 2 m spacing).
+        for q in &r.positions {
+            let w = key.corner(&view) + DVec2::new(q[0] as f64, -q[2] as f64);
+            let h = t.height(w.x, w.y);
+            assert!((q[1] as f64 - h).abs() < 1.5, "{} vs {h}", q[1]);
+        }
+        // Coarse chunks draw no ribbons.
+        let coarse = ChunkMesh::build(
+            &t,
+            None,
+            ChunkKey {
+                level: 5,
+                x: key.x >> 5,
+                y: key.y >> 5,
+            },
+            0,
+            &view,
+        );
+        assert!(coarse.roads.is_none());
     }
 }
