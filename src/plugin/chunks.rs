@@ -53,6 +53,16 @@ impl ChunkKey {
         p.clamp(min, min + DVec2::splat(s)).distance(p)
     }
 
+    /// Vertex spacing, metres.
+    pub fn spacing(&self, view: &ViewSettings) -> f64 {
+        self.size(view) / view.chunk_quads as f64
+    }
+
+    /// Whether the chunk draws road and stream ribbons (fine enough to).
+    pub fn draws_ribbons(&self, view: &ViewSettings) -> bool {
+        self.spacing(view) <= RIBBON_MAX_SPACING
+    }
+
     /// The chunk one level coarser that contains this one.
     pub fn parent(&self) -> ChunkKey {
         ChunkKey {
@@ -192,7 +202,7 @@ impl ChunkMesh {
         let q = view.chunk_quads as usize;
         let n = q + 1;
         let size = key.size(view);
-        let step = size / q as f64;
+        let step = key.spacing(view);
         let min = key.corner(view);
         let mut h = Vec::new();
         terrain
@@ -200,7 +210,7 @@ impl ChunkMesh {
             .expect("chunk grids are small");
         let w = n + 2;
         let height = |i: usize, j: usize| h[(j + 1) * w + i + 1];
-        let draws_ribbons = step <= RIBBON_MAX_SPACING;
+        let draws_ribbons = key.draws_ribbons(view);
         let mut m = ChunkMesh {
             key,
             generation,
@@ -505,7 +515,7 @@ pub(crate) fn request_chunks(
             break;
         }
         // Current: this generation, and (if it draws ribbons) these roads.
-        let ribbons = key.size(view) / view.chunk_quads as f64 <= RIBBON_MAX_SPACING;
+        let ribbons = key.draws_ribbons(view);
         let fresh =
             |g: u64, r: u64| g == state.generation && (!ribbons || r == state.roads_version);
         let current = present

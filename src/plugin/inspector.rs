@@ -47,6 +47,8 @@ pub struct InspectorState {
     pub name: String,
     /// The last save/load message.
     pub message: String,
+    /// World files found under `assets/worlds/` (read when first shown, after saving, and on ⟳).
+    pub files: Option<Vec<String>>,
 }
 
 impl Default for InspectorState {
@@ -56,6 +58,7 @@ impl Default for InspectorState {
             seed: 1,
             name: "my_world".into(),
             message: String::new(),
+            files: None,
         }
     }
 }
@@ -268,11 +271,20 @@ fn world_section(ui: &mut egui::Ui, settings: &mut TerrainSettings, ist: &mut In
                 Ok(path) => format!("saved {}", path.display()),
                 Err(e) => e,
             };
+            ist.files = None;
         }
     });
     ui.horizontal_wrapped(|ui| {
         ui.label("Load:");
-        for name in world_files() {
+        if ui
+            .small_button("⟳")
+            .on_hover_text("Look for files again")
+            .clicked()
+        {
+            ist.files = None;
+        }
+        // The directory is read only when needed, not every frame.
+        for name in ist.files.get_or_insert_with(world_files).clone() {
             if ui.small_button(&name).clicked() {
                 match load_world(&name) {
                     Ok(s) => {

@@ -143,20 +143,13 @@ pub struct ContourRoads {
     cell: f64,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum End {
-    Growing,
-    Met,
-    Blocked,
-    Full,
-}
-
 struct Path {
     start: usize,
     points: Vec<DVec2>,
     bearing: f64,
     tip_height: f64,
-    end: End,
+    /// Still growing (not stopped, not full).
+    growing: bool,
 }
 
 /// A junction point to insert into a path's segment.
@@ -333,7 +326,7 @@ impl<'a> Sim<'a> {
                     points: vec![s.pos],
                     bearing: b,
                     tip_height: terrain.height(s.pos.x, s.pos.y),
-                    end: End::Growing,
+                    growing: true,
                 });
             }
         }
@@ -451,7 +444,7 @@ impl<'a> Sim<'a> {
         let mut active: Vec<usize> = Vec::new();
         for _ in 0..rounds {
             active.clear();
-            active.extend((0..self.paths.len()).filter(|&i| self.paths[i].end == End::Growing));
+            active.extend((0..self.paths.len()).filter(|&i| self.paths[i].growing));
             if active.is_empty() {
                 break;
             }
@@ -605,17 +598,14 @@ impl<'a> Sim<'a> {
                                 .push((i as u32, (n - 1) as u32));
                         }
                         if n + 1 >= self.p.max_points {
-                            self.paths[i].end = End::Full;
+                            self.paths[i].growing = false;
                         }
                     }
                     Some((t, obstacle)) => {
+                        self.paths[i].growing = false;
                         let end = match obstacle {
-                            Obstacle::Ground => {
-                                self.paths[i].end = End::Blocked;
-                                a.lerp(b, t)
-                            }
+                            Obstacle::Ground => a.lerp(b, t),
                             Obstacle::Old { path, seg, u } => {
-                                self.paths[i].end = End::Met;
                                 let p = self.paths[path].points[seg]
                                     .lerp(self.paths[path].points[seg + 1], u);
                                 self.inserts.push(Insert {
@@ -627,7 +617,6 @@ impl<'a> Sim<'a> {
                                 p
                             }
                             Obstacle::New { path, u } => {
-                                self.paths[i].end = End::Met;
                                 let (c0, c1, _, seg, _) = seg[path].expect("proposed");
                                 let p = c0.lerp(c1, u);
                                 self.inserts.push(Insert {

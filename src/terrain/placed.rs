@@ -1,7 +1,7 @@
 //! Placed overrides: features moved, removed or added, and terrain kinds
 //! (roads, paths, streams …) stamped onto whole-metre cells.
 
-use super::{Feature, Terrain, TerrainKind, java_round};
+use super::{Feature, Terrain, TerrainKind};
 use serde::{Deserialize, Serialize};
 
 /// What has been placed on one whole-metre cell.
@@ -53,11 +53,6 @@ impl Terrain {
     /// The override at a cell, if any.
     pub fn placed_at(&self, x: i64, y: i64) -> Option<Placed> {
         self.placed.get(&(x, y)).copied()
-    }
-
-    /// The override at the cell containing a real position.
-    pub fn placed_near(&self, x: f64, y: f64) -> Option<Placed> {
-        self.placed_at(java_round(x), java_round(y))
     }
 
     /// Number of overridden cells.
