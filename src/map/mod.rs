@@ -326,10 +326,10 @@ pub fn render_map(
     }
     // Point features as map symbols (scanned on whole metres; cones are movable
     // and so not on the map).
-    let step = s.max(1.0) as i64;
+    // Only at 1 m per pixel or finer, where every whole metre has its pixel.
     let (fx0, fx1) = (wmin.x.ceil() as i64, wmax.x.floor() as i64);
     let (fy0, fy1) = (wmin.y.ceil() as i64, wmax.y.floor() as i64);
-    if (fx1 - fx0) as u128 * (fy1 - fy0) as u128 <= 64_000_000 && step == 1 {
+    if s <= 1.0 {
         for y in fy0..=fy1 {
             for x in fx0..=fx1 {
                 if terrain.generated_feature(x, y).is_none() {
@@ -433,11 +433,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_seed_map_renders_with_lakes_contours_and_symbols() {
+    fn a_map_has_lakes_shores_and_contours() {
         let t = Terrain::default();
+        // (-1811, 3062) is deep in a lake.
         let img = render_map(
             &t,
-            DVec2::new(500.0, 500.0),
+            DVec2::new(-1811.0, 3062.0),
             200,
             150,
             &MapStyle::default(),
@@ -447,6 +448,8 @@ mod tests {
         assert_eq!(img.rgba.len(), 200 * 150 * 4);
         let count = |c: Rgb| img.rgba.chunks(4).filter(|p| p[..3] == c).count();
         assert!(count(colors::CONTOUR) > 200, "contours");
+        assert!(count(colors::LAKE) > 2000, "lake");
+        assert!(count(colors::WATER_LINE) > 50, "shore line");
         let png = img.to_png().unwrap();
         assert_eq!(&png[1..4], b"PNG");
         assert!(

@@ -485,7 +485,7 @@ impl<'a> Sim<'a> {
                         }
                         let (c0, c1) = (self.paths[j].points[s], self.paths[j].points[s + 1]);
                         // A pair sharing several cells is seen in the first only.
-                        if c != mine.max_by(first_cell(c0, c1)) {
+                        if c != first_shared(mine, first_cell(c0, c1)) {
                             continue;
                         }
                         let Some((t, u)) = segment_intersection(a, b, c0, c1) else {
@@ -515,7 +515,7 @@ impl<'a> Sim<'a> {
                             continue;
                         }
                         let (c0, c1, _, _, _) = seg[k].expect("proposed");
-                        if c != mine.max_by(first_cell(c0, c1)) {
+                        if c != first_shared(mine, first_cell(c0, c1)) {
                             continue;
                         }
                         let Some((t, u)) = segment_intersection(a, b, c0, c1) else {
@@ -712,20 +712,14 @@ impl<'a> Sim<'a> {
 }
 
 /// The lowest grid cell a segment's box touches (as `cells_of_segment` counts).
-fn first_cell(a: DVec2, b: DVec2) -> Cell {
+fn first_cell(a: DVec2, b: DVec2) -> (i64, i64) {
     let lo = a.min(b) / GRID;
-    Cell(lo.x.floor() as i64, lo.y.floor() as i64)
+    (lo.x.floor() as i64, lo.y.floor() as i64)
 }
 
-/// A grid cell index.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Cell(i64, i64);
-
-impl Cell {
-    /// The first cell two segments' boxes share.
-    fn max_by(self, other: Cell) -> (i64, i64) {
-        (self.0.max(other.0), self.1.max(other.1))
-    }
+/// The first cell that two boxes with these lowest cells share.
+fn first_shared(p: (i64, i64), q: (i64, i64)) -> (i64, i64) {
+    (p.0.max(q.0), p.1.max(q.1))
 }
 
 /// Whether segment `a–b` has a point in the half-open rectangle `[min, max)`.

@@ -73,14 +73,59 @@ impl RoadLayer {
             .any(|(i, _, d)| d <= self.net.roads[i].width / 2.0)
     }
 
-    /// The nearest road point within `max_distance` (at most a grid cell
-    /// beyond the widest road is searched exhaustively; further falls back to
-    /// scanning the network): `(road index, point, distance)`.
+    /// The nearest road point within `max_distance`: `(road index, point,
+    /// distance)`. Every segment within one grid cell of `p` is registered in
+    /// the 3 × 3 cells around it, so those answer exactly up to that distance;
+    /// further out the whole network is scanned.
     pub fn nearest(&self, p: DVec2, max_distance: f64) -> Option<(usize, DVec2, f64)> {
-        let best = self.near(p).min_by(|a, b| a.2.total_cmp(&b.2));
+        let c = ((p.x / CELL).floor() as i64, (p.y / CELL).floor() as i64);
+        let mut best: Option<(usize, DVec2, f64)> = None;
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                for &(i, s) in self.grid.get(&(c.0 + dx, c.1 + dy)).into_iter().flatten() {
+                    let pts = &self.net.roads[i as usize].points;
+                    let (q, _) = closest_on_segment(p, pts[s as usize], pts[s as usize + 1]);
+                    let d = q.distance(p);
+                    if best.is_none_or(|b| d < b.2) {
+                        best = Some((i as usize, q, d));
+                    }
+                }
+            }
+        }
         match best {
-            Some(b) if b.2 <= CELL / 2.0 => Some(b).filter(|b| b.2 <= max_distance),
-            _ => self.net.nearest_road(p).filter(|b| b.2 <= max_distance),
+            Some(b) if b.2 <= CELL => Some(b),
+            _ if max_distance <= CELL => None,
+            _ => self.net.nearest_road(p),
+        }
+        .filter(|b| b.2 <= max_distance)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::roads::{Road, RoadClass};
+
+    #[test]
+    fn nearest_agrees_with_a_full_scan() {
+        let road = |pts: &[(f64, f64)]| Road {
+            points: pts.iter().map(|&(x, y)| DVec2::new(x, y)).collect(),
+            class: RoadClass::Road,
+            width: 5.0,
+        };
+        let net = Arc::new(RoadNetwork::from_roads(vec![
+            road(&[(0.0, 0.0), (100.0, 0.0)]),
+            road(&[(40.0, 31.0), (40.0, 200.0)]),
+            road(&[(-300.0, -300.0), (-290.0, -310.0)]),
+        ]));
+        let layer = RoadLayer::new(net.clone());
+        for i in 0..400 {
+            let p = DVec2::new((i * 37 % 500) as f64 - 250.0, (i * 53 % 460) as f64 - 230.0) + 0.25;
+            let exact = net.nearest_road(p).unwrap();
+            let got = layer.nearest(p, 1.0e9).unwrap();
+            assert_eq!((got.0, got.2), (exact.0, exact.2), "{p}");
+            assert_eq!(layer.nearest(p, 20.0).is_some(), exact.2 <= 20.0);
+            assert_eq!(layer.on_road(p), exact.2 <= 2.5);
         }
     }
 }
