@@ -3,11 +3,13 @@
 //! ribbons draped on the chunks.)
 //!
 //! The ground near the focus is divided into 128 m cells. Each cell's
-//! contents are computed on a worker thread, then spawned a few thousand
-//! entities per frame as children of one anchored cell entity (so an origin
-//! shift moves one transform per cell). Meshes and materials are shared per
-//! kind, so Bevy batches them. Cells leave when the focus is a cell further
-//! away than their radius, so the entity count stays bounded.
+//! contents are computed on a worker thread, then spawned at most
+//! `object_spawns_per_frame` entities a frame as children of one anchored
+//! cell entity (so an origin shift moves one transform per cell). Meshes and
+//! materials are shared per kind, so Bevy batches them. Cells leave (twice
+//! that budget a frame) when the focus is a cell further away than the
+//! radius, so the entity count stays bounded. With roads on, a cell waits
+//! until the roads over it are laid, so nothing stands on a road.
 
 use super::ReliefAssets;
 use super::coords::{FocusState, RenderOrigin, WorldAnchor, to_bevy};
