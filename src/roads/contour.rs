@@ -12,49 +12,28 @@
 //! round): when two paths cross, the one that reached the crossing first
 //! stops the other (ties go to the smaller start id). Nothing then travels
 //! faster than 10 m per round, so what a road does at a point `p` at time
-//! `t` (in rounds) depends only on start points within `10·t` of `p`. A
-//! region is simulated with all start points within a margin around it, and
-//! every returned road is checked against that bound (its points' cones must
-//! lie inside the simulated region); if one is not, the margin doubles, up
-//! to the margin that covers any possible road. The roads inside an area are
+//! `t` (in rounds) depends only on start points within `10·t` of `p`.
+//!
+//! A request is answered from a *focus box* around the area that should hold
+//! every road touching it. Growth ends at the horizon `T` (99 rounds), so
+//! only the light cone of the box matters: at round `r`, the points within
+//! `10·(T − r)` of it. Every start within `10·(T + 1)` of the box is
+//! simulated, and a tip that leaves the cone stops growing: nothing it would
+//! still do can reach the box in time. If a returned road leaves the box,
+//! the box grows to hold it and the simulation runs again (a road is never
+//! longer than `10·T`, which bounds the box). The roads inside an area are
 //! therefore exactly the same whether it is generated alone, inside a
 //! larger area or after flying there from anywhere.
-
 use super::{Road, RoadClass, RoadNetwork};
-use crate::geom::{cells_of_segment, segment_intersection};
+use crate::geom::segment_intersection;
 use crate::terrain::params::in_range as range;
-use crate::terrain::{AreaError, PI1000, ParamError, Terrain, hash_unit, java_round};
+use crate::terrain::{AreaError, PI1000, ParamError, Terrain, fast_floor, hash_unit, java_round};
 
 /// Largest area (with its margin) one call simulates: 50 km × 50 km.
 pub const MAX_ROAD_AREA: f64 = 2.5e9;
 use glam::DVec2;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// A fast hasher for grid cells (FxHash's mix): the keys are small integer
-/// pairs from our own arithmetic, so no protection from hostile keys is needed.
-#[derive(Default)]
-struct CellHasher(u64);
-
-impl Hasher for CellHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-    fn write_i64(&mut self, v: i64) {
-        self.write_u64(v as u64);
-    }
-}
-
-type CellMap<V> = HashMap<(i64, i64), V, BuildHasherDefault<CellHasher>>;
 
 /// The contour-road generator's parameters; defaults are the seed's numbers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -78,7 +57,8 @@ pub struct ContourParams {
     pub width: f64,
     /// Seed for the start points' positions.
     pub seed: u64,
-    /// First margin tried around a requested area, metres (it grows as needed).
+    /// Margin of the first focus box tried around a requested area, metres
+    /// (it grows as needed to hold every road that touches the area).
     pub initial_margin: f64,
 }
 
@@ -93,7 +73,7 @@ impl Default for ContourParams {
             class: RoadClass::Road,
             width: RoadClass::Road.default_width(),
             seed: 0,
-            initial_margin: 1800.0,
+            initial_margin: 600.0,
         }
     }
 }
@@ -116,13 +96,6 @@ impl ContourParams {
     fn horizon(&self) -> f64 {
         self.max_rounds.min(self.max_points - 1) as f64
     }
-
-    /// The margin that covers any road whatever happens: a road reaches
-    /// `step·T` from its start, and its fate depends on starts within
-    /// `step·T` of its points.
-    fn full_margin(&self) -> f64 {
-        3.0 * self.step * self.horizon() + 2.0 * self.step
-    }
 }
 
 /// A road start point and the paths that leave it.
@@ -142,62 +115,6 @@ pub struct ContourRoads {
     params: ContourParams,
     cell: f64,
 }
-
-struct Path {
-    start: usize,
-    points: Vec<DVec2>,
-    bearing: f64,
-    tip_height: f64,
-    /// Still growing (not stopped, not full).
-    growing: bool,
-}
-
-/// A junction point to insert into a path's segment.
-struct Insert {
-    path: usize,
-    seg: usize,
-    u: f64,
-    point: DVec2,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Obstacle {
-    /// Lake or town (or nothing: the segment ends there).
-    Ground,
-    /// An existing segment of another start's path.
-    Old { path: usize, seg: usize, u: f64 },
-    /// Another start's path growing in the same round, arriving at `u` (its
-    /// own time within the round); valid if it gets there.
-    New { path: usize, u: f64 },
-}
-
-struct Event {
-    t: f64,
-    path: usize,
-    obstacle: Obstacle,
-}
-
-/// A crossing between paths of the same start: a junction, not a stop.
-struct Cross {
-    a: (usize, f64),
-    b: (usize, usize, f64, bool),
-    point: DVec2,
-}
-
-const GRID: f64 = 32.0;
-
-/// The simulation of one rectangle of start points.
-struct Sim<'a> {
-    terrain: &'a Terrain,
-    p: &'a ContourParams,
-    starts: Vec<RoadStart>,
-    paths: Vec<Path>,
-    grid: CellMap<Vec<(u32, u32)>>,
-    /// Bound on the height's slope (metres per metre), if known.
-    slope: Option<f64>,
-    inserts: Vec<Insert>,
-}
-
 impl ContourRoads {
     /// A generator; invalid parameters are rejected with the field named.
     pub fn new(params: ContourParams) -> Result<Self, ParamError> {
@@ -280,10 +197,12 @@ impl ContourRoads {
         min: DVec2,
         max: DVec2,
     ) -> Result<RoadNetwork, AreaError> {
-        let full = self.params.full_margin();
-        let check = |m: f64| {
-            let size = (max - min).max(DVec2::ZERO) + 2.0 * m;
-            if min.is_finite() && max.is_finite() && size.x * size.y <= MAX_ROAD_AREA {
+        let step = self.params.step;
+        // Every start whose paths could reach the focus box before growth ends.
+        let reach = step * (self.params.horizon() + 1.0);
+        let check = |f0: DVec2, f1: DVec2| {
+            let size = (f1 - f0).max(DVec2::ZERO) + 2.0 * reach;
+            if f0.is_finite() && f1.is_finite() && size.x * size.y <= MAX_ROAD_AREA {
                 Ok(())
             } else {
                 Err(AreaError {
@@ -292,15 +211,30 @@ impl ContourRoads {
                 })
             }
         };
-        check(0.0)?;
+        check(min, max)?;
         if max.x <= min.x || max.y <= min.y {
             return Ok(RoadNetwork::default());
         }
-        let mut margin = self.params.initial_margin.min(full);
+        // A road touching the area lies within its length of it: this box
+        // always holds every road returned.
+        let full = step * self.params.horizon();
+        let (full0, full1) = (min - full, max + full);
+        // The first box: the initial margin, or the full one when that
+        // simulates at most a quarter more (large areas, where some road
+        // would cross the smaller box anyway).
+        let cost = |m: f64| ((max - min) + 2.0 * (m + reach)).element_product();
+        let first = self.params.initial_margin.min(full);
+        let margin = if cost(full) <= 1.25 * cost(first) {
+            full
+        } else {
+            first
+        };
+        let (mut f0, mut f1) = (min - margin, max + margin);
         loop {
-            check(margin)?;
-            let (lo, hi) = (min - margin, max + margin);
-            let mut sim = Sim::new(terrain, &self.params, self.starts_in(terrain, lo, hi));
+            check(f0, f1)?;
+            let area = (f0 - reach, f1 + reach);
+            let starts = self.starts_in(terrain, area.0, area.1);
+            let mut sim = Sim::new(terrain, &self.params, starts, (f0, f1), area);
             sim.run();
             let roads = sim.roads_touching(min, max);
             let (mut bmin, mut bmax) = (min, max);
@@ -308,63 +242,380 @@ impl ContourRoads {
                 bmin = bmin.min(*p);
                 bmax = bmax.max(*p);
             }
-            if margin >= full || sim.exact_for(lo, hi, bmin, bmax) {
+            let whole = f0.cmple(full0).all() && f1.cmpge(full1).all();
+            if std::env::var("RDEBUG").is_ok() {
+                let steps: usize = sim.paths.iter().map(|p| p.points.len() - 1).sum();
+                eprintln!(
+                    "box {f0} {f1} starts {} paths {} steps {steps} bbox {bmin} {bmax}",
+                    sim.starts.len(),
+                    sim.paths.len()
+                );
+            }
+            if whole || (bmin.cmpge(f0).all() && bmax.cmple(f1).all()) {
                 return Ok(RoadNetwork::from_roads(roads));
             }
-            margin = (margin * 1.5).max(self.params.step * 10.0).min(full);
+            // Some road leaves the focus box: simulate again with each side
+            // it crossed moved out to the full margin.
+            let grown = (
+                DVec2::select(bmin.cmplt(f0), full0, f0),
+                DVec2::select(bmax.cmpgt(f1), full1, f1),
+            );
+            (f0, f1) = if grown == (f0, f1) {
+                (full0, full1)
+            } else {
+                grown
+            };
         }
     }
 }
 
+struct Path {
+    start: usize,
+    /// Canonical identity: the start's id and which of its paths this is.
+    key: PathKey,
+    points: Vec<DVec2>,
+    /// Unit direction of the last step, `(sin b, cos b)` for bearing `b`.
+    dir: DVec2,
+    tip_height: f64,
+    /// Still growing (not stopped, not full, not out of the light cone).
+    growing: bool,
+}
+
+type PathKey = ((i64, i64), u32);
+
+/// A junction point to insert into a path's segment.
+struct Insert {
+    path: usize,
+    seg: usize,
+    u: f64,
+    point: DVec2,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Obstacle {
+    /// Lake or town (or nothing: the segment ends there).
+    Ground,
+    /// An existing segment of another start's path.
+    Old { path: usize, seg: usize, u: f64 },
+    /// Another start's path growing in the same round, arriving at `u` (its
+    /// own time within the round); valid if it gets there.
+    New { path: usize, u: f64 },
+}
+
+struct Event {
+    t: f64,
+    path: usize,
+    obstacle: Obstacle,
+}
+
+/// A crossing between paths of the same start: a junction, not a stop.
+struct Cross {
+    a: (usize, f64),
+    b: (usize, usize, f64, bool),
+    point: DVec2,
+}
+
+/// The segment a growing path proposes this round.
+#[derive(Clone, Copy, Default)]
+struct Proposal {
+    a: DVec2,
+    b: DVec2,
+    dir: DVec2,
+    /// Index of the new segment in the path.
+    seg: usize,
+    /// Height at `b`.
+    hb: f64,
+}
+
+const GRID: f64 = 32.0;
+/// End of a cell's entry list.
+const END: u32 = u32::MAX;
+
+/// Dense 32 m cells over the simulated area. Cell coordinates are clamped to
+/// the area, which keeps "boxes that overlap share a cell" true everywhere.
+struct Cells {
+    origin: DVec2,
+    w: i64,
+    h: i64,
+}
+
+impl Cells {
+    fn new(lo: DVec2, hi: DVec2) -> Self {
+        let n = ((hi - lo) / GRID).ceil().max(DVec2::ONE);
+        Self {
+            origin: lo,
+            w: n.x as i64,
+            h: n.y as i64,
+        }
+    }
+
+    fn len(&self) -> usize {
+        (self.w * self.h) as usize
+    }
+
+    fn cell(&self, p: DVec2) -> (i64, i64) {
+        let c = (p - self.origin) / GRID;
+        (
+            (fast_floor(c.x) as i64).clamp(0, self.w - 1),
+            (fast_floor(c.y) as i64).clamp(0, self.h - 1),
+        )
+    }
+
+    /// The lowest and highest cells of the box around `a–b`.
+    fn span(&self, a: DVec2, b: DVec2) -> ((i64, i64), (i64, i64)) {
+        (self.cell(a.min(b)), self.cell(a.max(b)))
+    }
+
+    fn index(&self, (x, y): (i64, i64)) -> usize {
+        (y * self.w + x) as usize
+    }
+}
+
+/// The cells from `lo` to `hi`, row by row.
+fn cells_between(lo: (i64, i64), hi: (i64, i64)) -> impl Iterator<Item = (i64, i64)> {
+    (lo.1..=hi.1).flat_map(move |y| (lo.0..=hi.0).map(move |x| (x, y)))
+}
+
+/// One segment in a cell's list: path, segment index, the lowest cell of
+/// its box, next entry.
+#[derive(Clone, Copy)]
+struct Entry {
+    path: u32,
+    seg: u32,
+    lo: (i32, i32),
+    next: u32,
+}
+
+/// Segments by cell: one linked list per cell in two flat vectors.
+struct CellLists {
+    head: Vec<u32>,
+    entries: Vec<Entry>,
+    /// Cells with entries, so that clearing costs what was added.
+    touched: Vec<usize>,
+}
+
+impl CellLists {
+    fn new(cells: usize) -> Self {
+        Self {
+            head: vec![END; cells],
+            entries: Vec::new(),
+            touched: Vec::new(),
+        }
+    }
+
+    /// Files segment `seg` of `path`, whose box spans cells `lo..=hi`.
+    fn push(&mut self, cells: &Cells, (lo, hi): ((i64, i64), (i64, i64)), path: usize, seg: usize) {
+        for c in cells_between(lo, hi) {
+            let cell = cells.index(c);
+            if self.head[cell] == END {
+                self.touched.push(cell);
+            }
+            self.entries.push(Entry {
+                path: path as u32,
+                seg: seg as u32,
+                lo: (lo.0 as i32, lo.1 as i32),
+                next: self.head[cell],
+            });
+            self.head[cell] = (self.entries.len() - 1) as u32;
+        }
+    }
+
+    /// The segments in a cell: path, segment index, lowest cell.
+    fn iter(&self, cell: usize) -> impl Iterator<Item = (usize, usize, (i64, i64))> + '_ {
+        let mut at = self.head[cell];
+        std::iter::from_fn(move || {
+            let e = self.entries.get(at as usize)?;
+            at = e.next;
+            Some((
+                e.path as usize,
+                e.seg as usize,
+                (e.lo.0 as i64, e.lo.1 as i64),
+            ))
+        })
+    }
+
+    fn clear(&mut self) {
+        for &c in &self.touched {
+            self.head[c] = END;
+        }
+        self.touched.clear();
+        self.entries.clear();
+    }
+}
+
+/// How fast the height can change: each height term `P(v·p / 128)` moves at
+/// most the profile's steepest step per index.
+struct SlopeBound {
+    /// Steepest step / 128, times each height vector.
+    vectors: Vec<DVec2>,
+    /// Most change from rounding a point to whole metres (half a metre per axis).
+    round: f64,
+}
+
+impl SlopeBound {
+    /// `None` with mountains, whose shaping is steeper.
+    fn new(terrain: &Terrain) -> Option<Self> {
+        terrain.slope_bound()?;
+        let tp = terrain.params();
+        let n = tp.profile.len();
+        let steepest = (0..n)
+            .map(|k| (tp.profile[(k + 1) % n] - tp.profile[k]).abs())
+            .fold(0.0, f64::max);
+        let vectors: Vec<DVec2> = tp
+            .height_vectors
+            .iter()
+            .map(|v| *v * (steepest / 128.0))
+            .collect();
+        let round = vectors.iter().map(|v| (v.x.abs() + v.y.abs()) / 2.0).sum();
+        Some(Self { vectors, round })
+    }
+
+    /// Most change per metre along unit direction `dir`.
+    fn along(&self, dir: DVec2) -> f64 {
+        self.vectors.iter().map(|v| v.dot(dir).abs()).sum()
+    }
+}
+
+/// The smallest profile value over short runs of (wrapping) indices, in
+/// constant time: the minima of runs of 1, 2, 4, 8 and 16 entries.
+struct RunMin<'a> {
+    profile: &'a [f64],
+    mask: i64,
+    /// Minima of runs of 2, 4, 8 and 16 (empty for very long profiles,
+    /// which are scanned instead).
+    levels: Vec<Vec<f64>>,
+}
+
+impl<'a> RunMin<'a> {
+    /// Longest run answered.
+    const LONGEST: i64 = 31;
+    /// Longest profile given tables (4 × 32 KiB).
+    const TABLED: usize = 4096;
+
+    fn new(profile: &'a [f64]) -> Self {
+        let n = profile.len();
+        let mut levels: Vec<Vec<f64>> = Vec::new();
+        if n <= Self::TABLED {
+            for l in 0..4 {
+                let prev = levels.last().map_or(profile, Vec::as_slice);
+                let half = 1 << l;
+                let next = (0..n).map(|k| prev[k].min(prev[(k + half) % n])).collect();
+                levels.push(next);
+            }
+        }
+        Self {
+            profile,
+            mask: n as i64 - 1,
+            levels,
+        }
+    }
+
+    /// The least entry over indices `k0..=k1`, if that run is short enough.
+    fn least(&self, k0: i64, k1: i64) -> Option<f64> {
+        let n = k1.checked_sub(k0)? + 1;
+        if !(1..=Self::LONGEST).contains(&n) {
+            return None;
+        }
+        let at = |t: &[f64], k: i64| t[(k & self.mask) as usize];
+        let l = (63 - n.leading_zeros()) as usize;
+        Some(match l.checked_sub(1).and_then(|l1| self.levels.get(l1)) {
+            Some(t) => at(t, k0).min(at(t, k1 + 1 - (1 << l))),
+            None => (k0..=k1)
+                .map(|k| at(self.profile, k))
+                .fold(f64::INFINITY, f64::min),
+        })
+    }
+}
+
+/// The simulation of a set of start points, with every path kept inside the
+/// light cone of a focus box.
+struct Sim<'a> {
+    terrain: &'a Terrain,
+    p: &'a ContourParams,
+    starts: Vec<RoadStart>,
+    paths: Vec<Path>,
+    cells: Cells,
+    /// Segments laid in earlier rounds.
+    laid: CellLists,
+    /// Segments proposed this round.
+    proposed: CellLists,
+    /// Bounds on the height's slope, if known.
+    slope: Option<SlopeBound>,
+    inserts: Vec<Insert>,
+    /// The box whose roads must come out exact.
+    focus: (DVec2, DVec2),
+    /// Town profile minima for the town test.
+    run_min: RunMin<'a>,
+}
+
 impl<'a> Sim<'a> {
-    fn new(terrain: &'a Terrain, p: &'a ContourParams, starts: Vec<RoadStart>) -> Self {
+    /// A simulation of `starts` (which must hold every start within
+    /// `step·(horizon + 1)` of the focus box) over the area `[lo, hi)` they
+    /// lie in.
+    fn new(
+        terrain: &'a Terrain,
+        p: &'a ContourParams,
+        starts: Vec<RoadStart>,
+        focus: (DVec2, DVec2),
+        (lo, hi): (DVec2, DVec2),
+    ) -> Self {
         let mut paths = Vec::new();
         for (i, s) in starts.iter().enumerate() {
-            for &b in &s.bearings {
+            let h = terrain.height(s.pos.x, s.pos.y);
+            for (k, &b) in s.bearings.iter().enumerate() {
+                let (sin, cos) = b.sin_cos();
                 paths.push(Path {
                     start: i,
-                    points: vec![s.pos],
-                    bearing: b,
-                    tip_height: terrain.height(s.pos.x, s.pos.y),
+                    key: (s.id, k as u32),
+                    points: {
+                        let mut v = Vec::with_capacity(16);
+                        v.push(s.pos);
+                        v
+                    },
+                    dir: DVec2::new(sin, cos),
+                    tip_height: h,
                     growing: true,
                 });
             }
         }
-        let slope = terrain.slope_bound();
+        // Paths never leave the cone, which ends a step beyond the starts.
+        let pad = DVec2::splat(2.0 * p.step);
+        let cells = Cells::new(lo - pad, hi + pad);
+        let n = cells.len();
         Self {
             terrain,
             p,
             starts,
             paths,
-            grid: CellMap::default(),
-            slope,
+            laid: CellLists::new(n),
+            proposed: CellLists::new(n),
+            cells,
+            slope: SlopeBound::new(terrain),
             inserts: Vec::new(),
+            focus,
+            run_min: RunMin::new(&terrain.params().profile),
         }
     }
 
     /// The seed's `nextBearing`: of `b`, `b − turn`, `b + turn`, the one whose
     /// point `step` ahead has the height nearest the current one (strict
-    /// comparisons: ties go straight on). Returns the bearing, the height of
-    /// the point it leads to, and the unit direction `(sin b, cos b)`.
-    fn next_bearing(&self, tip: DVec2, h: f64, b0: f64) -> (f64, f64, DVec2) {
+    /// comparisons: ties go straight on). The side directions come from the
+    /// current one by the angle-sum formulas (`turn` = sine and cosine of
+    /// the turn). Returns the direction and the height it leads to.
+    fn next_direction(&self, tip: DVec2, h: f64, u0: DVec2, turn: (f64, f64)) -> (DVec2, f64) {
+        let (st, ct) = turn;
         let d = self.p.step;
-        // One sin/cos pair; the side bearings by the angle-sum formulas.
-        let (s0, c0) = b0.sin_cos();
-        let (st, ct) = self.p.turn.sin_cos();
-        let at = |s: f64, c: f64| self.terrain.height(tip.x + d * s, tip.y + d * c);
-        let (u0, u1, u2) = (
-            DVec2::new(s0, c0),
-            DVec2::new(s0 * ct - c0 * st, c0 * ct + s0 * st),
-            DVec2::new(s0 * ct + c0 * st, c0 * ct - s0 * st),
-        );
-        let (h0, h1, h2) = (at(u0.x, u0.y), at(u1.x, u1.y), at(u2.x, u2.y));
+        let u1 = DVec2::new(u0.x * ct - u0.y * st, u0.y * ct + u0.x * st);
+        let u2 = DVec2::new(u0.x * ct + u0.y * st, u0.y * ct - u0.x * st);
+        let height = |u: DVec2| self.terrain.height(tip.x + u.x * d, tip.y + u.y * d);
+        let (h0, h1, h2) = (height(u0), height(u1), height(u2));
         let (d0, d1, d2) = ((h - h0).abs(), (h - h1).abs(), (h - h2).abs());
         if d1 < d0 && d1 < d2 {
-            (b0 - self.p.turn, h1, u1)
+            (u1, h1)
         } else if d2 < d0 && d2 < d1 {
-            (b0 + self.p.turn, h2, u2)
+            (u2, h2)
         } else {
-            (b0, h0, u0)
+            (u0, h0)
         }
     }
 
@@ -372,12 +623,19 @@ impl<'a> Sim<'a> {
     /// town: at the last whole-metre sample before the first blocked one.
     /// `ha`, `hb` are the heights at the ends.
     fn ground_stop(&self, a: DVec2, b: DVec2, ha: f64, hb: f64) -> Option<f64> {
-        let (lake_clear, town_clear) = self.surely_clear(a, b, ha, hb);
+        let tp = self.terrain.params();
+        let len = a.distance(b);
+        let lake_clear = self.slope.as_ref().is_some_and(|s| {
+            // Along the segment the height moves at most `s.along(dir)` per
+            // metre from either end; rounding to whole metres adds `s.round`.
+            let dir = (b - a) / len;
+            (ha + hb - len * s.along(dir)) / 2.0 - s.round >= tp.lake_level + 1e-9
+        });
+        let town_clear = self.town_clear(a, b);
         if lake_clear && town_clear {
             return None;
         }
-        let tp = self.terrain.params();
-        let len = a.distance(b);
+        // Samples at every whole metre along the segment and at its end.
         let n = len.floor() as usize;
         let mut prev = 0.0;
         for k in 1..=n + 1 {
@@ -396,160 +654,190 @@ impl<'a> Sim<'a> {
         None
     }
 
-    /// Cheap sufficient tests that no sample along `a → b` is lake, and that
-    /// none is town: the slope bound keeps every sample above the lake level;
-    /// the smallest town sum possible over the box of sampled cells (each
-    /// term's lowest profile value over the indices the box spans) stays at
+    /// A sufficient test that no whole-metre sample along `a → b` is town.
+    /// Each town term's index `⌊v·p⌋ >> 7` moves linearly along the segment,
+    /// and rounding a point to whole metres moves `v·p` by at most
+    /// `(|vx| + |vy|)/2`, so a term can only use the profile entries over a
+    /// short run of indices; the smallest sum those runs allow must stay at
     /// or above the town threshold.
-    fn surely_clear(&self, a: DVec2, b: DVec2, ha: f64, hb: f64) -> (bool, bool) {
+    fn town_clear(&self, a: DVec2, b: DVec2) -> bool {
         let tp = self.terrain.params();
-        let reach = a.distance(b) / 2.0 + std::f64::consts::FRAC_1_SQRT_2;
-        let lake = self
-            .slope
-            .is_some_and(|s| ha.min(hb) - s * reach >= tp.lake_level);
-        let (lo, hi) = (a.min(b), a.max(b));
-        let (x0, x1) = (java_round(lo.x) as f64, java_round(hi.x) as f64);
-        let (y0, y1) = (java_round(lo.y) as f64, java_round(hi.y) as f64);
-        let profile = &tp.profile;
-        let mask = profile.len() as i64 - 1;
         let mut least = 0.0;
         for v in &tp.town_vectors {
-            let index =
-                |x: f64, y: f64| (crate::terrain::fast_floor(v.x * x + v.y * y) as i64) >> 7;
-            let corners = [index(x0, y0), index(x1, y0), index(x0, y1), index(x1, y1)];
-            let (k0, k1) = (
-                *corners.iter().min().unwrap_or(&0),
-                *corners.iter().max().unwrap_or(&0),
-            );
-            if k1 - k0 > 16 {
-                return (lake, false);
+            let (ja, jb) = (v.dot(a), v.dot(b));
+            if !(ja.is_finite() && jb.is_finite()) {
+                return false;
             }
-            least += (k0..=k1)
-                .map(|k| profile[(k & mask) as usize])
-                .fold(f64::INFINITY, f64::min);
+            // Half a metre per axis, and a metre for rounding in the products.
+            let pad = 0.5 * (v.x.abs() + v.y.abs()) + 1.0;
+            let k0 = (fast_floor(ja.min(jb) - pad) as i64) >> 7;
+            let k1 = (fast_floor(ja.max(jb) + pad) as i64) >> 7;
+            match self.run_min.least(k0, k1) {
+                Some(m) => least += m,
+                None => return false,
+            }
         }
-        (lake, least >= tp.town_threshold)
+        least >= tp.town_threshold
     }
 
     fn start_id(&self, path: usize) -> (i64, i64) {
         self.starts[self.paths[path].start].id
     }
 
+    /// Whether a tip at `p` after round `r` can still affect the focus box:
+    /// nothing moves faster than a step per round, and growth ends at the
+    /// horizon.
+    fn in_cone(&self, p: DVec2, r: f64) -> bool {
+        let (f0, f1) = self.focus;
+        p.clamp(f0, f1).distance(p) <= self.p.step * (self.p.horizon() - r)
+    }
+
+    /// Every event that could stop proposal `i` (and crossings with its own
+    /// start's paths) against laid and proposed segments.
+    fn meetings(
+        &self,
+        i: usize,
+        props: &[Proposal],
+        events: &mut Vec<Event>,
+        crosses: &mut Vec<Cross>,
+    ) {
+        let Proposal { a, b, .. } = props[i];
+        let me = self.start_id(i);
+        let (mine, hi) = self.cells.span(a, b);
+        for c in cells_between(mine, hi) {
+            let cell = self.cells.index(c);
+            for (j, s, lo) in self.laid.iter(cell) {
+                // The path's own last segment shares the tip.
+                if j == i && s + 2 == self.paths[i].points.len() {
+                    continue;
+                }
+                // A pair sharing several cells is seen in the first only.
+                if c != first_shared(mine, lo) {
+                    continue;
+                }
+                let (c0, c1) = (self.paths[j].points[s], self.paths[j].points[s + 1]);
+                let Some((t, u)) = segment_intersection(a, b, c0, c1) else {
+                    continue;
+                };
+                if t == 0.0 {
+                    continue; // At the tip: met before, nothing new.
+                }
+                let point = c0.lerp(c1, u);
+                if self.start_id(j) == me {
+                    crosses.push(Cross {
+                        a: (i, t),
+                        b: (j, s, u, false),
+                        point,
+                    });
+                } else {
+                    events.push(Event {
+                        t,
+                        path: i,
+                        obstacle: Obstacle::Old { path: j, seg: s, u },
+                    });
+                }
+            }
+            for (k, _, lo) in self.proposed.iter(cell) {
+                if k == i || c != first_shared(mine, lo) {
+                    continue;
+                }
+                let Proposal { a: c0, b: c1, .. } = props[k];
+                let Some((t, u)) = segment_intersection(a, b, c0, c1) else {
+                    continue;
+                };
+                if t == 0.0 || u == 0.0 {
+                    continue; // Tips that touch were handled when they met.
+                }
+                let other = self.start_id(k);
+                if other == me {
+                    if i < k {
+                        crosses.push(Cross {
+                            a: (i, t),
+                            b: (k, 0, u, true),
+                            point: c0.lerp(c1, u),
+                        });
+                    }
+                } else if u < t || (u == t && other < me) {
+                    events.push(Event {
+                        t,
+                        path: i,
+                        obstacle: Obstacle::New { path: k, u },
+                    });
+                }
+            }
+        }
+    }
+
+    /// A total, canonical order of events: time, the path stopped, then what
+    /// stops it (so nothing depends on which area was simulated).
+    fn event_order(&self, x: &Event, y: &Event) -> std::cmp::Ordering {
+        let key = |o: Obstacle| match o {
+            Obstacle::Ground => (0, ((0, 0), 0), 0, 0.0),
+            Obstacle::Old { path, seg, u } => (1, self.paths[path].key, seg, u),
+            Obstacle::New { path, u } => (2, self.paths[path].key, 0, u),
+        };
+        let (kx, ky) = (key(x.obstacle), key(y.obstacle));
+        x.t.total_cmp(&y.t)
+            .then(self.paths[x.path].key.cmp(&self.paths[y.path].key))
+            .then(kx.0.cmp(&ky.0))
+            .then(kx.1.cmp(&ky.1))
+            .then(kx.2.cmp(&ky.2))
+            .then(kx.3.total_cmp(&ky.3))
+    }
+
     fn run(&mut self) {
-        let rounds = self.p.max_rounds;
-        let mut new_grid: CellMap<Vec<u32>> = CellMap::default();
-        let mut seg: Vec<Option<(DVec2, DVec2, f64, usize, f64)>> = vec![None; self.paths.len()];
+        let turn = self.p.turn.sin_cos();
+        let mut props = vec![Proposal::default(); self.paths.len()];
         let mut stop: Vec<Option<(f64, Obstacle)>> = vec![None; self.paths.len()];
         let (mut events, mut crosses): (Vec<Event>, Vec<Cross>) = (Vec::new(), Vec::new());
         let mut active: Vec<usize> = Vec::new();
-        for _ in 0..rounds {
+        for i in 0..self.paths.len() {
+            let start = self.paths[i].points[0];
+            self.paths[i].growing = self.in_cone(start, 0.0);
+        }
+        for r in 1..=self.p.max_rounds {
             active.clear();
             active.extend((0..self.paths.len()).filter(|&i| self.paths[i].growing));
             if active.is_empty() {
                 break;
             }
-            // 1. Every growing path proposes its next segment.
-            // tip, next point, bearing, index of the new segment, height at next
-            new_grid.clear();
-            for &i in &active {
-                let path = &self.paths[i];
-                let tip = *path.points.last().expect("paths start with a point");
-                let (b, h, dir) = self.next_bearing(tip, path.tip_height, path.bearing);
-                let next = tip + dir * self.p.step;
-                seg[i] = Some((tip, next, b, path.points.len() - 1, h));
-                stop[i] = None;
-                for c in cells_of_segment(tip, next, GRID, 0.0) {
-                    new_grid.entry(c).or_default().push(i as u32);
-                }
-            }
-            // 2. What could stop each one, and when (fraction of the round).
+            // 1. Every growing path proposes its next segment; lake and town
+            // may stop it part way.
+            self.proposed.clear();
             events.clear();
             crosses.clear();
             for &i in &active {
-                let (a, b, _, _, hb) = seg[i].expect("proposed");
-                if let Some(t) = self.ground_stop(a, b, self.paths[i].tip_height, hb) {
+                let path = &self.paths[i];
+                let (tip, ha) = (
+                    *path.points.last().expect("paths start with a point"),
+                    path.tip_height,
+                );
+                let (dir, hb) = self.next_direction(tip, ha, path.dir, turn);
+                let next = tip + dir * self.p.step;
+                props[i] = Proposal {
+                    a: tip,
+                    b: next,
+                    dir,
+                    seg: path.points.len() - 1,
+                    hb,
+                };
+                stop[i] = None;
+                self.proposed
+                    .push(&self.cells, self.cells.span(tip, next), i, 0);
+                if let Some(t) = self.ground_stop(tip, next, ha, hb) {
                     events.push(Event {
                         t,
                         path: i,
                         obstacle: Obstacle::Ground,
                     });
                 }
-                let me = self.start_id(i);
-                let mine = first_cell(a, b);
-                for c in cells_of_segment(a, b, GRID, 0.0) {
-                    for &(j, s) in self.grid.get(&c).map(Vec::as_slice).unwrap_or(&[]) {
-                        let (j, s) = (j as usize, s as usize);
-                        // The path's own last segment shares the tip.
-                        if j == i && s + 2 == self.paths[i].points.len() {
-                            continue;
-                        }
-                        let (c0, c1) = (self.paths[j].points[s], self.paths[j].points[s + 1]);
-                        // A pair sharing several cells is seen in the first only.
-                        if c != first_shared(mine, first_cell(c0, c1)) {
-                            continue;
-                        }
-                        let Some((t, u)) = segment_intersection(a, b, c0, c1) else {
-                            continue;
-                        };
-                        if t == 0.0 {
-                            continue; // At the tip: met before, nothing new.
-                        }
-                        let point = c0.lerp(c1, u);
-                        if self.start_id(j) == me {
-                            crosses.push(Cross {
-                                a: (i, t),
-                                b: (j, s, u, false),
-                                point,
-                            });
-                        } else {
-                            events.push(Event {
-                                t,
-                                path: i,
-                                obstacle: Obstacle::Old { path: j, seg: s, u },
-                            });
-                        }
-                    }
-                    for &k in new_grid.get(&c).map(Vec::as_slice).unwrap_or(&[]) {
-                        let k = k as usize;
-                        if k == i {
-                            continue;
-                        }
-                        let (c0, c1, _, _, _) = seg[k].expect("proposed");
-                        if c != first_shared(mine, first_cell(c0, c1)) {
-                            continue;
-                        }
-                        let Some((t, u)) = segment_intersection(a, b, c0, c1) else {
-                            continue;
-                        };
-                        if t == 0.0 || u == 0.0 {
-                            continue; // Tips that touch were handled when they met.
-                        }
-                        let other = self.start_id(k);
-                        if other == me {
-                            if i < k {
-                                crosses.push(Cross {
-                                    a: (i, t),
-                                    b: (k, 0, u, true),
-                                    point: c0.lerp(c1, u),
-                                });
-                            }
-                        } else if u < t || (u == t && other < me) {
-                            events.push(Event {
-                                t,
-                                path: i,
-                                obstacle: Obstacle::New { path: k, u },
-                            });
-                        }
-                    }
-                }
             }
-            // 3. Resolve in time order (ties by start id, then path): a path
-            // stops at its first valid event.
-            events.sort_by(|x, y| {
-                x.t.total_cmp(&y.t)
-                    .then(self.start_id(x.path).cmp(&self.start_id(y.path)))
-                    .then(x.path.cmp(&y.path))
-            });
+            // 2. What else could stop each one, and when (fraction of the round).
+            for &i in &active {
+                self.meetings(i, &props, &mut events, &mut crosses);
+            }
+            // 3. Resolve in time order: a path stops at its first valid event.
+            events.sort_by(|x, y| self.event_order(x, y));
             for e in &events {
                 if stop[e.path].is_some() {
                     continue;
@@ -567,10 +855,10 @@ impl<'a> Sim<'a> {
                 let (i, t) = c.a;
                 let (j, s, u, new) = c.b;
                 if reaches(i, t) && (!new || reaches(j, u)) {
-                    let seg_j = if new { seg[j].expect("proposed").3 } else { s };
+                    let seg_j = if new { props[j].seg } else { s };
                     self.inserts.push(Insert {
                         path: i,
-                        seg: seg[i].expect("proposed").3,
+                        seg: props[i].seg,
                         u: t,
                         point: c.point,
                     });
@@ -584,22 +872,17 @@ impl<'a> Sim<'a> {
             }
             // 4. Grow or stop.
             for &i in &active {
-                let (a, b, bearing, _, hb) = seg[i].expect("proposed");
-                let n = self.paths[i].points.len();
-                match stop[i] {
+                let Proposal { a, b, dir, seg, hb } = props[i];
+                let end = match stop[i] {
                     None => {
-                        self.paths[i].points.push(b);
-                        self.paths[i].bearing = bearing;
-                        self.paths[i].tip_height = hb;
-                        for c in cells_of_segment(a, b, GRID, 0.0) {
-                            self.grid
-                                .entry(c)
-                                .or_default()
-                                .push((i as u32, (n - 1) as u32));
-                        }
-                        if n + 1 >= self.p.max_points {
-                            self.paths[i].growing = false;
-                        }
+                        let grows = self.paths[i].points.len() + 1 < self.p.max_points
+                            && self.in_cone(b, r as f64);
+                        let path = &mut self.paths[i];
+                        path.points.push(b);
+                        path.dir = dir;
+                        path.tip_height = hb;
+                        path.growing = grows;
+                        b
                     }
                     Some((t, obstacle)) => {
                         self.paths[i].growing = false;
@@ -617,28 +900,25 @@ impl<'a> Sim<'a> {
                                 p
                             }
                             Obstacle::New { path, u } => {
-                                let (c0, c1, _, seg, _) = seg[path].expect("proposed");
-                                let p = c0.lerp(c1, u);
+                                let o = props[path];
+                                let p = o.a.lerp(o.b, u);
                                 self.inserts.push(Insert {
                                     path,
-                                    seg,
+                                    seg: o.seg,
                                     u,
                                     point: p,
                                 });
                                 p
                             }
                         };
-                        if t > 0.0 && end != a {
-                            self.paths[i].points.push(end);
-                            for c in cells_of_segment(a, end, GRID, 0.0) {
-                                self.grid
-                                    .entry(c)
-                                    .or_default()
-                                    .push((i as u32, (n - 1) as u32));
-                            }
+                        if t == 0.0 || end == a {
+                            continue;
                         }
+                        self.paths[i].points.push(end);
+                        end
                     }
-                }
+                };
+                self.laid.push(&self.cells, self.cells.span(a, end), i, seg);
             }
         }
     }
@@ -658,7 +938,7 @@ impl<'a> Sim<'a> {
                     .any(|w| segment_meets_rect(w[0], w[1], min, max))
             })
             .collect();
-        order.sort_by_key(|&i| (self.start_id(i), i));
+        order.sort_by_key(|&i| self.paths[i].key);
         order
             .into_iter()
             .map(|i| {
@@ -688,33 +968,6 @@ impl<'a> Sim<'a> {
             })
             .collect()
     }
-
-    /// Whether the simulation of `[lo, hi)` is exact for everything that
-    /// touches the box `[bmin, bmax]` (the requested area and the roads
-    /// returned). A path's point reached at time `k` is exact when every
-    /// start within `step·k` of it was simulated; a path whose first inexact
-    /// point is too far from the box to reach it with the growth it has left
-    /// cannot change anything there.
-    fn exact_for(&self, lo: DVec2, hi: DVec2, bmin: DVec2, bmax: DVec2) -> bool {
-        let step = self.p.step;
-        let n = self.p.max_points as f64;
-        self.paths.iter().all(|path| {
-            let first_bad = path.points.iter().enumerate().position(|(k, p)| {
-                let r = step * (k as f64 + 1.0);
-                !(p.x - r >= lo.x && p.y - r >= lo.y && p.x + r < hi.x && p.y + r < hi.y)
-            });
-            let Some(k) = first_bad else { return true };
-            let q = path.points[k.saturating_sub(1)];
-            let reach = step * (n - k as f64 + 2.0);
-            q.clamp(bmin, bmax).distance(q) > reach
-        })
-    }
-}
-
-/// The lowest grid cell a segment's box touches (as `cells_of_segment` counts).
-fn first_cell(a: DVec2, b: DVec2) -> (i64, i64) {
-    let lo = a.min(b) / GRID;
-    (lo.x.floor() as i64, lo.y.floor() as i64)
 }
 
 /// The first cell that two boxes with these lowest cells share.
@@ -724,6 +977,9 @@ fn first_shared(p: (i64, i64), q: (i64, i64)) -> (i64, i64) {
 
 /// Whether segment `a–b` has a point in the half-open rectangle `[min, max)`.
 fn segment_meets_rect(a: DVec2, b: DVec2, min: DVec2, max: DVec2) -> bool {
+    if a.max(b).cmplt(min).any() || a.min(b).cmpgt(max).any() {
+        return false;
+    }
     let inside = |p: DVec2| p.x >= min.x && p.y >= min.y && p.x < max.x && p.y < max.y;
     if inside(a) || inside(b) {
         return true;
