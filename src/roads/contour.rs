@@ -480,6 +480,8 @@ impl SlopeBound {
 /// constant time: the minima of runs of 1, 2, 4, 8 and 16 entries.
 struct RunMin<'a> {
     profile: &'a [f64],
+    /// The least entry of all.
+    floor: f64,
     mask: i64,
     /// Minima of runs of 2, 4, 8 and 16 (empty for very long profiles,
     /// which are scanned instead).
@@ -505,6 +507,7 @@ impl<'a> RunMin<'a> {
         }
         Self {
             profile,
+            floor: profile.iter().copied().fold(f64::INFINITY, f64::min),
             mask: n as i64 - 1,
             levels,
         }
@@ -662,22 +665,26 @@ impl<'a> Sim<'a> {
     /// or above the town threshold.
     fn town_clear(&self, a: DVec2, b: DVec2) -> bool {
         let tp = self.terrain.params();
+        let far = a.abs().max(b.abs()).max_element() + 1.0;
+        let n = tp.town_vectors.len();
         let mut least = 0.0;
-        for v in &tp.town_vectors {
+        for (i, v) in tp.town_vectors.iter().enumerate() {
             let (ja, jb) = (v.dot(a), v.dot(b));
             if !(ja.is_finite() && jb.is_finite()) {
                 return false;
             }
-            // Half a metre per axis, and a metre for rounding in the products.
-            let pad = 0.5 * (v.x.abs() + v.y.abs()) + 1.0;
+            // Half a metre per axis, and room for rounding in the products.
+            let size = v.x.abs() + v.y.abs();
+            let pad = 0.5 * size + 1.0 + 1e-14 * size * far;
             let k0 = (fast_floor(ja.min(jb) - pad) as i64) >> 7;
             let k1 = (fast_floor(ja.max(jb) + pad) as i64) >> 7;
-            match self.run_min.least(k0, k1) {
-                Some(m) => least += m,
-                None => return false,
+            least += self.run_min.least(k0, k1).unwrap_or(self.run_min.floor);
+            // The other terms are at least the profile's minimum each.
+            if least + (n - 1 - i) as f64 * self.run_min.floor >= tp.town_threshold {
+                return true;
             }
         }
-        least >= tp.town_threshold
+        false
     }
 
     fn start_id(&self, path: usize) -> (i64, i64) {
@@ -686,10 +693,11 @@ impl<'a> Sim<'a> {
 
     /// Whether a tip at `p` after round `r` can still affect the focus box:
     /// nothing moves faster than a step per round, and growth ends at the
-    /// horizon.
+    /// horizon. One step more than that keeps exact the first point of a
+    /// road that leaves the box (so the check after the run sees it).
     fn in_cone(&self, p: DVec2, r: f64) -> bool {
         let (f0, f1) = self.focus;
-        p.clamp(f0, f1).distance(p) <= self.p.step * (self.p.horizon() - r)
+        p.clamp(f0, f1).distance(p) <= self.p.step * (self.p.horizon() + 1.0 - r)
     }
 
     /// Every event that could stop proposal `i` (and crossings with its own
@@ -1106,24 +1114,115 @@ mod tests {
     }
 
     #[test]
-    fn the_margin_search_gives_the_same_roads_from_any_first_margin() {
+    fn the_focus_box_search_gives_the_same_roads_from_any_first_margin() {
         let t = Terrain::default();
-        let (min, max) = (DVec2::new(-2300.0, 400.0), DVec2::new(-1900.0, 700.0));
-        let full = ContourRoads::new(ContourParams {
-            initial_margin: 1.0e5,
-            ..Default::default()
-        })
-        .unwrap();
-        let reference = full.generate(&t, min, max);
-        assert!(!reference.roads.is_empty());
-        for m in [0.0, 150.0, 700.0] {
-            let c = ContourRoads::new(ContourParams {
+        let with = |m: f64| {
+            ContourRoads::new(ContourParams {
                 initial_margin: m,
                 ..Default::default()
             })
-            .unwrap();
-            assert_eq!(c.generate(&t, min, max), reference, "first margin {m}");
+            .unwrap()
+        };
+        // Away from the seed's map: hills, lake shores, town patches.
+        for (x, y) in [
+            (-2300.0, 400.0),
+            (-800.0, 9000.0),
+            (3000.0, 3000.0),
+            (1500.0, -10000.0),
+        ] {
+            let (min, max) = (DVec2::new(x, y), DVec2::new(x + 300.0, y + 300.0));
+            // The full margin at once holds every road: the reference.
+            let reference = with(1.0e5).generate(&t, min, max);
+            assert!(!reference.roads.is_empty(), "{min}");
+            for m in [0.0, 150.0, 700.0] {
+                assert_eq!(
+                    with(m).generate(&t, min, max),
+                    reference,
+                    "{min}, first margin {m}"
+                );
+            }
         }
+    }
+
+    /// The seed's stop rule sampled plainly: the last whole-metre sample
+    /// before the first lake or town one.
+    fn ground_stop_by_samples(t: &Terrain, a: DVec2, b: DVec2) -> Option<f64> {
+        let len = a.distance(b);
+        let mut prev = 0.0;
+        for k in 1..=len.floor() as usize + 1 {
+            let d = (k as f64).min(len);
+            let q = a + (b - a) * (d / len);
+            let (xr, yr) = (java_round(q.x), java_round(q.y));
+            if t.height(xr as f64, yr as f64) < t.params().lake_level || t.is_town(xr, yr) {
+                return Some(prev / len);
+            }
+            prev = d;
+            if d >= len {
+                break;
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn the_quick_lake_and_town_tests_never_miss_a_stop() {
+        let t = Terrain::default();
+        let p = ContourParams::default();
+        let sim = Sim::new(
+            &t,
+            &p,
+            Vec::new(),
+            (DVec2::ZERO, DVec2::ONE),
+            (DVec2::ZERO, DVec2::ONE),
+        );
+        let (mut stops, mut towns, mut clear_by_bound) = (0, 0, 0);
+        for k in 0..20_000u64 {
+            // Half around lakes and hills, half around town patches.
+            let centre = DVec2::new(0.0, if k % 2 == 0 { 0.0 } else { -10_000.0 });
+            let at = centre
+                + DVec2::new(hash_unit(k as i64, 1, 7), hash_unit(k as i64, 2, 7)) * 6000.0
+                - 3000.0;
+            let angle = hash_unit(k as i64, 3, 7) * std::f64::consts::TAU;
+            let b = at + DVec2::new(angle.sin(), angle.cos()) * p.step;
+            let (ha, hb) = (t.height(at.x, at.y), t.height(b.x, b.y));
+            let quick = sim.ground_stop(at, b, ha, hb);
+            assert_eq!(quick, ground_stop_by_samples(&t, at, b), "{at} -> {b}");
+            stops += quick.is_some() as usize;
+            towns += (0..=10).any(|d| {
+                let q = at.lerp(b, d as f64 / 10.0);
+                t.is_town(java_round(q.x), java_round(q.y))
+            }) as usize;
+            clear_by_bound += sim.town_clear(at, b) as usize;
+        }
+        // Stops of both kinds occur, and the town bound clears most segments.
+        assert!(
+            stops > 1000 && towns > 50,
+            "{stops} stops, {towns} by towns"
+        );
+        assert!(
+            clear_by_bound > 15_000,
+            "{clear_by_bound} cleared by the bound"
+        );
+    }
+
+    #[test]
+    fn run_minima_match_a_scan() {
+        let profile: Vec<f64> = (0..64)
+            .map(|k| ((k * 37 + 11) % 64) as f64 - 20.0)
+            .collect();
+        let m = RunMin::new(&profile);
+        for k0 in -130i64..130 {
+            for n in 1..=RunMin::LONGEST {
+                let k1 = k0 + n - 1;
+                let scan = (k0..=k1)
+                    .map(|k| profile[(k & 63) as usize])
+                    .fold(f64::INFINITY, f64::min);
+                assert_eq!(m.least(k0, k1), Some(scan), "{k0}..={k1}");
+            }
+            assert_eq!(m.least(k0, k0 + RunMin::LONGEST), None);
+            assert_eq!(m.least(k0, k0 - 1), None);
+        }
+        assert_eq!(m.floor, -20.0);
     }
 
     #[test]
