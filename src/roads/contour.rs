@@ -234,7 +234,7 @@ impl ContourRoads {
             check(f0, f1)?;
             let area = (f0 - reach, f1 + reach);
             let starts = self.starts_in(terrain, area.0, area.1);
-            let mut sim = Sim::new(terrain, &self.params, starts, (f0, f1), area);
+            let mut sim = Sim::new(terrain, &self.params, &starts, (f0, f1), area);
             sim.run();
             let roads = sim.roads_touching(min, max);
             let (mut bmin, mut bmax) = (min, max);
@@ -243,14 +243,6 @@ impl ContourRoads {
                 bmax = bmax.max(*p);
             }
             let whole = f0.cmple(full0).all() && f1.cmpge(full1).all();
-            if std::env::var("RDEBUG").is_ok() {
-                let steps: usize = sim.paths.iter().map(|p| p.points.len() - 1).sum();
-                eprintln!(
-                    "box {f0} {f1} starts {} paths {} steps {steps} bbox {bmin} {bmax}",
-                    sim.starts.len(),
-                    sim.paths.len()
-                );
-            }
             if whole || (bmin.cmpge(f0).all() && bmax.cmple(f1).all()) {
                 return Ok(RoadNetwork::from_roads(roads));
             }
@@ -270,7 +262,6 @@ impl ContourRoads {
 }
 
 struct Path {
-    start: usize,
     /// Canonical identity: the start's id and which of its paths this is.
     key: PathKey,
     points: Vec<DVec2>,
@@ -325,6 +316,8 @@ struct Proposal {
     seg: usize,
     /// Height at `b`.
     hb: f64,
+    /// The lowest and highest cells of its box.
+    span: ((i64, i64), (i64, i64)),
 }
 
 const GRID: f64 = 32.0;
@@ -535,7 +528,6 @@ impl<'a> RunMin<'a> {
 struct Sim<'a> {
     terrain: &'a Terrain,
     p: &'a ContourParams,
-    starts: Vec<RoadStart>,
     paths: Vec<Path>,
     cells: Cells,
     /// Segments laid in earlier rounds.
@@ -558,17 +550,16 @@ impl<'a> Sim<'a> {
     fn new(
         terrain: &'a Terrain,
         p: &'a ContourParams,
-        starts: Vec<RoadStart>,
+        starts: &[RoadStart],
         focus: (DVec2, DVec2),
         (lo, hi): (DVec2, DVec2),
     ) -> Self {
         let mut paths = Vec::new();
-        for (i, s) in starts.iter().enumerate() {
+        for s in starts {
             let h = terrain.height(s.pos.x, s.pos.y);
             for (k, &b) in s.bearings.iter().enumerate() {
                 let (sin, cos) = b.sin_cos();
                 paths.push(Path {
-                    start: i,
                     key: (s.id, k as u32),
                     points: {
                         let mut v = Vec::with_capacity(16);
@@ -588,7 +579,6 @@ impl<'a> Sim<'a> {
         Self {
             terrain,
             p,
-            starts,
             paths,
             laid: CellLists::new(n),
             proposed: CellLists::new(n),
@@ -688,7 +678,7 @@ impl<'a> Sim<'a> {
     }
 
     fn start_id(&self, path: usize) -> (i64, i64) {
-        self.starts[self.paths[path].start].id
+        self.paths[path].key.0
     }
 
     /// Whether a tip at `p` after round `r` can still affect the focus box:
@@ -709,9 +699,9 @@ impl<'a> Sim<'a> {
         events: &mut Vec<Event>,
         crosses: &mut Vec<Cross>,
     ) {
-        let Proposal { a, b, .. } = props[i];
+        let Proposal { a, b, span, .. } = props[i];
         let me = self.start_id(i);
-        let (mine, hi) = self.cells.span(a, b);
+        let (mine, hi) = span;
         for c in cells_between(mine, hi) {
             let cell = self.cells.index(c);
             for (j, s, lo) in self.laid.iter(cell) {
@@ -798,14 +788,13 @@ impl<'a> Sim<'a> {
         let mut props = vec![Proposal::default(); self.paths.len()];
         let mut stop: Vec<Option<(f64, Obstacle)>> = vec![None; self.paths.len()];
         let (mut events, mut crosses): (Vec<Event>, Vec<Cross>) = (Vec::new(), Vec::new());
-        let mut active: Vec<usize> = Vec::new();
+        let mut active: Vec<usize> = (0..self.paths.len()).collect();
         for i in 0..self.paths.len() {
             let start = self.paths[i].points[0];
             self.paths[i].growing = self.in_cone(start, 0.0);
         }
         for r in 1..=self.p.max_rounds {
-            active.clear();
-            active.extend((0..self.paths.len()).filter(|&i| self.paths[i].growing));
+            active.retain(|&i| self.paths[i].growing);
             if active.is_empty() {
                 break;
             }
@@ -822,16 +811,17 @@ impl<'a> Sim<'a> {
                 );
                 let (dir, hb) = self.next_direction(tip, ha, path.dir, turn);
                 let next = tip + dir * self.p.step;
+                let span = self.cells.span(tip, next);
                 props[i] = Proposal {
                     a: tip,
                     b: next,
                     dir,
                     seg: path.points.len() - 1,
                     hb,
+                    span,
                 };
                 stop[i] = None;
-                self.proposed
-                    .push(&self.cells, self.cells.span(tip, next), i, 0);
+                self.proposed.push(&self.cells, span, i, 0);
                 if let Some(t) = self.ground_stop(tip, next, ha, hb) {
                     events.push(Event {
                         t,
@@ -880,8 +870,15 @@ impl<'a> Sim<'a> {
             }
             // 4. Grow or stop.
             for &i in &active {
-                let Proposal { a, b, dir, seg, hb } = props[i];
-                let end = match stop[i] {
+                let Proposal {
+                    a,
+                    b,
+                    dir,
+                    seg,
+                    hb,
+                    span,
+                } = props[i];
+                let span = match stop[i] {
                     None => {
                         let grows = self.paths[i].points.len() + 1 < self.p.max_points
                             && self.in_cone(b, r as f64);
@@ -890,7 +887,7 @@ impl<'a> Sim<'a> {
                         path.dir = dir;
                         path.tip_height = hb;
                         path.growing = grows;
-                        b
+                        span
                     }
                     Some((t, obstacle)) => {
                         self.paths[i].growing = false;
@@ -923,10 +920,10 @@ impl<'a> Sim<'a> {
                             continue;
                         }
                         self.paths[i].points.push(end);
-                        end
+                        self.cells.span(a, end)
                     }
                 };
-                self.laid.push(&self.cells, self.cells.span(a, end), i, seg);
+                self.laid.push(&self.cells, span, i, seg);
             }
         }
     }
@@ -1171,7 +1168,7 @@ mod tests {
         let sim = Sim::new(
             &t,
             &p,
-            Vec::new(),
+            &[],
             (DVec2::ZERO, DVec2::ONE),
             (DVec2::ZERO, DVec2::ONE),
         );
