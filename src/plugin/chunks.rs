@@ -192,13 +192,7 @@ impl ChunkMesh {
     /// Builds the mesh: a grid of `chunk_quads` quads per side with a skirt
     /// hanging from every edge (deep enough to hide the step to a coarser
     /// neighbour), normals from the height field, colours by kind and snow.
-    pub fn build(
-        terrain: &Terrain,
-        streams: Option<&RoadLayer>,
-        key: ChunkKey,
-        generation: u64,
-        view: &ViewSettings,
-    ) -> Self {
+    pub fn build(terrain: &Terrain, key: ChunkKey, generation: u64, view: &ViewSettings) -> Self {
         let q = view.chunk_quads as usize;
         let n = q + 1;
         let size = key.size(view);
@@ -303,7 +297,7 @@ impl ChunkMesh {
                     }
                 });
             }
-            if let Some(water) = streams {
+            if let Some(water) = terrain.streams() {
                 ribbons(&mut r, water, min, size, step, &ground, |_| {
                     [0.08, 0.22, 0.36, 1.0]
                 });
@@ -528,13 +522,12 @@ pub(crate) fn request_chunks(
             continue;
         }
         let terrain = Arc::clone(&state.terrain);
-        let streams = state.streams.clone();
         let (generation, roads_version, view) =
             (state.generation, state.roads_version, view.clone());
         pending.insert(
             key,
             pool.spawn(async move {
-                let mut m = ChunkMesh::build(&terrain, streams.as_deref(), key, generation, &view);
+                let mut m = ChunkMesh::build(&terrain, key, generation, &view);
                 m.roads_version = roads_version;
                 m
             }),
@@ -808,7 +801,7 @@ mod tests {
             x: 148,
             y: 9,
         };
-        let m = ChunkMesh::build(&t, None, key, 3, &view);
+        let m = ChunkMesh::build(&t, key, 3, &view);
         let n = 9;
         assert_eq!(m.positions.len(), n * n + 4 * n);
         assert_eq!(m.indices.len(), 8 * 8 * 6 + 4 * 8 * 6);
@@ -860,7 +853,7 @@ mod tests {
             x: (p.x / 64.0).floor() as i64,
             y: (p.y / 64.0).floor() as i64,
         };
-        let m = ChunkMesh::build(&t, None, key, 0, &view);
+        let m = ChunkMesh::build(&t, key, 0, &view);
         let r = m.roads.expect("a road crosses this chunk");
         assert_eq!(r.positions.len() % 3, 0);
         for tri in r.indices.chunks(3) {
@@ -877,7 +870,6 @@ mod tests {
         // Coarse chunks draw no ribbons.
         let coarse = ChunkMesh::build(
             &t,
-            None,
             ChunkKey {
                 level: 5,
                 x: key.x >> 5,

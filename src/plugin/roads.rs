@@ -1,8 +1,8 @@
 //! Roads and streams around the focus: a contour-road network generated on a worker
 //! thread for the square of `road_radius` around the focus (snapped to a
 //! 500 m grid, so it is regenerated only every few hundred metres of travel),
-//! laid on the terrain so that `terra()` reports `Road` and nothing is
-//! placed on it; chunks near the focus then drape ribbons on their own
+//! laid on the terrain with the streams so that `terra()` reports `Road` and
+//! `Stream` and nothing is placed on them; chunks near the focus then drape ribbons on their own
 //! triangles. Because the roads inside any area never depend on what else is
 //! generated, a new network agrees with the old one wherever they overlap.
 
@@ -57,8 +57,8 @@ pub(crate) fn update_roads(
                 roads.roads = laid.roads.network().roads.len();
                 let mut terrain = (*state.terrain).clone();
                 terrain.set_roads(Some(laid.roads));
+                terrain.set_streams(Some(laid.streams));
                 state.terrain = Arc::new(terrain);
-                state.streams = Some(laid.streams);
                 state.roads_version += 1;
                 state.road_region = Some(laid.region);
             }
@@ -80,9 +80,11 @@ pub(crate) fn update_roads(
         }
     };
     roads.target = Some(wanted);
-    // Generate from the terrain without roads: the network depends only on the ground.
+    // Generate from the terrain without roads and streams: the network
+    // depends only on the ground.
     let mut bare = (*state.terrain).clone();
     bare.set_roads(None);
+    bare.set_streams(None);
     let (min, max) = (centre - r, centre + r);
     roads.task = Some(AsyncComputeTaskPool::get().spawn(async move {
         let net = generator

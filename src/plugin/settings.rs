@@ -162,8 +162,6 @@ pub struct TerrainState {
     pub generation: u64,
     /// Bumped whenever a new road network is laid on the terrain.
     pub roads_version: u64,
-    /// The streams around the focus (drawn as ribbons with the roads).
-    pub streams: Option<Arc<crate::roads::RoadLayer>>,
     /// The square whose roads are laid on the terrain (all roads with a
     /// point in it), for this generation; objects are placed only inside it,
     /// so that nothing stands on a road. `None` until the first network.
@@ -182,7 +180,6 @@ impl TerrainState {
             generation: 0,
             roads_version: 0,
             road_region: None,
-            streams: None,
             error: None,
         })
     }
@@ -202,7 +199,6 @@ pub(crate) fn apply_settings(settings: Res<TerrainSettings>, mut state: ResMut<T
                 state.terrain = Arc::new(terrain);
                 state.generation += 1;
                 state.road_region = None;
-                state.streams = None;
             }
             if state.view != settings.view {
                 state.view = settings.view.clone();

@@ -15,25 +15,28 @@
 //! `t` (in rounds) depends only on start points within `10·t` of `p`.
 //!
 //! A request is answered from a *focus box* around the area that should hold
-//! every road touching it. Growth ends at the horizon `T` (99 rounds), so
-//! only the light cone of the box matters: at round `r`, the points within
-//! `10·(T − r)` of it. Every start within `10·(T + 1)` of the box is
+//! every road touching it (600 m of margin by default; a road of the seed is
+//! at most 990 m long). Growth ends at the horizon `T` (99 rounds), so only
+//! the light cone of the box matters: at round `r`, the points within
+//! `10·(T + 1 − r)` of it (one step of slack keeps exact the first point of
+//! a road that leaves the box). Every start within `10·(T + 1)` of the box is
 //! simulated, and a tip that leaves the cone stops growing: nothing it would
 //! still do can reach the box in time. If a returned road leaves the box,
-//! the box grows to hold it and the simulation runs again (a road is never
-//! longer than `10·T`, which bounds the box). The roads inside an area are
-//! therefore exactly the same whether it is generated alone, inside a
-//! larger area or after flying there from anywhere.
+//! each side it crossed moves out to `10·T`, where nothing can cross it, and
+//! the simulation runs again. The roads inside an area are therefore exactly
+//! the same whether it is generated alone, inside a larger area or after
+//! flying there from anywhere.
+
 use super::{Road, RoadClass, RoadNetwork};
 use crate::geom::segment_intersection;
 use crate::terrain::params::in_range as range;
 use crate::terrain::{AreaError, PI1000, ParamError, Terrain, fast_floor, hash_unit, java_round};
-
-/// Largest area (with its margin) one call simulates: 50 km × 50 km.
-pub const MAX_ROAD_AREA: f64 = 2.5e9;
 use glam::DVec2;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+
+/// Largest area (with its margin) one call simulates: 50 km × 50 km.
+pub const MAX_ROAD_AREA: f64 = 2.5e9;
 
 /// The contour-road generator's parameters; defaults are the seed's numbers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

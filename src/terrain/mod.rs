@@ -143,6 +143,8 @@ pub struct Terrain {
     placed: HashMap<(i64, i64), Placed>,
     /// Roads laid on the ground (`terra()` reports `Road` on them).
     roads: Option<Arc<RoadLayer>>,
+    /// Streams laid on the ground (`terra()` reports `Stream` on them).
+    streams: Option<Arc<RoadLayer>>,
 }
 
 impl Default for Terrain {
@@ -175,6 +177,7 @@ impl Terrain {
             feature_vectors,
             placed: HashMap::new(),
             roads: None,
+            streams: None,
             params,
         })
     }
@@ -190,6 +193,20 @@ impl Terrain {
     /// The roads laid on the terrain, if any.
     pub fn roads(&self) -> Option<&Arc<RoadLayer>> {
         self.roads.as_ref()
+    }
+
+    /// Lays streams on the terrain (replacing any laid before), as lines of
+    /// their width: from then on `terra()` reports `Stream` (with any point
+    /// feature there) on every whole-metre cell of open land or wood whose
+    /// centre is within half a width of one, so no tree stands in them.
+    /// Placed overrides, roads, lakes, mud and towns come first.
+    pub fn set_streams(&mut self, streams: Option<Arc<RoadLayer>>) {
+        self.streams = streams;
+    }
+
+    /// The streams laid on the terrain, if any.
+    pub fn streams(&self) -> Option<&Arc<RoadLayer>> {
+        self.streams.as_ref()
     }
 
     /// The parameters this terrain was built from.
@@ -304,12 +321,13 @@ impl Terrain {
     /// Order (the reference's): placed overrides, lake, mud, feature, town,
     /// vegetation. Kinds and features use the rounded position, the height
     /// the exact one. Laid roads (see [`Self::set_roads`]) come after the
-    /// placed overrides.
+    /// placed overrides, laid streams ([`Self::set_streams`]) replace the
+    /// vegetation.
     pub fn terra(&self, x: f64, y: f64) -> Terra {
         self.terra_with(x, y, true)
     }
 
-    /// [`Self::terra`] as if no roads were laid: the ground under them.
+    /// [`Self::terra`] as if no roads or streams were laid: the ground under them.
     pub fn terra_under_roads(&self, x: f64, y: f64) -> Terra {
         self.terra_with(x, y, false)
     }
@@ -362,6 +380,7 @@ impl Terrain {
             t.height = ht.max(p.lake_level);
             return t;
         }
+
         if ht < p.lake_level {
             return Terra {
                 height: p.lake_level,
@@ -384,6 +403,15 @@ impl Terrain {
         }
         match self.land_kind(xr, yr) {
             TerrainKind::Town => dry(TerrainKind::Town, None, None),
+            // A laid stream keeps the feature there (its spring's water hole).
+            _ if with_roads
+                && self
+                    .streams
+                    .as_ref()
+                    .is_some_and(|s| s.on_road(DVec2::new(xr as f64, yr as f64))) =>
+            {
+                dry(TerrainKind::Stream, feature, code)
+            }
             kind => dry(kind, feature, code),
         }
     }

@@ -260,7 +260,7 @@ fn roads_are_laid_draped_and_kept_clear() {
     let state = app.world().resource::<TerrainState>();
     let terrain = state.terrain.clone();
     // Streams of the same region are drawn with the roads, as water ribbons.
-    let streams = state.streams.clone().expect("streams found");
+    let streams = terrain.streams().expect("streams laid").clone();
     let reference = terrain
         .streams_in(state.road_region.unwrap().0, state.road_region.unwrap().1)
         .unwrap();
@@ -287,6 +287,7 @@ fn roads_are_laid_draped_and_kept_clear() {
                 "{:?} on a road",
                 o.kind
             );
+            assert!(!streams.on_road(cell), "{:?} in a stream", o.kind);
         }
     }
 }
