@@ -593,25 +593,29 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// The seed's `nextBearing`: of `b`, `b − turn`, `b + turn`, the one whose
-    /// point `step` ahead has the height nearest the current one (strict
-    /// comparisons: ties go straight on). The side directions come from the
-    /// current one by the angle-sum formulas (`turn` = sine and cosine of
-    /// the turn). Returns the direction and the height it leads to.
-    fn next_direction(&self, tip: DVec2, h: f64, u0: DVec2, turn: (f64, f64)) -> (DVec2, f64) {
-        let (st, ct) = turn;
-        let d = self.p.step;
-        let u1 = DVec2::new(u0.x * ct - u0.y * st, u0.y * ct + u0.x * st);
-        let u2 = DVec2::new(u0.x * ct + u0.y * st, u0.y * ct - u0.x * st);
-        let height = |u: DVec2| self.terrain.height(tip.x + u.x * d, tip.y + u.y * d);
-        let (h0, h1, h2) = (height(u0), height(u1), height(u2));
-        let (d0, d1, d2) = ((h - h0).abs(), (h - h1).abs(), (h - h2).abs());
+    /// The directions of the bearings `b`, `b − turn`, `b + turn` from the
+    /// current direction `u0`, by the angle-sum formulas (`turn` = sine and
+    /// cosine of the turn).
+    fn candidates(u0: DVec2, (st, ct): (f64, f64)) -> [DVec2; 3] {
+        [
+            u0,
+            DVec2::new(u0.x * ct - u0.y * st, u0.y * ct + u0.x * st),
+            DVec2::new(u0.x * ct + u0.y * st, u0.y * ct - u0.x * st),
+        ]
+    }
+
+    /// The seed's `nextBearing`: of the three candidates, the one whose
+    /// point a step ahead has the height nearest the current height `h`
+    /// (strict comparisons: ties go straight on).
+    fn nearest(h: f64, heights: &[f64]) -> usize {
+        let d = |k: usize| (h - heights[k]).abs();
+        let (d0, d1, d2) = (d(0), d(1), d(2));
         if d1 < d0 && d1 < d2 {
-            (u1, h1)
+            1
         } else if d2 < d0 && d2 < d1 {
-            (u2, h2)
+            2
         } else {
-            (u0, h0)
+            0
         }
     }
 
@@ -792,6 +796,7 @@ impl<'a> Sim<'a> {
         let mut stop: Vec<Option<(f64, Obstacle)>> = vec![None; self.paths.len()];
         let (mut events, mut crosses): (Vec<Event>, Vec<Cross>) = (Vec::new(), Vec::new());
         let mut active: Vec<usize> = (0..self.paths.len()).collect();
+        let (mut xs, mut ys, mut hs) = (Vec::new(), Vec::new(), Vec::new());
         for i in 0..self.paths.len() {
             let start = self.paths[i].points[0];
             self.paths[i].growing = self.in_cone(start, 0.0);
@@ -806,13 +811,25 @@ impl<'a> Sim<'a> {
             self.proposed.clear();
             events.clear();
             crosses.clear();
+            // Three candidate points per path, their heights in one batch.
+            xs.clear();
+            ys.clear();
             for &i in &active {
                 let path = &self.paths[i];
-                let (tip, ha) = (
-                    *path.points.last().expect("paths start with a point"),
-                    path.tip_height,
-                );
-                let (dir, hb) = self.next_direction(tip, ha, path.dir, turn);
+                let tip = *path.points.last().expect("paths start with a point");
+                for u in Self::candidates(path.dir, turn) {
+                    let q = tip + u * self.p.step;
+                    xs.push(q.x);
+                    ys.push(q.y);
+                }
+            }
+            self.terrain.heights_at_points(&xs, &ys, &mut hs);
+            for (n, &i) in active.iter().enumerate() {
+                let path = &self.paths[i];
+                let (tip, ha) = (*path.points.last().expect("a point"), path.tip_height);
+                let heights = &hs[3 * n..3 * n + 3];
+                let k = Self::nearest(ha, heights);
+                let (dir, hb) = (Self::candidates(path.dir, turn)[k], heights[k]);
                 let next = tip + dir * self.p.step;
                 let span = self.cells.span(tip, next);
                 props[i] = Proposal {

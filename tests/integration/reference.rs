@@ -156,6 +156,47 @@ fn grid_matches_height_bit_for_bit_on_every_kernel() {
 }
 
 #[test]
+fn heights_at_scattered_points_match_height_bit_for_bit() {
+    let mountains = bevy_relief::terrain::TerrainParams {
+        mountain_base: Some(300.0),
+        time: 3.5,
+        ..Default::default()
+    };
+    for t in [Terrain::default(), Terrain::new(mountains).unwrap()] {
+        // Scattered points, far ones and non-finite ones; 8-lane batches and a tail.
+        let mut xs: Vec<f64> = (0..203)
+            .map(|i| 19000.0 + (i * i % 97) as f64 * 7.37)
+            .collect();
+        let mut ys: Vec<f64> = (0..203)
+            .map(|i| 1260.0 - (i * 31 % 89) as f64 * 3.11)
+            .collect();
+        xs.extend([3.0e18, 1.0e300, f64::NAN, -49_999_000.5, f64::INFINITY]);
+        ys.extend([-7.0e19, -1.0e300, 0.0, 12.25, 1.0]);
+        let mut out = Vec::new();
+        t.heights_at_points(&xs, &ys, &mut out);
+        assert_eq!(out.len(), xs.len());
+        for i in 0..xs.len() {
+            let e = t.height(xs[i], ys[i]);
+            assert!(
+                out[i].to_bits() == e.to_bits() || (out[i].is_nan() && e.is_nan()),
+                "({}, {}): {} vs {e}",
+                xs[i],
+                ys[i],
+                out[i]
+            );
+        }
+        // The reference points too.
+        let (xs, ys): (Vec<f64>, Vec<f64>) = rows().iter().map(|r| (r.x, r.y)).unzip();
+        t.heights_at_points(&xs, &ys, &mut out);
+        if t.params().mountain_base.is_none() {
+            for (r, h) in rows().iter().zip(&out) {
+                assert_eq!(h.to_bits(), r.height.to_bits());
+            }
+        }
+    }
+}
+
+#[test]
 fn grid_is_exact_for_random_profiles_and_mountains() {
     let mut p = bevy_relief::terrain::TerrainParams::random(5, 1024).unwrap();
     p.mountain_base = Some(30.0);
