@@ -451,8 +451,10 @@ struct SlopeBound {
 impl SlopeBound {
     /// `None` with mountains, whose shaping is steeper.
     fn new(terrain: &Terrain) -> Option<Self> {
-        terrain.slope_bound()?;
         let tp = terrain.params();
+        if tp.mountain_base.is_some() {
+            return None;
+        }
         let n = tp.profile.len();
         let steepest = (0..n)
             .map(|k| (tp.profile[(k + 1) % n] - tp.profile[k]).abs())
@@ -473,7 +475,7 @@ impl SlopeBound {
 }
 
 /// The smallest profile value over short runs of (wrapping) indices, in
-/// constant time: the minima of runs of 1, 2, 4, 8 and 16 entries.
+/// constant time from the minima of runs of 2, 4, 8 and 16 entries.
 struct RunMin<'a> {
     profile: &'a [f64],
     /// The least entry of all.

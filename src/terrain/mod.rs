@@ -285,25 +285,6 @@ impl Terrain {
         }
     }
 
-    /// A bound on the height's slope (metres per metre, any direction): each
-    /// term changes by at most the profile's steepest step times the vector's
-    /// length / 128. `None` with mountains (whose shaping is steeper).
-    pub fn slope_bound(&self) -> Option<f64> {
-        if self.params.mountain_base.is_some() {
-            return None;
-        }
-        let steepest = self.slope.iter().fold(0.0f64, |m, s| m.max(s.abs()));
-        Some(
-            self.params
-                .height_vectors
-                .iter()
-                .map(|v| v.length())
-                .sum::<f64>()
-                * steepest
-                * RECIP128,
-        )
-    }
-
     /// Whether the whole-metre cell is lake (below the lake level) or town,
     /// ignoring placed overrides: what stops generated roads.
     pub fn is_lake_or_town(&self, xr: i64, yr: i64) -> bool {
