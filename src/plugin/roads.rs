@@ -2,8 +2,8 @@
 //! thread for the square of `road_radius` around the focus (snapped to a
 //! 500 m grid, so it is regenerated only every few hundred metres of travel),
 //! laid on the terrain with the streams so that `terra()` reports `Road` and
-//! `Stream` and nothing is placed on them; chunks near the focus then drape ribbons on their own
-//! triangles. Because the roads inside any area never depend on what else is
+//! `Stream` and nothing is placed on them; chunks near the focus then drape
+//! ribbons on their own triangles. Because the roads inside any area never depend on what else is
 //! generated, a new network agrees with the old one wherever they overlap.
 
 use super::coords::FocusState;

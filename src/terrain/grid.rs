@@ -387,6 +387,7 @@ mod simd {
         }
         lanes
     }
+
     /// The profile and its slopes as byte tables in eight registers.
     #[derive(Clone, Copy)]
     pub(super) struct ByteTables {
