@@ -118,6 +118,7 @@ pub struct ContourRoads {
     params: ContourParams,
     cell: f64,
 }
+
 impl ContourRoads {
     /// A generator; invalid parameters are rejected with the field named.
     pub fn new(params: ContourParams) -> Result<Self, ParamError> {
@@ -139,7 +140,7 @@ impl ContourRoads {
         let (xr, yr) = (java_round(p.x), java_round(p.y));
         let h = terrain.height(xr as f64, yr as f64);
         let tp = terrain.params();
-        if h < tp.lake_level.max(tp.lake_base) || terrain.is_lake_or_town(xr, yr) {
+        if h < tp.lake_level.max(tp.lake_base) || terrain.is_town(xr, yr) {
             return None;
         }
         // The seed's bits: (π·1000·x·y) & 0xff, truncated as JavaScript's `&` does.
@@ -233,11 +234,12 @@ impl ContourRoads {
             first
         };
         let (mut f0, mut f1) = (min - margin, max + margin);
+        let quick = QuickStops::new(terrain);
         loop {
             check(f0, f1)?;
             let area = (f0 - reach, f1 + reach);
             let starts = self.starts_in(terrain, area.0, area.1);
-            let mut sim = Sim::new(terrain, &self.params, &starts, (f0, f1), area);
+            let mut sim = Sim::new(terrain, &self.params, &quick, &starts, (f0, f1), area);
             sim.run();
             let roads = sim.roads_touching(min, max);
             let (mut bmin, mut bmax) = (min, max);
@@ -528,6 +530,70 @@ impl<'a> RunMin<'a> {
     }
 }
 
+/// Cheap sufficient tests that a segment meets no lake and no town, so that
+/// most growth steps need not sample it metre by metre; built once per
+/// request.
+struct QuickStops<'a> {
+    terrain: &'a Terrain,
+    /// Bounds on the height's slope (`None` with mountains).
+    slope: Option<SlopeBound>,
+    /// Minima of the profile over short runs, for the town sums.
+    towns: RunMin<'a>,
+}
+
+impl<'a> QuickStops<'a> {
+    fn new(terrain: &'a Terrain) -> Self {
+        Self {
+            terrain,
+            slope: SlopeBound::new(terrain),
+            towns: RunMin::new(&terrain.params().profile),
+        }
+    }
+
+    /// Whether no whole-metre sample along `a → b` can be lake (`ha`, `hb`:
+    /// the heights at the ends): along the segment the height moves at most
+    /// `along(dir)` per metre from either end, and rounding to whole metres
+    /// adds at most `round`.
+    fn lake_clear(&self, a: DVec2, b: DVec2, ha: f64, hb: f64) -> bool {
+        let len = a.distance(b);
+        self.slope.as_ref().is_some_and(|s| {
+            let dir = (b - a) / len;
+            (ha + hb - len * s.along(dir)) / 2.0 - s.round
+                >= self.terrain.params().lake_level + 1e-9
+        })
+    }
+
+    /// A sufficient test that no whole-metre sample along `a → b` is town.
+    /// Each town term's index `⌊v·p⌋ >> 7` moves linearly along the segment,
+    /// and rounding a point to whole metres moves `v·p` by at most
+    /// `(|vx| + |vy|)/2`, so a term can only use the profile entries over a
+    /// short run of indices; the smallest sum those runs allow must stay at
+    /// or above the town threshold.
+    fn town_clear(&self, a: DVec2, b: DVec2) -> bool {
+        let tp = self.terrain.params();
+        let far = a.abs().max(b.abs()).max_element() + 1.0;
+        let n = tp.town_vectors.len();
+        let mut least = 0.0;
+        for (i, v) in tp.town_vectors.iter().enumerate() {
+            let (ja, jb) = (v.dot(a), v.dot(b));
+            if !(ja.is_finite() && jb.is_finite()) {
+                return false;
+            }
+            // Half a metre per axis, and room for rounding in the products.
+            let size = v.x.abs() + v.y.abs();
+            let pad = 0.5 * size + 1.0 + 1e-14 * size * far;
+            let k0 = (fast_floor(ja.min(jb) - pad) as i64) >> 7;
+            let k1 = (fast_floor(ja.max(jb) + pad) as i64) >> 7;
+            least += self.towns.least(k0, k1).unwrap_or(self.towns.floor);
+            // The other terms are at least the profile's minimum each.
+            if least + (n - 1 - i) as f64 * self.towns.floor >= tp.town_threshold {
+                return true;
+            }
+        }
+        false
+    }
+}
+
 /// The simulation of a set of start points, with every path kept inside the
 /// light cone of a focus box.
 struct Sim<'a> {
@@ -539,13 +605,11 @@ struct Sim<'a> {
     laid: CellLists,
     /// Segments proposed this round.
     proposed: CellLists,
-    /// Bounds on the height's slope, if known.
-    slope: Option<SlopeBound>,
+    /// The quick lake and town tests.
+    quick: &'a QuickStops<'a>,
     inserts: Vec<Insert>,
     /// The box whose roads must come out exact.
     focus: (DVec2, DVec2),
-    /// Town profile minima for the town test.
-    run_min: RunMin<'a>,
 }
 
 impl<'a> Sim<'a> {
@@ -555,6 +619,7 @@ impl<'a> Sim<'a> {
     fn new(
         terrain: &'a Terrain,
         p: &'a ContourParams,
+        quick: &'a QuickStops<'a>,
         starts: &[RoadStart],
         focus: (DVec2, DVec2),
         (lo, hi): (DVec2, DVec2),
@@ -588,10 +653,9 @@ impl<'a> Sim<'a> {
             laid: CellLists::new(n),
             proposed: CellLists::new(n),
             cells,
-            slope: SlopeBound::new(terrain),
+            quick,
             inserts: Vec::new(),
             focus,
-            run_min: RunMin::new(&terrain.params().profile),
         }
     }
 
@@ -627,13 +691,8 @@ impl<'a> Sim<'a> {
     fn ground_stop(&self, a: DVec2, b: DVec2, ha: f64, hb: f64) -> Option<f64> {
         let tp = self.terrain.params();
         let len = a.distance(b);
-        let lake_clear = self.slope.as_ref().is_some_and(|s| {
-            // Along the segment the height moves at most `s.along(dir)` per
-            // metre from either end; rounding to whole metres adds `s.round`.
-            let dir = (b - a) / len;
-            (ha + hb - len * s.along(dir)) / 2.0 - s.round >= tp.lake_level + 1e-9
-        });
-        let town_clear = self.town_clear(a, b);
+        let lake_clear = self.quick.lake_clear(a, b, ha, hb);
+        let town_clear = self.quick.town_clear(a, b);
         if lake_clear && town_clear {
             return None;
         }
@@ -654,36 +713,6 @@ impl<'a> Sim<'a> {
             }
         }
         None
-    }
-
-    /// A sufficient test that no whole-metre sample along `a → b` is town.
-    /// Each town term's index `⌊v·p⌋ >> 7` moves linearly along the segment,
-    /// and rounding a point to whole metres moves `v·p` by at most
-    /// `(|vx| + |vy|)/2`, so a term can only use the profile entries over a
-    /// short run of indices; the smallest sum those runs allow must stay at
-    /// or above the town threshold.
-    fn town_clear(&self, a: DVec2, b: DVec2) -> bool {
-        let tp = self.terrain.params();
-        let far = a.abs().max(b.abs()).max_element() + 1.0;
-        let n = tp.town_vectors.len();
-        let mut least = 0.0;
-        for (i, v) in tp.town_vectors.iter().enumerate() {
-            let (ja, jb) = (v.dot(a), v.dot(b));
-            if !(ja.is_finite() && jb.is_finite()) {
-                return false;
-            }
-            // Half a metre per axis, and room for rounding in the products.
-            let size = v.x.abs() + v.y.abs();
-            let pad = 0.5 * size + 1.0 + 1e-14 * size * far;
-            let k0 = (fast_floor(ja.min(jb) - pad) as i64) >> 7;
-            let k1 = (fast_floor(ja.max(jb) + pad) as i64) >> 7;
-            least += self.run_min.least(k0, k1).unwrap_or(self.run_min.floor);
-            // The other terms are at least the profile's minimum each.
-            if least + (n - 1 - i) as f64 * self.run_min.floor >= tp.town_threshold {
-                return true;
-            }
-        }
-        false
     }
 
     fn start_id(&self, path: usize) -> (i64, i64) {
@@ -1187,9 +1216,11 @@ mod tests {
     fn the_quick_lake_and_town_tests_never_miss_a_stop() {
         let t = Terrain::default();
         let p = ContourParams::default();
+        let quick = QuickStops::new(&t);
         let sim = Sim::new(
             &t,
             &p,
+            &quick,
             &[],
             (DVec2::ZERO, DVec2::ONE),
             (DVec2::ZERO, DVec2::ONE),
@@ -1204,14 +1235,14 @@ mod tests {
             let angle = hash_unit(k as i64, 3, 7) * std::f64::consts::TAU;
             let b = at + DVec2::new(angle.sin(), angle.cos()) * p.step;
             let (ha, hb) = (t.height(at.x, at.y), t.height(b.x, b.y));
-            let quick = sim.ground_stop(at, b, ha, hb);
-            assert_eq!(quick, ground_stop_by_samples(&t, at, b), "{at} -> {b}");
-            stops += quick.is_some() as usize;
+            let stop = sim.ground_stop(at, b, ha, hb);
+            assert_eq!(stop, ground_stop_by_samples(&t, at, b), "{at} -> {b}");
+            stops += stop.is_some() as usize;
             towns += (0..=10).any(|d| {
                 let q = at.lerp(b, d as f64 / 10.0);
                 t.is_town(java_round(q.x), java_round(q.y))
             }) as usize;
-            clear_by_bound += sim.town_clear(at, b) as usize;
+            clear_by_bound += quick.town_clear(at, b) as usize;
         }
         // Stops of both kinds occur, and the town bound clears most segments.
         assert!(

@@ -196,9 +196,10 @@ impl Terrain {
     }
 
     /// Lays streams on the terrain (replacing any laid before), as lines of
-    /// their width: from then on `terra()` reports `Stream` (with any point
-    /// feature there) on every whole-metre cell of open land or wood whose
-    /// centre is within half a width of one, so no tree stands in them.
+    /// their width: from then on `terra()` reports `Stream` on every
+    /// whole-metre cell of open land or wood whose centre is within half a
+    /// width of one, so no tree or feature stands in them (but the water
+    /// hole at a stream's spring).
     /// Placed overrides, roads, lakes, mud and towns come first.
     pub fn set_streams(&mut self, streams: Option<Arc<RoadLayer>>) {
         self.streams = streams;
@@ -285,12 +286,6 @@ impl Terrain {
         }
     }
 
-    /// Whether the whole-metre cell is lake (below the lake level) or town,
-    /// ignoring placed overrides: what stops generated roads.
-    pub fn is_lake_or_town(&self, xr: i64, yr: i64) -> bool {
-        self.height(xr as f64, yr as f64) < self.params.lake_level || self.is_town(xr, yr)
-    }
-
     /// Whether the whole-metre cell is town ground (ignoring lakes and placed overrides).
     pub fn is_town(&self, xr: i64, yr: i64) -> bool {
         self.calc_prof(&self.params.town_vectors, xr as f64, yr as f64) < self.params.town_threshold
@@ -361,7 +356,6 @@ impl Terrain {
             t.height = ht.max(p.lake_level);
             return t;
         }
-
         if ht < p.lake_level {
             return Terra {
                 height: p.lake_level,
@@ -384,14 +378,17 @@ impl Terrain {
         }
         match self.land_kind(xr, yr) {
             TerrainKind::Town => dry(TerrainKind::Town, None, None),
-            // A laid stream keeps the feature there (its spring's water hole).
+            // A laid stream keeps only a water hole (its spring).
             _ if with_roads
                 && self
                     .streams
                     .as_ref()
                     .is_some_and(|s| s.on_road(DVec2::new(xr as f64, yr as f64))) =>
             {
-                dry(TerrainKind::Stream, feature, code)
+                match feature {
+                    Some(Feature::WaterHole) => dry(TerrainKind::Stream, feature, code),
+                    _ => dry(TerrainKind::Stream, None, None),
+                }
             }
             kind => dry(kind, feature, code),
         }

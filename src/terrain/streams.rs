@@ -228,15 +228,20 @@ mod tests {
         );
         let layer = Arc::new(RoadLayer::new(Arc::new(net)));
         t.set_streams(Some(layer.clone()));
-        // The spring keeps its water hole; dry points along the way are stream.
+        // The spring keeps its water hole; dry points along the way are
+        // stream, with no other feature.
         let mut along = 0;
         for s in &ss {
             let spring = t.terra(s.points[0].x, s.points[0].y);
             assert_eq!(spring.feature, Some(Feature::WaterHole));
             for p in &s.points[1..] {
-                let k = t.terra(p.x, p.y).kind;
-                if !matches!(k, TerrainKind::Lake | TerrainKind::Mud | TerrainKind::Town) {
-                    assert_eq!(k, TerrainKind::Stream, "{p}");
+                let here = t.terra(p.x, p.y);
+                if !matches!(
+                    here.kind,
+                    TerrainKind::Lake | TerrainKind::Mud | TerrainKind::Town
+                ) {
+                    assert_eq!(here.kind, TerrainKind::Stream, "{p}");
+                    assert!(here.feature.is_none_or(|f| f == Feature::WaterHole));
                     along += 1;
                 }
             }
