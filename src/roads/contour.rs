@@ -30,13 +30,42 @@
 use super::{Road, RoadClass, RoadNetwork};
 use crate::geom::segment_intersection;
 use crate::terrain::params::in_range as range;
-use crate::terrain::{AreaError, PI1000, ParamError, Terrain, fast_floor, hash_unit, java_round};
+use crate::terrain::{PI1000, ParamError, Terrain, fast_floor, hash_unit, java_round};
 use glam::DVec2;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use thiserror::Error;
 
 /// Largest area (with its margin) one call simulates: 50 km × 50 km.
 pub const MAX_ROAD_AREA: f64 = 2.5e9;
+
+/// Most growth steps one simulation may take, at worst (every path of every
+/// start growing to the horizon): about 10 s of work. With the defaults even
+/// [`MAX_ROAD_AREA`] stays at half of it.
+pub const MAX_ROAD_STEPS: f64 = 2.0e7;
+
+/// Why a road request was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Error)]
+pub enum RoadAreaError {
+    /// The area with its margin is not finite or exceeds [`MAX_ROAD_AREA`].
+    #[error(
+        "road area {width} m × {height} m (with its margin) is not finite or exceeds {MAX_ROAD_AREA} m²"
+    )]
+    TooLarge {
+        /// Width including the margin.
+        width: f64,
+        /// Height including the margin.
+        height: f64,
+    },
+    /// The parameters allow more growth than [`MAX_ROAD_STEPS`] here.
+    #[error(
+        "roads here could take up to {steps:.0} growth steps (limit {MAX_ROAD_STEPS}): lower max_points, max_rounds or density, or raise step"
+    )]
+    TooMuchGrowth {
+        /// The bound: start points × 4 paths × growth rounds.
+        steps: f64,
+    },
+}
 
 /// The contour-road generator's parameters; defaults are the seed's numbers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -194,26 +223,31 @@ impl ContourRoads {
     }
 
     /// [`Self::generate`], refusing areas (with their margin) beyond
-    /// [`MAX_ROAD_AREA`] or not finite.
+    /// [`MAX_ROAD_AREA`] or not finite, and parameters that could need more
+    /// than [`MAX_ROAD_STEPS`] growth steps there.
     pub fn try_generate(
         &self,
         terrain: &Terrain,
         min: DVec2,
         max: DVec2,
-    ) -> Result<RoadNetwork, AreaError> {
+    ) -> Result<RoadNetwork, RoadAreaError> {
         let step = self.params.step;
         // Every start whose paths could reach the focus box before growth ends.
         let reach = step * (self.params.horizon() + 1.0);
         let check = |f0: DVec2, f1: DVec2| {
             let size = (f1 - f0).max(DVec2::ZERO) + 2.0 * reach;
-            if f0.is_finite() && f1.is_finite() && size.x * size.y <= MAX_ROAD_AREA {
-                Ok(())
-            } else {
-                Err(AreaError {
+            if !(f0.is_finite() && f1.is_finite() && size.x * size.y <= MAX_ROAD_AREA) {
+                return Err(RoadAreaError::TooLarge {
                     width: size.x,
                     height: size.y,
-                })
+                });
             }
+            let cells = (size / self.cell + 3.0).element_product();
+            let steps = cells * 4.0 * self.params.horizon();
+            if steps > MAX_ROAD_STEPS {
+                return Err(RoadAreaError::TooMuchGrowth { steps });
+            }
+            Ok(())
         };
         check(min, max)?;
         if max.x <= min.x || max.y <= min.y {
@@ -1348,14 +1382,29 @@ mod tests {
         );
         let c = ContourRoads::new(ContourParams::default()).unwrap();
         let t = Terrain::default();
-        assert!(
-            c.try_generate(&t, DVec2::ZERO, DVec2::splat(1.0e5))
-                .is_err()
-        );
-        assert!(
-            c.try_generate(&t, DVec2::splat(f64::NAN), DVec2::ONE)
-                .is_err()
-        );
+        assert!(matches!(
+            c.try_generate(&t, DVec2::ZERO, DVec2::splat(1.0e5)),
+            Err(RoadAreaError::TooLarge { .. })
+        ));
+        assert!(matches!(
+            c.try_generate(&t, DVec2::splat(f64::NAN), DVec2::ONE),
+            Err(RoadAreaError::TooLarge { .. })
+        ));
+        // A small area is fine with the defaults...
+        assert!(c.try_generate(&t, DVec2::ZERO, DVec2::splat(500.0)).is_ok());
+        // ...but 1 m steps for 10,000 points would take minutes: refused at once.
+        let long = ContourRoads::new(ContourParams {
+            step: 1.0,
+            max_points: 10_000,
+            max_rounds: 100_000,
+            ..Default::default()
+        })
+        .unwrap();
+        let err = long
+            .try_generate(&t, DVec2::ZERO, DVec2::splat(500.0))
+            .unwrap_err();
+        assert!(matches!(err, RoadAreaError::TooMuchGrowth { .. }));
+        assert!(err.to_string().contains("max_points"), "{err}");
         assert_eq!(
             c.generate(&t, DVec2::ONE, DVec2::ZERO),
             RoadNetwork::default()

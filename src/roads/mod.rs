@@ -5,7 +5,9 @@
 mod contour;
 mod layer;
 
-pub use contour::{ContourParams, ContourRoads, MAX_ROAD_AREA, RoadStart};
+pub use contour::{
+    ContourParams, ContourRoads, MAX_ROAD_AREA, MAX_ROAD_STEPS, RoadAreaError, RoadStart,
+};
 pub use layer::RoadLayer;
 
 use crate::geom::{cells_of_segment, closest_on_segment, segment_intersection};
