@@ -296,3 +296,46 @@ fn roads_are_laid_draped_and_kept_clear() {
         }
     }
 }
+
+#[test]
+fn road_settings_apply_live_and_failures_are_reported() {
+    let mut app = app_with(small_world());
+    spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
+    app.update();
+    app.world_mut().resource_mut::<RenderOrigin>().0 = DVec2::new(19000.0, 1260.0);
+    let roads = |app: &App| app.world().resource::<ReliefStats>().roads;
+    run_until(&mut app, "the first roads", |app| roads(app) > 0);
+    let first = roads(&app);
+    // Denser start points, same place: a new network without moving.
+    app.world_mut()
+        .resource_mut::<TerrainSettings>()
+        .view
+        .roads
+        .density = 30.0;
+    run_until(&mut app, "denser roads", |app| roads(app) > first);
+    // Settings that would take minutes: refused with a clear message, the
+    // roads taken away and the rest of the world still placed.
+    {
+        let mut s = app.world_mut().resource_mut::<TerrainSettings>();
+        s.view.roads.step = 1.0;
+        s.view.roads.max_points = 10_000;
+        s.view.roads.max_rounds = 100_000;
+    }
+    run_until(&mut app, "the refusal", |app| {
+        let error = app.world().resource::<TerrainState>().error.clone();
+        error.is_some_and(|e| e.starts_with("roads:") && e.contains("max_points"))
+    });
+    run_until(&mut app, "objects without roads", |app| {
+        settled(app) && roads(app) == 0
+    });
+    assert!(app.world().resource::<ReliefStats>().objects > 0);
+    // Roads off: none laid.
+    app.world_mut()
+        .resource_mut::<TerrainSettings>()
+        .view
+        .road_radius = 0.0;
+    app.update();
+    let state = app.world().resource::<TerrainState>();
+    assert!(state.terrain.roads().is_none() && state.terrain.streams().is_none());
+    assert_eq!(state.error, None);
+}
