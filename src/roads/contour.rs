@@ -30,7 +30,7 @@
 use super::{Road, RoadClass, RoadNetwork};
 use crate::geom::segment_intersection;
 use crate::terrain::params::in_range as range;
-use crate::terrain::{PI1000, ParamError, Terrain, fast_floor, hash_unit, java_round};
+use crate::terrain::{PI1000, ParamError, Terrain, floor_i64, hash_unit, java_round};
 use glam::DVec2;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -268,7 +268,7 @@ impl ContourRoads {
             first
         };
         let (mut f0, mut f1) = (min - margin, max + margin);
-        let quick = QuickStops::new(terrain);
+        let quick = QuickStops::new(terrain, step);
         loop {
             check(f0, f1)?;
             let area = (f0 - reach, f1 + reach);
@@ -306,6 +306,8 @@ struct Path {
     points: Vec<DVec2>,
     /// Unit direction of the last step, `(sin b, cos b)` for bearing `b`.
     dir: DVec2,
+    /// The last point and the height there.
+    tip: DVec2,
     tip_height: f64,
     /// Still growing (not stopped, not full, not out of the light cone).
     growing: bool,
@@ -353,7 +355,8 @@ struct Proposal {
     dir: DVec2,
     /// Index of the new segment in the path.
     seg: usize,
-    /// Height at `b`.
+    /// Heights at `a` and `b`.
+    ha: f64,
     hb: f64,
     /// The lowest and highest cells of its box.
     span: ((i64, i64), (i64, i64)),
@@ -385,11 +388,12 @@ impl Cells {
         (self.w * self.h) as usize
     }
 
+    #[inline]
     fn cell(&self, p: DVec2) -> (i64, i64) {
         let c = (p - self.origin) / GRID;
         (
-            (fast_floor(c.x) as i64).clamp(0, self.w - 1),
-            (fast_floor(c.y) as i64).clamp(0, self.h - 1),
+            floor_i64(c.x).clamp(0, self.w - 1),
+            floor_i64(c.y).clamp(0, self.h - 1),
         )
     }
 
@@ -404,17 +408,48 @@ impl Cells {
 }
 
 /// The cells from `lo` to `hi`, row by row.
-fn cells_between(lo: (i64, i64), hi: (i64, i64)) -> impl Iterator<Item = (i64, i64)> {
-    (lo.1..=hi.1).flat_map(move |y| (lo.0..=hi.0).map(move |x| (x, y)))
+fn cells_between(lo: (i64, i64), hi: (i64, i64)) -> CellsBetween {
+    CellsBetween {
+        at: lo,
+        x0: lo.0,
+        hi,
+    }
+}
+
+/// Iterator of [`cells_between`] (a plain one: a `flat_map` costs more than
+/// the one to four cells it usually yields).
+struct CellsBetween {
+    at: (i64, i64),
+    x0: i64,
+    hi: (i64, i64),
+}
+
+impl Iterator for CellsBetween {
+    type Item = (i64, i64);
+
+    #[inline]
+    fn next(&mut self) -> Option<(i64, i64)> {
+        if self.at.1 > self.hi.1 || self.at.0 > self.hi.0 {
+            return None;
+        }
+        let c = self.at;
+        self.at = if c.0 < self.hi.0 {
+            (c.0 + 1, c.1)
+        } else {
+            (self.x0, c.1 + 1)
+        };
+        Some(c)
+    }
 }
 
 /// One segment in a cell's list: path, segment index, the lowest cell of
-/// its box, next entry.
+/// its box, the round it was proposed in, next entry.
 #[derive(Clone, Copy)]
 struct Entry {
     path: u32,
     seg: u32,
     lo: (i32, i32),
+    round: u32,
     next: u32,
 }
 
@@ -422,8 +457,6 @@ struct Entry {
 struct CellLists {
     head: Vec<u32>,
     entries: Vec<Entry>,
-    /// Cells with entries, so that clearing costs what was added.
-    touched: Vec<usize>,
 }
 
 impl CellLists {
@@ -431,47 +464,40 @@ impl CellLists {
         Self {
             head: vec![END; cells],
             entries: Vec::new(),
-            touched: Vec::new(),
         }
     }
 
-    /// Files segment `seg` of `path`, whose box spans cells `lo..=hi`.
-    fn push(&mut self, cells: &Cells, (lo, hi): ((i64, i64), (i64, i64)), path: usize, seg: usize) {
+    /// Files segment `seg` of `path`, proposed in `round`, whose box spans
+    /// cells `lo..=hi`.
+    fn push(
+        &mut self,
+        cells: &Cells,
+        (lo, hi): ((i64, i64), (i64, i64)),
+        path: usize,
+        seg: usize,
+        round: usize,
+    ) {
         for c in cells_between(lo, hi) {
             let cell = cells.index(c);
-            if self.head[cell] == END {
-                self.touched.push(cell);
-            }
             self.entries.push(Entry {
                 path: path as u32,
                 seg: seg as u32,
                 lo: (lo.0 as i32, lo.1 as i32),
+                round: round as u32,
                 next: self.head[cell],
             });
             self.head[cell] = (self.entries.len() - 1) as u32;
         }
     }
 
-    /// The segments in a cell: path, segment index, lowest cell.
-    fn iter(&self, cell: usize) -> impl Iterator<Item = (usize, usize, (i64, i64))> + '_ {
+    /// The segments in a cell.
+    fn iter(&self, cell: usize) -> impl Iterator<Item = &Entry> + '_ {
         let mut at = self.head[cell];
         std::iter::from_fn(move || {
             let e = self.entries.get(at as usize)?;
             at = e.next;
-            Some((
-                e.path as usize,
-                e.seg as usize,
-                (e.lo.0 as i64, e.lo.1 as i64),
-            ))
+            Some(e)
         })
-    }
-
-    fn clear(&mut self) {
-        for &c in &self.touched {
-            self.head[c] = END;
-        }
-        self.touched.clear();
-        self.entries.clear();
     }
 }
 
@@ -482,6 +508,8 @@ struct SlopeBound {
     vectors: Vec<DVec2>,
     /// Most change from rounding a point to whole metres (half a metre per axis).
     round: f64,
+    /// Most change per metre in any direction: at least `along(dir)`.
+    steepest: f64,
 }
 
 impl SlopeBound {
@@ -501,7 +529,13 @@ impl SlopeBound {
             .map(|v| *v * (steepest / 128.0))
             .collect();
         let round = vectors.iter().map(|v| (v.x.abs() + v.y.abs()) / 2.0).sum();
-        Some(Self { vectors, round })
+        // |v·dir| ≤ |v| for a unit `dir`, with room for rounding.
+        let steepest = vectors.iter().map(|v| v.length()).sum::<f64>() * (1.0 + 1e-12);
+        Some(Self {
+            vectors,
+            round,
+            steepest,
+        })
     }
 
     /// Most change per metre along unit direction `dir`.
@@ -510,57 +544,58 @@ impl SlopeBound {
     }
 }
 
-/// The smallest profile value over short runs of (wrapping) indices, in
-/// constant time from the minima of runs of 2, 4, 8 and 16 entries.
-struct RunMin<'a> {
-    profile: &'a [f64],
-    /// The least entry of all.
-    floor: f64,
-    mask: i64,
-    /// Minima of runs of 2, 4, 8 and 16 (empty for very long profiles,
-    /// which are scanned instead).
-    levels: Vec<Vec<f64>>,
+/// One town vector's share of the quick town test: the profile's minima
+/// over every window of indices as long as the run its term can use along
+/// one growth step.
+struct TownWindow {
+    v: DVec2,
+    /// `|vx| + |vy|`: how far rounding a point to whole metres moves `v·p`
+    /// (twice over).
+    size: f64,
+    /// Indices per window.
+    width: i64,
+    /// `least[k]`: the smallest profile entry at indices `k..k + width` (wrapping).
+    least: Vec<f64>,
+    /// The least the town vectors after this one can add.
+    rest: f64,
 }
 
-impl<'a> RunMin<'a> {
-    /// Longest run answered.
-    const LONGEST: i64 = 31;
-    /// Longest profile given tables (4 × 32 KiB).
-    const TABLED: usize = 4096;
-
-    fn new(profile: &'a [f64]) -> Self {
-        let n = profile.len();
-        let mut levels: Vec<Vec<f64>> = Vec::new();
-        if n <= Self::TABLED {
-            for l in 0..4 {
-                let prev = levels.last().map_or(profile, Vec::as_slice);
-                let half = 1 << l;
-                let next = (0..n).map(|k| prev[k].min(prev[(k + half) % n])).collect();
-                levels.push(next);
-            }
+impl TownWindow {
+    /// One per town vector, those whose windows tend to clear most first
+    /// (the sum does not depend on the order).
+    fn all(tp: &crate::terrain::TerrainParams, step: f64) -> Vec<Self> {
+        let n = tp.town_vectors.len();
+        let mut all: Vec<Self> = (tp.town_vectors.iter())
+            .map(|&v| Self::new(v, &tp.profile, step, 0.0))
+            .collect();
+        let mean = |w: &Self| w.least.iter().sum::<f64>();
+        all.sort_by(|x, y| mean(y).total_cmp(&mean(x)));
+        let floor = tp.profile.iter().copied().fold(f64::INFINITY, f64::min);
+        for (i, w) in all.iter_mut().enumerate() {
+            w.rest = (n - 1 - i) as f64 * floor;
         }
-        Self {
-            profile,
-            floor: profile.iter().copied().fold(f64::INFINITY, f64::min),
-            mask: n as i64 - 1,
-            levels,
-        }
+        all
     }
 
-    /// The least entry over indices `k0..=k1`, if that run is short enough.
-    fn least(&self, k0: i64, k1: i64) -> Option<f64> {
-        let n = k1.checked_sub(k0)? + 1;
-        if !(1..=Self::LONGEST).contains(&n) {
-            return None;
+    fn new(v: DVec2, profile: &[f64], step: f64, rest: f64) -> Self {
+        let size = v.x.abs() + v.y.abs();
+        // The run `town_clear` asks for along a step, with a metre to spare.
+        let width = ((v.length() * step + size + 4.0) / 128.0).ceil() as i64 + 1;
+        let n = profile.len();
+        let least = (0..n)
+            .map(|k| {
+                (0..width as usize)
+                    .map(|d| profile[(k + d) % n])
+                    .fold(f64::INFINITY, f64::min)
+            })
+            .collect();
+        Self {
+            v,
+            size,
+            width,
+            least,
+            rest,
         }
-        let at = |t: &[f64], k: i64| t[(k & self.mask) as usize];
-        let l = (63 - n.leading_zeros()) as usize;
-        Some(match l.checked_sub(1).and_then(|l1| self.levels.get(l1)) {
-            Some(t) => at(t, k0).min(at(t, k1 + 1 - (1 << l))),
-            None => (k0..=k1)
-                .map(|k| at(self.profile, k))
-                .fold(f64::INFINITY, f64::min),
-        })
     }
 }
 
@@ -571,16 +606,18 @@ struct QuickStops<'a> {
     terrain: &'a Terrain,
     /// Bounds on the height's slope (`None` with mountains).
     slope: Option<SlopeBound>,
-    /// Minima of the profile over short runs, for the town sums.
-    towns: RunMin<'a>,
+    /// Per town vector, profile minima over a step's run of indices.
+    towns: Vec<TownWindow>,
 }
 
 impl<'a> QuickStops<'a> {
-    fn new(terrain: &'a Terrain) -> Self {
+    /// The tests for steps of at most `step` metres.
+    fn new(terrain: &'a Terrain, step: f64) -> Self {
+        let tp = terrain.params();
         Self {
             terrain,
             slope: SlopeBound::new(terrain),
-            towns: RunMin::new(&terrain.params().profile),
+            towns: TownWindow::all(tp, step),
         }
     }
 
@@ -591,9 +628,13 @@ impl<'a> QuickStops<'a> {
     fn lake_clear(&self, a: DVec2, b: DVec2, ha: f64, hb: f64) -> bool {
         let len = a.distance(b);
         self.slope.as_ref().is_some_and(|s| {
-            let dir = (b - a) / len;
-            (ha + hb - len * s.along(dir)) / 2.0 - s.round
-                >= self.terrain.params().lake_level + 1e-9
+            let level = self.terrain.params().lake_level + 1e-9 + s.round;
+            // The bound for the steepest direction first: it needs no dot
+            // products and clears most segments.
+            if (ha + hb - len * s.steepest) / 2.0 >= level {
+                return true;
+            }
+            (ha + hb - len * s.along((b - a) / len)) / 2.0 >= level
         })
     }
 
@@ -601,30 +642,97 @@ impl<'a> QuickStops<'a> {
     /// Each town term's index `⌊v·p⌋ >> 7` moves linearly along the segment,
     /// and rounding a point to whole metres moves `v·p` by at most
     /// `(|vx| + |vy|)/2`, so a term can only use the profile entries over a
-    /// short run of indices; the smallest sum those runs allow must stay at
-    /// or above the town threshold.
+    /// short run of indices; the sum of those runs' minima (over a window at
+    /// least as long) must stay at or above the town threshold.
     fn town_clear(&self, a: DVec2, b: DVec2) -> bool {
         let tp = self.terrain.params();
+        let mask = tp.profile.len() as i64 - 1;
         let far = a.abs().max(b.abs()).max_element() + 1.0;
-        let n = tp.town_vectors.len();
         let mut least = 0.0;
-        for (i, v) in tp.town_vectors.iter().enumerate() {
-            let (ja, jb) = (v.dot(a), v.dot(b));
-            if !(ja.is_finite() && jb.is_finite()) {
+        for w in &self.towns {
+            let (ja, jb) = (w.v.dot(a), w.v.dot(b));
+            // Half a metre per axis, and room for rounding in the products.
+            let pad = 0.5 * w.size + 1.0 + 1e-14 * w.size * far;
+            let k0 = floor_i64(ja.min(jb) - pad) >> 7;
+            let k1 = floor_i64(ja.max(jb) + pad) >> 7;
+            if !(ja.is_finite() && jb.is_finite() && k1 - k0 < w.width) {
                 return false;
             }
-            // Half a metre per axis, and room for rounding in the products.
-            let size = v.x.abs() + v.y.abs();
-            let pad = 0.5 * size + 1.0 + 1e-14 * size * far;
-            let k0 = (fast_floor(ja.min(jb) - pad) as i64) >> 7;
-            let k1 = (fast_floor(ja.max(jb) + pad) as i64) >> 7;
-            least += self.towns.least(k0, k1).unwrap_or(self.towns.floor);
-            // The other terms are at least the profile's minimum each.
-            if least + (n - 1 - i) as f64 * self.towns.floor >= tp.town_threshold {
+            least += w.least[(k0 & mask) as usize];
+            // The other terms add at least `rest` (the profile's minimum each).
+            if least + w.rest >= tp.town_threshold {
                 return true;
             }
         }
         false
+    }
+}
+
+/// Lake and town stops for a batch of segments: the quick tests first, then
+/// the whole-metre samples of the segments they cannot clear, with the
+/// heights of all those samples in one batch.
+#[derive(Default)]
+struct GroundStops {
+    /// Per segment to sample: its index in the batch, whether lake and town
+    /// are already excluded, its length and its samples' range.
+    open: Vec<(usize, bool, bool, f64, std::ops::Range<usize>)>,
+    xs: Vec<f64>,
+    ys: Vec<f64>,
+    hs: Vec<f64>,
+    /// Each sample's distance along its segment.
+    ds: Vec<f64>,
+}
+
+impl GroundStops {
+    /// For each segment `a → b` with end heights `ha`, `hb` (in order) that
+    /// lake or town stops, its index and where (as a fraction) it must stop:
+    /// at the last whole-metre sample before the first blocked one.
+    fn find(
+        &mut self,
+        quick: &QuickStops,
+        segments: impl Iterator<Item = (DVec2, DVec2, f64, f64)>,
+        stops: &mut Vec<(usize, f64)>,
+    ) {
+        let terrain = quick.terrain;
+        self.open.clear();
+        self.xs.clear();
+        self.ys.clear();
+        self.ds.clear();
+        for (n, (a, b, ha, hb)) in segments.enumerate() {
+            let lake_clear = quick.lake_clear(a, b, ha, hb);
+            let town_clear = quick.town_clear(a, b);
+            if lake_clear && town_clear {
+                continue;
+            }
+            // Samples at every whole metre along the segment and at its end.
+            let len = a.distance(b);
+            let first = self.xs.len();
+            for k in 1..=len.floor() as usize + 1 {
+                let d = (k as f64).min(len);
+                let q = a + (b - a) * (d / len);
+                self.xs.push(java_round(q.x) as f64);
+                self.ys.push(java_round(q.y) as f64);
+                self.ds.push(d);
+                if d >= len {
+                    break;
+                }
+            }
+            let range = first..self.xs.len();
+            self.open.push((n, lake_clear, town_clear, len, range));
+        }
+        terrain.heights_at_points(&self.xs, &self.ys, &mut self.hs);
+        let level = terrain.params().lake_level;
+        for (n, lake_clear, town_clear, len, range) in self.open.drain(..) {
+            let mut prev = 0.0;
+            for k in range {
+                let (xr, yr) = (self.xs[k] as i64, self.ys[k] as i64);
+                if (!lake_clear && self.hs[k] < level) || (!town_clear && terrain.is_town(xr, yr)) {
+                    stops.push((n, prev / len));
+                    break;
+                }
+                prev = self.ds[k];
+            }
+        }
     }
 }
 
@@ -635,13 +743,15 @@ struct Sim<'a> {
     p: &'a ContourParams,
     paths: Vec<Path>,
     cells: Cells,
-    /// Segments laid in earlier rounds.
-    laid: CellLists,
-    /// Segments proposed this round.
-    proposed: CellLists,
+    /// Every segment proposed, filed when proposed: those of the current
+    /// round are proposals, earlier ones laid (cut short where their path
+    /// stopped, or not laid at all).
+    segments: CellLists,
     /// The quick lake and town tests.
     quick: &'a QuickStops<'a>,
     inserts: Vec<Insert>,
+    /// Scratch space for the lake and town stops.
+    ground: GroundStops,
     /// The box whose roads must come out exact.
     focus: (DVec2, DVec2),
 }
@@ -666,11 +776,12 @@ impl<'a> Sim<'a> {
                 paths.push(Path {
                     key: (s.id, k as u32),
                     points: {
-                        let mut v = Vec::with_capacity(16);
+                        let mut v = Vec::with_capacity(p.max_points.min(128));
                         v.push(s.pos);
                         v
                     },
                     dir: DVec2::new(sin, cos),
+                    tip: s.pos,
                     tip_height: h,
                     growing: true,
                 });
@@ -684,11 +795,11 @@ impl<'a> Sim<'a> {
             terrain,
             p,
             paths,
-            laid: CellLists::new(n),
-            proposed: CellLists::new(n),
+            segments: CellLists::new(n),
             cells,
             quick,
             inserts: Vec::new(),
+            ground: GroundStops::default(),
             focus,
         }
     }
@@ -719,36 +830,6 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Where along `a → b` (as a fraction) the path must stop for lake or
-    /// town: at the last whole-metre sample before the first blocked one.
-    /// `ha`, `hb` are the heights at the ends.
-    fn ground_stop(&self, a: DVec2, b: DVec2, ha: f64, hb: f64) -> Option<f64> {
-        let tp = self.terrain.params();
-        let len = a.distance(b);
-        let lake_clear = self.quick.lake_clear(a, b, ha, hb);
-        let town_clear = self.quick.town_clear(a, b);
-        if lake_clear && town_clear {
-            return None;
-        }
-        // Samples at every whole metre along the segment and at its end.
-        let n = len.floor() as usize;
-        let mut prev = 0.0;
-        for k in 1..=n + 1 {
-            let d = (k as f64).min(len);
-            let q = a + (b - a) * (d / len);
-            let (xr, yr) = (java_round(q.x), java_round(q.y));
-            let lake = !lake_clear && self.terrain.height(xr as f64, yr as f64) < tp.lake_level;
-            if lake || (!town_clear && self.terrain.is_town(xr, yr)) {
-                return Some(prev / len);
-            }
-            prev = d;
-            if d >= len {
-                break;
-            }
-        }
-        None
-    }
-
     fn start_id(&self, path: usize) -> (i64, i64) {
         self.paths[path].key.0
     }
@@ -759,7 +840,8 @@ impl<'a> Sim<'a> {
     /// road that leaves the box (so the check after the run sees it).
     fn in_cone(&self, p: DVec2, r: f64) -> bool {
         let (f0, f1) = self.focus;
-        p.clamp(f0, f1).distance(p) <= self.p.step * (self.p.horizon() + 1.0 - r)
+        let reach = self.p.step * (self.p.horizon() + 1.0 - r);
+        reach >= 0.0 && p.clamp(f0, f1).distance_squared(p) <= reach * reach
     }
 
     /// Every event that could stop proposal `i` (and crossings with its own
@@ -767,6 +849,7 @@ impl<'a> Sim<'a> {
     fn meetings(
         &self,
         i: usize,
+        round: u32,
         props: &[Proposal],
         events: &mut Vec<Event>,
         crosses: &mut Vec<Cross>,
@@ -776,16 +859,23 @@ impl<'a> Sim<'a> {
         let (mine, hi) = span;
         for c in cells_between(mine, hi) {
             let cell = self.cells.index(c);
-            for (j, s, lo) in self.laid.iter(cell) {
-                // The path's own last segment shares the tip.
-                if j == i && s + 2 == self.paths[i].points.len() {
-                    continue;
-                }
+            for e in self.segments.iter(cell) {
+                let (j, s, lo) = (e.path as usize, e.seg as usize, e.lo);
                 // A pair sharing several cells is seen in the first only.
-                if c != first_shared(mine, lo) {
+                if c != first_shared(mine, (lo.0 as i64, lo.1 as i64)) {
                     continue;
                 }
-                let (c0, c1) = (self.paths[j].points[s], self.paths[j].points[s + 1]);
+                if e.round == round {
+                    self.meet_proposal(i, j, props, events, crosses);
+                    continue;
+                }
+                let points = &self.paths[j].points;
+                // Not laid (its path stopped where it began), or the path's
+                // own last segment, which shares the tip.
+                if s + 1 >= points.len() || (j == i && s + 2 == points.len()) {
+                    continue;
+                }
+                let (c0, c1) = (points[s], points[s + 1]);
                 let Some((t, u)) = segment_intersection(a, b, c0, c1) else {
                     continue;
                 };
@@ -807,34 +897,44 @@ impl<'a> Sim<'a> {
                     });
                 }
             }
-            for (k, _, lo) in self.proposed.iter(cell) {
-                if k == i || c != first_shared(mine, lo) {
-                    continue;
-                }
-                let Proposal { a: c0, b: c1, .. } = props[k];
-                let Some((t, u)) = segment_intersection(a, b, c0, c1) else {
-                    continue;
-                };
-                if t == 0.0 || u == 0.0 {
-                    continue; // Tips that touch were handled when they met.
-                }
-                let other = self.start_id(k);
-                if other == me {
-                    if i < k {
-                        crosses.push(Cross {
-                            a: (i, t),
-                            b: (k, 0, u, true),
-                            point: c0.lerp(c1, u),
-                        });
-                    }
-                } else if u < t || (u == t && other < me) {
-                    events.push(Event {
-                        t,
-                        path: i,
-                        obstacle: Obstacle::New { path: k, u },
-                    });
-                }
+        }
+    }
+
+    /// What proposal `k` means for proposal `i` (both of this round).
+    fn meet_proposal(
+        &self,
+        i: usize,
+        k: usize,
+        props: &[Proposal],
+        events: &mut Vec<Event>,
+        crosses: &mut Vec<Cross>,
+    ) {
+        if k == i {
+            return;
+        }
+        let Proposal { a, b, .. } = props[i];
+        let Proposal { a: c0, b: c1, .. } = props[k];
+        let Some((t, u)) = segment_intersection(a, b, c0, c1) else {
+            return;
+        };
+        if t == 0.0 || u == 0.0 {
+            return; // Tips that touch were handled when they met.
+        }
+        let (me, other) = (self.start_id(i), self.start_id(k));
+        if other == me {
+            if i < k {
+                crosses.push(Cross {
+                    a: (i, t),
+                    b: (k, 0, u, true),
+                    point: c0.lerp(c1, u),
+                });
             }
+        } else if u < t || (u == t && other < me) {
+            events.push(Event {
+                t,
+                path: i,
+                obstacle: Obstacle::New { path: k, u },
+            });
         }
     }
 
@@ -862,6 +962,7 @@ impl<'a> Sim<'a> {
         let (mut events, mut crosses): (Vec<Event>, Vec<Cross>) = (Vec::new(), Vec::new());
         let mut active: Vec<usize> = (0..self.paths.len()).collect();
         let (mut xs, mut ys, mut hs) = (Vec::new(), Vec::new(), Vec::new());
+        let mut ground = Vec::new();
         for i in 0..self.paths.len() {
             let start = self.paths[i].points[0];
             self.paths[i].growing = self.in_cone(start, 0.0);
@@ -873,7 +974,6 @@ impl<'a> Sim<'a> {
             }
             // 1. Every growing path proposes its next segment; lake and town
             // may stop it part way.
-            self.proposed.clear();
             events.clear();
             crosses.clear();
             // Three candidate points per path, their heights in one batch.
@@ -881,7 +981,7 @@ impl<'a> Sim<'a> {
             ys.clear();
             for &i in &active {
                 let path = &self.paths[i];
-                let tip = *path.points.last().expect("paths start with a point");
+                let tip = path.tip;
                 for u in Self::candidates(path.dir, turn) {
                     let q = tip + u * self.p.step;
                     xs.push(q.x);
@@ -891,10 +991,18 @@ impl<'a> Sim<'a> {
             self.terrain.heights_at_points(&xs, &ys, &mut hs);
             for (n, &i) in active.iter().enumerate() {
                 let path = &self.paths[i];
-                let (tip, ha) = (*path.points.last().expect("a point"), path.tip_height);
+                let (tip, ha) = (path.tip, path.tip_height);
                 let heights = &hs[3 * n..3 * n + 3];
                 let k = Self::nearest(ha, heights);
-                let (dir, hb) = (Self::candidates(path.dir, turn)[k], heights[k]);
+                // Picked by value: indexing a fresh array through memory
+                // stalls on store forwarding.
+                let [c0, c1, c2] = Self::candidates(path.dir, turn);
+                let dir = match k {
+                    1 => c1,
+                    2 => c2,
+                    _ => c0,
+                };
+                let hb = heights[k];
                 let next = tip + dir * self.p.step;
                 let span = self.cells.span(tip, next);
                 props[i] = Proposal {
@@ -902,22 +1010,30 @@ impl<'a> Sim<'a> {
                     b: next,
                     dir,
                     seg: path.points.len() - 1,
+                    ha,
                     hb,
                     span,
                 };
                 stop[i] = None;
-                self.proposed.push(&self.cells, span, i, 0);
-                if let Some(t) = self.ground_stop(tip, next, ha, hb) {
-                    events.push(Event {
-                        t,
-                        path: i,
-                        obstacle: Obstacle::Ground,
-                    });
-                }
+                let seg = path.points.len() - 1;
+                self.segments.push(&self.cells, span, i, seg, r);
+            }
+            ground.clear();
+            let segments = active.iter().map(|&i| {
+                let p = &props[i];
+                (p.a, p.b, p.ha, p.hb)
+            });
+            self.ground.find(self.quick, segments, &mut ground);
+            for &(n, t) in &ground {
+                events.push(Event {
+                    t,
+                    path: active[n],
+                    obstacle: Obstacle::Ground,
+                });
             }
             // 2. What else could stop each one, and when (fraction of the round).
             for &i in &active {
-                self.meetings(i, &props, &mut events, &mut crosses);
+                self.meetings(i, r as u32, &props, &mut events, &mut crosses);
             }
             // 3. Resolve in time order: a path stops at its first valid event.
             events.sort_by(|x, y| self.event_order(x, y));
@@ -953,26 +1069,19 @@ impl<'a> Sim<'a> {
                     });
                 }
             }
-            // 4. Grow or stop.
+            // 4. Grow or stop (the segments are filed already).
             for &i in &active {
-                let Proposal {
-                    a,
-                    b,
-                    dir,
-                    seg,
-                    hb,
-                    span,
-                } = props[i];
-                let span = match stop[i] {
+                let Proposal { a, b, dir, hb, .. } = props[i];
+                match stop[i] {
                     None => {
                         let grows = self.paths[i].points.len() + 1 < self.p.max_points
                             && self.in_cone(b, r as f64);
                         let path = &mut self.paths[i];
                         path.points.push(b);
+                        path.tip = b;
                         path.dir = dir;
                         path.tip_height = hb;
                         path.growing = grows;
-                        span
                     }
                     Some((t, obstacle)) => {
                         self.paths[i].growing = false;
@@ -1001,14 +1110,12 @@ impl<'a> Sim<'a> {
                                 p
                             }
                         };
-                        if t == 0.0 || end == a {
-                            continue;
+                        if t != 0.0 && end != a {
+                            self.paths[i].points.push(end);
+                            self.paths[i].tip = end;
                         }
-                        self.paths[i].points.push(end);
-                        self.cells.span(a, end)
                     }
-                };
-                self.laid.push(&self.cells, span, i, seg);
+                }
             }
         }
     }
@@ -1250,34 +1357,54 @@ mod tests {
     fn the_quick_lake_and_town_tests_never_miss_a_stop() {
         let t = Terrain::default();
         let p = ContourParams::default();
-        let quick = QuickStops::new(&t);
-        let sim = Sim::new(
-            &t,
-            &p,
-            &quick,
-            &[],
-            (DVec2::ZERO, DVec2::ONE),
-            (DVec2::ZERO, DVec2::ONE),
-        );
-        let (mut stops, mut towns, mut clear_by_bound) = (0, 0, 0);
-        for k in 0..20_000u64 {
-            // Half around lakes and hills, half around town patches.
-            let centre = DVec2::new(0.0, if k % 2 == 0 { 0.0 } else { -10_000.0 });
-            let at = centre
-                + DVec2::new(hash_unit(k as i64, 1, 7), hash_unit(k as i64, 2, 7)) * 6000.0
-                - 3000.0;
-            let angle = hash_unit(k as i64, 3, 7) * std::f64::consts::TAU;
-            let b = at + DVec2::new(angle.sin(), angle.cos()) * p.step;
-            let (ha, hb) = (t.height(at.x, at.y), t.height(b.x, b.y));
-            let stop = sim.ground_stop(at, b, ha, hb);
-            assert_eq!(stop, ground_stop_by_samples(&t, at, b), "{at} -> {b}");
-            stops += stop.is_some() as usize;
-            towns += (0..=10).any(|d| {
-                let q = at.lerp(b, d as f64 / 10.0);
-                t.is_town(java_round(q.x), java_round(q.y))
-            }) as usize;
-            clear_by_bound += quick.town_clear(at, b) as usize;
+        let quick = QuickStops::new(&t, p.step);
+        let segments: Vec<_> = (0..20_000u64)
+            .map(|k| {
+                // Half around lakes and hills, half around town patches;
+                // every fifth shorter than a step, as a path's last one is.
+                let centre = DVec2::new(0.0, if k % 2 == 0 { 0.0 } else { -10_000.0 });
+                let at = centre
+                    + DVec2::new(hash_unit(k as i64, 1, 7), hash_unit(k as i64, 2, 7)) * 6000.0
+                    - 3000.0;
+                let angle = hash_unit(k as i64, 3, 7) * std::f64::consts::TAU;
+                let len = if k % 5 == 0 {
+                    hash_unit(k as i64, 4, 7) * p.step
+                } else {
+                    p.step
+                };
+                let b = at + DVec2::new(angle.sin(), angle.cos()) * len;
+                (at, b, t.height(at.x, at.y), t.height(b.x, b.y))
+            })
+            .collect();
+        let mut found = Vec::new();
+        // In batches of several sizes, as rounds have.
+        let mut start = 0;
+        for size in (1..).cycle() {
+            let end = (start + size).min(segments.len());
+            let mut batch = Vec::new();
+            GroundStops::default().find(&quick, segments[start..end].iter().copied(), &mut batch);
+            found.extend(batch.into_iter().map(|(n, t)| (start + n, t)));
+            start = end;
+            if start == segments.len() {
+                break;
+            }
         }
+        let expected: Vec<(usize, f64)> = (segments.iter().enumerate())
+            .filter_map(|(n, &(a, b, _, _))| Some((n, ground_stop_by_samples(&t, a, b)?)))
+            .collect();
+        assert_eq!(found, expected);
+        let stops = found.len();
+        let towns = (segments.iter())
+            .filter(|(a, b, _, _)| {
+                (0..=10).any(|d| {
+                    let q = a.lerp(*b, d as f64 / 10.0);
+                    t.is_town(java_round(q.x), java_round(q.y))
+                })
+            })
+            .count();
+        let clear_by_bound = (segments.iter())
+            .filter(|(a, b, _, _)| quick.town_clear(*a, *b))
+            .count();
         // Stops of both kinds occur, and the town bound clears most segments.
         assert!(
             stops > 1000 && towns > 50,
@@ -1287,26 +1414,6 @@ mod tests {
             clear_by_bound > 15_000,
             "{clear_by_bound} cleared by the bound"
         );
-    }
-
-    #[test]
-    fn run_minima_match_a_scan() {
-        let profile: Vec<f64> = (0..64)
-            .map(|k| ((k * 37 + 11) % 64) as f64 - 20.0)
-            .collect();
-        let m = RunMin::new(&profile);
-        for k0 in -130i64..130 {
-            for n in 1..=RunMin::LONGEST {
-                let k1 = k0 + n - 1;
-                let scan = (k0..=k1)
-                    .map(|k| profile[(k & 63) as usize])
-                    .fold(f64::INFINITY, f64::min);
-                assert_eq!(m.least(k0, k1), Some(scan), "{k0}..={k1}");
-            }
-            assert_eq!(m.least(k0, k0 + RunMin::LONGEST), None);
-            assert_eq!(m.least(k0, k0 - 1), None);
-        }
-        assert_eq!(m.floor, -20.0);
     }
 
     #[test]

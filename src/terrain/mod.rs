@@ -59,6 +59,14 @@ pub fn fast_floor(v: f64) -> f64 {
     grid::floor(v)
 }
 
+/// `⌊v⌋` as an integer without a libm call, saturating at the `i64` range
+/// (NaN gives 0).
+#[inline]
+pub fn floor_i64(v: f64) -> i64 {
+    let t = v as i64;
+    t.saturating_sub(((t as f64) > v) as i64)
+}
+
 /// The mountain shaping: above `base`, `base + dz·√dz`.
 #[inline]
 pub(crate) fn mountain(z: f64, base: f64) -> f64 {
