@@ -309,6 +309,8 @@ struct Path {
     /// The last point and the height there.
     tip: DVec2,
     tip_height: f64,
+    /// Centre of a disk the quick town test cleared (NaN: none yet).
+    town_disk: DVec2,
     /// Still growing (not stopped, not full, not out of the light cone).
     growing: bool,
 }
@@ -358,6 +360,8 @@ struct Proposal {
     /// Heights at `a` and `b`.
     ha: f64,
     hb: f64,
+    /// Known to meet no town.
+    town_clear: bool,
     /// The lowest and highest cells of its box.
     span: ((i64, i64), (i64, i64)),
 }
@@ -561,12 +565,13 @@ struct TownWindow {
 }
 
 impl TownWindow {
-    /// One per town vector, those whose windows tend to clear most first
-    /// (the sum does not depend on the order).
-    fn all(tp: &crate::terrain::TerrainParams, step: f64) -> Vec<Self> {
+    /// One per town vector, for point sets at most `extent` metres across
+    /// in any direction; those whose windows tend to clear most first (the
+    /// sum does not depend on the order).
+    fn all(tp: &crate::terrain::TerrainParams, extent: f64) -> Vec<Self> {
         let n = tp.town_vectors.len();
         let mut all: Vec<Self> = (tp.town_vectors.iter())
-            .map(|&v| Self::new(v, &tp.profile, step, 0.0))
+            .map(|&v| Self::new(v, &tp.profile, extent, 0.0))
             .collect();
         let mean = |w: &Self| w.least.iter().sum::<f64>();
         all.sort_by(|x, y| mean(y).total_cmp(&mean(x)));
@@ -577,10 +582,10 @@ impl TownWindow {
         all
     }
 
-    fn new(v: DVec2, profile: &[f64], step: f64, rest: f64) -> Self {
+    fn new(v: DVec2, profile: &[f64], extent: f64, rest: f64) -> Self {
         let size = v.x.abs() + v.y.abs();
-        // The run `town_clear` asks for along a step, with a metre to spare.
-        let width = ((v.length() * step + size + 4.0) / 128.0).ceil() as i64 + 1;
+        // The run the town tests ask for, with a metre to spare.
+        let width = ((v.length() * extent + size + 4.0) / 128.0).ceil() as i64 + 1;
         let n = profile.len();
         let least = (0..n)
             .map(|k| {
@@ -608,6 +613,10 @@ struct QuickStops<'a> {
     slope: Option<SlopeBound>,
     /// Per town vector, profile minima over a step's run of indices.
     towns: Vec<TownWindow>,
+    /// The same over a town disk's run.
+    disk_towns: Vec<TownWindow>,
+    /// Radius of the disks [`Self::town_clear_disk`] is asked about.
+    disk: f64,
 }
 
 impl<'a> QuickStops<'a> {
@@ -618,6 +627,8 @@ impl<'a> QuickStops<'a> {
             terrain,
             slope: SlopeBound::new(terrain),
             towns: TownWindow::all(tp, step),
+            disk_towns: TownWindow::all(tp, 2.0 * Self::DISK * step),
+            disk: Self::DISK * step,
         }
     }
 
@@ -640,31 +651,82 @@ impl<'a> QuickStops<'a> {
 
     /// A sufficient test that no whole-metre sample along `a → b` is town.
     /// Each town term's index `⌊v·p⌋ >> 7` moves linearly along the segment,
-    /// and rounding a point to whole metres moves `v·p` by at most
+    /// so it stays within the indices of its ends.
+    fn town_clear(&self, a: DVec2, b: DVec2) -> bool {
+        let far = a.abs().max(b.abs()).max_element();
+        self.town_clear_with(&self.towns, far, |v| {
+            let (ja, jb) = (v.dot(a), v.dot(b));
+            (ja.min(jb), ja.max(jb))
+        })
+    }
+
+    /// Radius of a town disk, in steps: a straight path crosses one in
+    /// about four.
+    const DISK: f64 = 2.5;
+
+    /// A sufficient test that no whole-metre point within [`Self::disk`] of
+    /// `c` is town: over the disk, `v·p` stays within `|v|·radius` of `v·c`.
+    fn town_clear_disk(&self, c: DVec2) -> bool {
+        let threshold = self.terrain.params().town_threshold;
+        self.town_least_disk(c, threshold)
+            .is_some_and(|least| least >= threshold)
+    }
+
+    /// The lower bound behind [`Self::town_clear_disk`] (see [`Self::town_least`]).
+    fn town_least_disk(&self, c: DVec2, enough: f64) -> Option<f64> {
+        let far = c.abs().max_element() + self.disk;
+        let range = |v: DVec2| {
+            let (j, r) = (v.dot(c), v.length() * (1.0 + 1e-12) * self.disk);
+            (j - r, j + r)
+        };
+        self.town_least(&self.disk_towns, far, range, enough)
+    }
+
+    /// The town test from the range `v·p` takes over the points tested, for
+    /// each town vector `v` (all coordinates at most `far` in size).
+    /// Rounding a point to whole metres moves `v·p` by at most
     /// `(|vx| + |vy|)/2`, so a term can only use the profile entries over a
     /// short run of indices; the sum of those runs' minima (over a window at
     /// least as long) must stay at or above the town threshold.
-    fn town_clear(&self, a: DVec2, b: DVec2) -> bool {
-        let tp = self.terrain.params();
-        let mask = tp.profile.len() as i64 - 1;
-        let far = a.abs().max(b.abs()).max_element() + 1.0;
+    fn town_clear_with(
+        &self,
+        windows: &[TownWindow],
+        far: f64,
+        range: impl Fn(DVec2) -> (f64, f64),
+    ) -> bool {
+        let threshold = self.terrain.params().town_threshold;
+        self.town_least(windows, far, range, threshold)
+            .is_some_and(|least| least >= threshold)
+    }
+
+    /// A lower bound on the town sum over the points tested (see
+    /// [`Self::town_clear_with`]), given up early once it reaches `enough`;
+    /// `None` when some term's run is too long for its window.
+    fn town_least(
+        &self,
+        windows: &[TownWindow],
+        far: f64,
+        range: impl Fn(DVec2) -> (f64, f64),
+        enough: f64,
+    ) -> Option<f64> {
+        let mask = self.terrain.params().profile.len() as i64 - 1;
         let mut least = 0.0;
-        for w in &self.towns {
-            let (ja, jb) = (w.v.dot(a), w.v.dot(b));
+        for w in windows {
+            let (j0, j1) = range(w.v);
             // Half a metre per axis, and room for rounding in the products.
-            let pad = 0.5 * w.size + 1.0 + 1e-14 * w.size * far;
-            let k0 = floor_i64(ja.min(jb) - pad) >> 7;
-            let k1 = floor_i64(ja.max(jb) + pad) >> 7;
-            if !(ja.is_finite() && jb.is_finite() && k1 - k0 < w.width) {
-                return false;
+            let pad = 0.5 * w.size + 1.0 + 1e-14 * w.size * (far + 1.0);
+            let k0 = floor_i64(j0 - pad) >> 7;
+            let k1 = floor_i64(j1 + pad) >> 7;
+            if !(j0.is_finite() && j1.is_finite() && k1 - k0 < w.width) {
+                return None;
             }
             least += w.least[(k0 & mask) as usize];
             // The other terms add at least `rest` (the profile's minimum each).
-            if least + w.rest >= tp.town_threshold {
-                return true;
+            if least + w.rest >= enough {
+                return Some(least + w.rest);
             }
         }
-        false
+        Some(least)
     }
 }
 
@@ -684,13 +746,14 @@ struct GroundStops {
 }
 
 impl GroundStops {
-    /// For each segment `a → b` with end heights `ha`, `hb` (in order) that
+    /// For each segment `a → b` with end heights `ha`, `hb` and whether it is
+    /// known to meet no town (in order) that
     /// lake or town stops, its index and where (as a fraction) it must stop:
     /// at the last whole-metre sample before the first blocked one.
     fn find(
         &mut self,
         quick: &QuickStops,
-        segments: impl Iterator<Item = (DVec2, DVec2, f64, f64)>,
+        segments: impl Iterator<Item = (DVec2, DVec2, f64, f64, bool)>,
         stops: &mut Vec<(usize, f64)>,
     ) {
         let terrain = quick.terrain;
@@ -698,9 +761,9 @@ impl GroundStops {
         self.xs.clear();
         self.ys.clear();
         self.ds.clear();
-        for (n, (a, b, ha, hb)) in segments.enumerate() {
+        for (n, (a, b, ha, hb, town_known)) in segments.enumerate() {
             let lake_clear = quick.lake_clear(a, b, ha, hb);
-            let town_clear = quick.town_clear(a, b);
+            let town_clear = town_known || quick.town_clear(a, b);
             if lake_clear && town_clear {
                 continue;
             }
@@ -783,6 +846,7 @@ impl<'a> Sim<'a> {
                     dir: DVec2::new(sin, cos),
                     tip: s.pos,
                     tip_height: h,
+                    town_disk: DVec2::NAN,
                     growing: true,
                 });
             }
@@ -1005,23 +1069,39 @@ impl<'a> Sim<'a> {
                 let hb = heights[k];
                 let next = tip + dir * self.p.step;
                 let span = self.cells.span(tip, next);
+                let seg = path.points.len() - 1;
+                // A path crosses a town disk in a few steps: one town test
+                // for all of them, centred a little ahead.
+                let disk = self.quick.disk;
+                let within = |c: DVec2| {
+                    tip.distance_squared(c) <= disk * disk
+                        && next.distance_squared(c) <= disk * disk
+                };
+                let town_clear = within(path.town_disk) || {
+                    let c = tip + dir * (0.9 * disk);
+                    let clear = self.quick.town_clear_disk(c);
+                    if clear {
+                        self.paths[i].town_disk = c;
+                    }
+                    clear
+                };
                 props[i] = Proposal {
                     a: tip,
                     b: next,
                     dir,
-                    seg: path.points.len() - 1,
+                    seg,
                     ha,
                     hb,
+                    town_clear,
                     span,
                 };
                 stop[i] = None;
-                let seg = path.points.len() - 1;
                 self.segments.push(&self.cells, span, i, seg, r);
             }
             ground.clear();
             let segments = active.iter().map(|&i| {
                 let p = &props[i];
-                (p.a, p.b, p.ha, p.hb)
+                (p.a, p.b, p.ha, p.hb, p.town_clear)
             });
             self.ground.find(self.quick, segments, &mut ground);
             for &(n, t) in &ground {
@@ -1382,7 +1462,10 @@ mod tests {
         for size in (1..).cycle() {
             let end = (start + size).min(segments.len());
             let mut batch = Vec::new();
-            GroundStops::default().find(&quick, segments[start..end].iter().copied(), &mut batch);
+            let batch_segments = segments[start..end]
+                .iter()
+                .map(|&(a, b, ha, hb)| (a, b, ha, hb, false));
+            GroundStops::default().find(&quick, batch_segments, &mut batch);
             found.extend(batch.into_iter().map(|(n, t)| (start + n, t)));
             start = end;
             if start == segments.len() {
@@ -1414,6 +1497,50 @@ mod tests {
             clear_by_bound > 15_000,
             "{clear_by_bound} cleared by the bound"
         );
+    }
+
+    #[test]
+    fn the_town_disk_bound_holds_at_every_point_it_covers() {
+        let t = Terrain::default();
+        let tp = t.params();
+        let quick = QuickStops::new(&t, ContourParams::default().step);
+        let r = quick.disk;
+        // The seed's town sum at a whole-metre point.
+        let town_sum = |x: i64, y: i64| -> f64 {
+            let mask = tp.profile.len() as i64 - 1;
+            (tp.town_vectors.iter())
+                .map(|v| {
+                    tp.profile
+                        [((v.x * x as f64 + v.y * y as f64).floor() as i64 >> 7 & mask) as usize]
+                })
+                .sum()
+        };
+        let mut cleared = 0;
+        for k in 0..2000u64 {
+            // Near and far from the origin, around town patches and not.
+            let scale = [1.0, 1e3, 1e6][k as usize % 3];
+            let c =
+                DVec2::new(hash_unit(k as i64, 5, 7), hash_unit(k as i64, 6, 7)) * 3000.0 * scale;
+            let bound = quick
+                .town_least_disk(c, f64::INFINITY)
+                .expect("a disk's runs fit");
+            cleared += quick.town_clear_disk(c) as usize;
+            // Every whole-metre point a point of the disk rounds to (its unit
+            // square meets the disk) has at least the bound.
+            let lo = (c - r - 1.0).floor();
+            for y in lo.y as i64..=(c.y + r + 1.0) as i64 {
+                for x in lo.x as i64..=(c.x + r + 1.0) as i64 {
+                    let gap = ((c - DVec2::new(x as f64, y as f64)).abs() - 0.5).max(DVec2::ZERO);
+                    if gap.length() <= r {
+                        assert!(
+                            town_sum(x, y) >= bound,
+                            "({x}, {y}) below the bound of the disk at {c}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(cleared > 1500, "{cleared} of 2000 disks cleared");
     }
 
     #[test]

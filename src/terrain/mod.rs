@@ -63,8 +63,18 @@ pub fn fast_floor(v: f64) -> f64 {
 /// (NaN gives 0).
 #[inline]
 pub fn floor_i64(v: f64) -> i64 {
-    let t = v as i64;
-    t.saturating_sub(((t as f64) > v) as i64)
+    // 2⁶³ − 1024: the largest f64 below 2⁶³.
+    if v.abs() <= 9.223_372_036_854_774e18 {
+        // SAFETY: |v| < 2⁶³, so the truncation fits an i64 (and v is not NaN).
+        let t = unsafe { v.to_int_unchecked::<i64>() };
+        t - ((t as f64) > v) as i64
+    } else if v > 0.0 {
+        i64::MAX
+    } else if v < 0.0 {
+        i64::MIN
+    } else {
+        0
+    }
 }
 
 /// The mountain shaping: above `base`, `base + dz·√dz`.
@@ -406,6 +416,38 @@ impl Terrain {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn floor_i64_is_floor_saturated() {
+        let big = 9.223_372_036_854_774e18;
+        for v in [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            2.999,
+            -2.001,
+            1e15 + 0.5,
+            -1e15 - 0.5,
+            4.5e15,
+            big,
+            -big,
+            9.3e18,
+            -9.3e18,
+            1e300,
+            -1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+        ] {
+            // `as` saturates and maps NaN to 0.
+            assert_eq!(floor_i64(v), v.floor() as i64, "{v}");
+        }
+    }
 
     #[test]
     fn java_round_halves_go_up() {
