@@ -306,8 +306,9 @@ struct Path {
     points: Vec<DVec2>,
     /// Unit direction of the last step, `(sin b, cos b)` for bearing `b`.
     dir: DVec2,
-    /// The last point and the height there.
+    /// The last point, its cell and the height there.
     tip: DVec2,
+    tip_cell: (i64, i64),
     tip_height: f64,
     /// Centre of a disk the quick town test cleared (NaN: none yet).
     town_disk: DVec2,
@@ -362,8 +363,9 @@ struct Proposal {
     hb: f64,
     /// Known to meet no town.
     town_clear: bool,
-    /// The lowest and highest cells of its box.
+    /// The lowest and highest cells of its box, and the cell of `b`.
     span: ((i64, i64), (i64, i64)),
+    b_cell: (i64, i64),
 }
 
 const GRID: f64 = 32.0;
@@ -401,9 +403,10 @@ impl Cells {
         )
     }
 
-    /// The lowest and highest cells of the box around `a–b`.
-    fn span(&self, a: DVec2, b: DVec2) -> ((i64, i64), (i64, i64)) {
-        (self.cell(a.min(b)), self.cell(a.max(b)))
+    /// The lowest and highest cells of the box around a segment whose ends
+    /// are in cells `a` and `b` (cells are monotone in each coordinate).
+    fn span(a: (i64, i64), b: (i64, i64)) -> ((i64, i64), (i64, i64)) {
+        ((a.0.min(b.0), a.1.min(b.1)), (a.0.max(b.0), a.1.max(b.1)))
     }
 
     fn index(&self, (x, y): (i64, i64)) -> usize {
@@ -587,13 +590,18 @@ impl TownWindow {
         // The run the town tests ask for, with a metre to spare.
         let width = ((v.length() * extent + size + 4.0) / 128.0).ceil() as i64 + 1;
         let n = profile.len();
-        let least = (0..n)
-            .map(|k| {
-                (0..width as usize)
-                    .map(|d| profile[(k + d) % n])
-                    .fold(f64::INFINITY, f64::min)
-            })
-            .collect();
+        let least = if width as usize >= n {
+            let floor = profile.iter().copied().fold(f64::INFINITY, f64::min);
+            vec![floor; n]
+        } else {
+            // The profile with its first `width` entries again at the end,
+            // so that every window is one slice.
+            let w = width as usize;
+            let wrapped: Vec<f64> = profile.iter().chain(&profile[..w]).copied().collect();
+            (wrapped.windows(w).take(n))
+                .map(|w| w.iter().copied().fold(f64::INFINITY, f64::min))
+                .collect()
+        };
         Self {
             v,
             size,
@@ -831,6 +839,9 @@ impl<'a> Sim<'a> {
         focus: (DVec2, DVec2),
         (lo, hi): (DVec2, DVec2),
     ) -> Self {
+        // Paths never leave the cone, which ends a step beyond the starts.
+        let pad = DVec2::splat(2.0 * p.step);
+        let cells = Cells::new(lo - pad, hi + pad);
         let mut paths = Vec::new();
         for s in starts {
             let h = terrain.height(s.pos.x, s.pos.y);
@@ -845,15 +856,13 @@ impl<'a> Sim<'a> {
                     },
                     dir: DVec2::new(sin, cos),
                     tip: s.pos,
+                    tip_cell: cells.cell(s.pos),
                     tip_height: h,
                     town_disk: DVec2::NAN,
                     growing: true,
                 });
             }
         }
-        // Paths never leave the cone, which ends a step beyond the starts.
-        let pad = DVec2::splat(2.0 * p.step);
-        let cells = Cells::new(lo - pad, hi + pad);
         let n = cells.len();
         Self {
             terrain,
@@ -1068,7 +1077,8 @@ impl<'a> Sim<'a> {
                 };
                 let hb = heights[k];
                 let next = tip + dir * self.p.step;
-                let span = self.cells.span(tip, next);
+                let next_cell = self.cells.cell(next);
+                let span = Cells::span(path.tip_cell, next_cell);
                 let seg = path.points.len() - 1;
                 // A path crosses a town disk in a few steps: one town test
                 // for all of them, centred a little ahead.
@@ -1094,6 +1104,7 @@ impl<'a> Sim<'a> {
                     hb,
                     town_clear,
                     span,
+                    b_cell: next_cell,
                 };
                 stop[i] = None;
                 self.segments.push(&self.cells, span, i, seg, r);
@@ -1151,7 +1162,14 @@ impl<'a> Sim<'a> {
             }
             // 4. Grow or stop (the segments are filed already).
             for &i in &active {
-                let Proposal { a, b, dir, hb, .. } = props[i];
+                let Proposal {
+                    a,
+                    b,
+                    dir,
+                    hb,
+                    b_cell,
+                    ..
+                } = props[i];
                 match stop[i] {
                     None => {
                         let grows = self.paths[i].points.len() + 1 < self.p.max_points
@@ -1159,6 +1177,7 @@ impl<'a> Sim<'a> {
                         let path = &mut self.paths[i];
                         path.points.push(b);
                         path.tip = b;
+                        path.tip_cell = b_cell;
                         path.dir = dir;
                         path.tip_height = hb;
                         path.growing = grows;
