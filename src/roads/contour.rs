@@ -365,6 +365,7 @@ struct Proposal {
     town_clear: bool,
     /// The lowest and highest cells of its box, and the cell of `b`.
     span: ((i64, i64), (i64, i64)),
+    near: NearBox,
     b_cell: (i64, i64),
 }
 
@@ -401,6 +402,13 @@ impl Cells {
             floor_i64(c.x).clamp(0, self.w - 1),
             floor_i64(c.y).clamp(0, self.h - 1),
         )
+    }
+
+    /// The [`NearBox`] of `a–b`: coordinates within some 50 km of the origin
+    /// have an `f32` step of a few millimetres, well inside the centimetre.
+    fn near_box(&self, a: DVec2, b: DVec2) -> NearBox {
+        let (lo, hi) = (a.min(b) - self.origin - 0.01, a.max(b) - self.origin + 0.01);
+        NearBox([lo.x as f32, lo.y as f32, hi.x as f32, hi.y as f32])
     }
 
     /// The lowest and highest cells of the box around a segment whose ends
@@ -450,14 +458,29 @@ impl Iterator for CellsBetween {
 }
 
 /// One segment in a cell's list: path, segment index, the lowest cell of
-/// its box, the round it was proposed in, next entry.
+/// its box, the round it was proposed in, a slightly larger box (see
+/// [`Cells::near_box`]), next entry.
 #[derive(Clone, Copy)]
 struct Entry {
     path: u32,
     seg: u32,
     lo: (i32, i32),
     round: u32,
+    near: NearBox,
     next: u32,
+}
+
+/// A box around a segment, relative to the cells' origin and a centimetre
+/// larger all round, in `f32`: two segments whose boxes are apart cannot
+/// meet, and the test needs neither their points nor a division.
+#[derive(Clone, Copy, Default)]
+struct NearBox([f32; 4]);
+
+impl NearBox {
+    fn apart(&self, other: &NearBox) -> bool {
+        let (p, q) = (self.0, other.0);
+        p[0] > q[2] || q[0] > p[2] || p[1] > q[3] || q[1] > p[3]
+    }
 }
 
 /// Segments by cell: one linked list per cell in two flat vectors.
@@ -483,6 +506,7 @@ impl CellLists {
         path: usize,
         seg: usize,
         round: usize,
+        near: NearBox,
     ) {
         for c in cells_between(lo, hi) {
             let cell = cells.index(c);
@@ -491,6 +515,7 @@ impl CellLists {
                 seg: seg as u32,
                 lo: (lo.0 as i32, lo.1 as i32),
                 round: round as u32,
+                near,
                 next: self.head[cell],
             });
             self.head[cell] = (self.entries.len() - 1) as u32;
@@ -927,7 +952,9 @@ impl<'a> Sim<'a> {
         events: &mut Vec<Event>,
         crosses: &mut Vec<Cross>,
     ) {
-        let Proposal { a, b, span, .. } = props[i];
+        let Proposal {
+            a, b, span, near, ..
+        } = props[i];
         let me = self.start_id(i);
         let (mine, hi) = span;
         for c in cells_between(mine, hi) {
@@ -935,7 +962,7 @@ impl<'a> Sim<'a> {
             for e in self.segments.iter(cell) {
                 let (j, s, lo) = (e.path as usize, e.seg as usize, e.lo);
                 // A pair sharing several cells is seen in the first only.
-                if c != first_shared(mine, (lo.0 as i64, lo.1 as i64)) {
+                if c != first_shared(mine, (lo.0 as i64, lo.1 as i64)) || near.apart(&e.near) {
                     continue;
                 }
                 if e.round == round {
@@ -1079,6 +1106,7 @@ impl<'a> Sim<'a> {
                 let next = tip + dir * self.p.step;
                 let next_cell = self.cells.cell(next);
                 let span = Cells::span(path.tip_cell, next_cell);
+                let near = self.cells.near_box(tip, next);
                 let seg = path.points.len() - 1;
                 // A path crosses a town disk in a few steps: one town test
                 // for all of them, centred a little ahead.
@@ -1104,10 +1132,11 @@ impl<'a> Sim<'a> {
                     hb,
                     town_clear,
                     span,
+                    near,
                     b_cell: next_cell,
                 };
                 stop[i] = None;
-                self.segments.push(&self.cells, span, i, seg, r);
+                self.segments.push(&self.cells, span, i, seg, r, near);
             }
             ground.clear();
             let segments = active.iter().map(|&i| {
