@@ -614,19 +614,7 @@ impl TownWindow {
         let size = v.x.abs() + v.y.abs();
         // The run the town tests ask for, with a metre to spare.
         let width = ((v.length() * extent + size + 4.0) / 128.0).ceil() as i64 + 1;
-        let n = profile.len();
-        let least = if width as usize >= n {
-            let floor = profile.iter().copied().fold(f64::INFINITY, f64::min);
-            vec![floor; n]
-        } else {
-            // The profile with its first `width` entries again at the end,
-            // so that every window is one slice.
-            let w = width as usize;
-            let wrapped: Vec<f64> = profile.iter().chain(&profile[..w]).copied().collect();
-            (wrapped.windows(w).take(n))
-                .map(|w| w.iter().copied().fold(f64::INFINITY, f64::min))
-                .collect()
-        };
+        let least = window_minima(profile, width as usize);
         Self {
             v,
             size,
@@ -635,6 +623,22 @@ impl TownWindow {
             rest,
         }
     }
+}
+
+/// The least entry of every window of `w` entries of the (wrapping)
+/// profile, by start: minima of runs doubling in length up to `w`, then two
+/// overlapping runs per window.
+fn window_minima(profile: &[f64], w: usize) -> Vec<f64> {
+    let n = profile.len();
+    let mut run = profile.to_vec();
+    let mut len = 1;
+    while 2 * len <= w.min(n) {
+        run = (0..n).map(|k| run[k].min(run[(k + len) % n])).collect();
+        len *= 2;
+    }
+    (0..n)
+        .map(|k| run[k].min(run[(k + w.min(n) - len) % n]))
+        .collect()
 }
 
 /// Cheap sufficient tests that a segment meets no lake and no town, so that
@@ -1545,6 +1549,23 @@ mod tests {
             clear_by_bound > 15_000,
             "{clear_by_bound} cleared by the bound"
         );
+    }
+
+    #[test]
+    fn window_minima_match_a_scan() {
+        for n in [1, 5, 64] {
+            let profile: Vec<f64> = (0..n).map(|k| ((k * 37 + 11) % 64) as f64 - 20.0).collect();
+            for w in 1..=n + 3 {
+                let scan: Vec<f64> = (0..n)
+                    .map(|k| {
+                        (k..k + w)
+                            .map(|d| profile[d % n])
+                            .fold(f64::INFINITY, f64::min)
+                    })
+                    .collect();
+                assert_eq!(window_minima(&profile, w), scan, "n {n}, w {w}");
+            }
+        }
     }
 
     #[test]
