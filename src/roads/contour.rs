@@ -369,11 +369,11 @@ struct Proposal {
     b_cell: (i64, i64),
 }
 
-const GRID: f64 = 32.0;
+const GRID: f64 = 40.0;
 /// End of a cell's entry list.
 const END: u32 = u32::MAX;
 
-/// Dense 32 m cells over the simulated area. Cell coordinates are clamped to
+/// Dense 40 m cells over the simulated area. Cell coordinates are clamped to
 /// the area, which keeps "boxes that overlap share a cell" true everywhere.
 struct Cells {
     origin: DVec2,
@@ -479,7 +479,8 @@ struct NearBox([f32; 4]);
 impl NearBox {
     fn apart(&self, other: &NearBox) -> bool {
         let (p, q) = (self.0, other.0);
-        p[0] > q[2] || q[0] > p[2] || p[1] > q[3] || q[1] > p[3]
+        // Branch-free: most pairs are decided here, unpredictably.
+        (p[0] > q[2]) | (q[0] > p[2]) | (p[1] > q[3]) | (q[1] > p[3])
     }
 }
 
@@ -966,7 +967,7 @@ impl<'a> Sim<'a> {
             for e in self.segments.iter(cell) {
                 let (j, s, lo) = (e.path as usize, e.seg as usize, e.lo);
                 // A pair sharing several cells is seen in the first only.
-                if c != first_shared(mine, (lo.0 as i64, lo.1 as i64)) || near.apart(&e.near) {
+                if (c != first_shared(mine, (lo.0 as i64, lo.1 as i64))) | near.apart(&e.near) {
                     continue;
                 }
                 if e.round == round {
