@@ -589,29 +589,21 @@ struct TownWindow {
     width: i64,
     /// `least[k]`: the smallest profile entry at indices `k..k + width` (wrapping).
     least: Vec<f64>,
-    /// The least the town vectors after this one can add.
-    rest: f64,
+    /// Most change of `v·p` from the middle of a point set as wide as the
+    /// windows are made for: `|v|·extent/2`, rounded up.
+    reach: f64,
 }
 
 impl TownWindow {
     /// One per town vector, for point sets at most `extent` metres across
-    /// in any direction; those whose windows tend to clear most first (the
-    /// sum does not depend on the order).
+    /// in any direction.
     fn all(tp: &crate::terrain::TerrainParams, extent: f64) -> Vec<Self> {
-        let n = tp.town_vectors.len();
-        let mut all: Vec<Self> = (tp.town_vectors.iter())
-            .map(|&v| Self::new(v, &tp.profile, extent, 0.0))
-            .collect();
-        let mean = |w: &Self| w.least.iter().sum::<f64>();
-        all.sort_by(|x, y| mean(y).total_cmp(&mean(x)));
-        let floor = tp.profile.iter().copied().fold(f64::INFINITY, f64::min);
-        for (i, w) in all.iter_mut().enumerate() {
-            w.rest = (n - 1 - i) as f64 * floor;
-        }
-        all
+        (tp.town_vectors.iter())
+            .map(|&v| Self::new(v, &tp.profile, extent))
+            .collect()
     }
 
-    fn new(v: DVec2, profile: &[f64], extent: f64, rest: f64) -> Self {
+    fn new(v: DVec2, profile: &[f64], extent: f64) -> Self {
         let size = v.x.abs() + v.y.abs();
         // The run the town tests ask for, with a metre to spare.
         let width = ((v.length() * extent + size + 4.0) / 128.0).ceil() as i64 + 1;
@@ -621,7 +613,7 @@ impl TownWindow {
             size,
             width,
             least,
-            rest,
+            reach: v.length() * extent / 2.0 * (1.0 + 1e-12),
         }
     }
 }
@@ -692,8 +684,8 @@ impl<'a> QuickStops<'a> {
     /// so it stays within the indices of its ends.
     fn town_clear(&self, a: DVec2, b: DVec2) -> bool {
         let far = a.abs().max(b.abs()).max_element();
-        self.town_clear_with(&self.towns, far, |v| {
-            let (ja, jb) = (v.dot(a), v.dot(b));
+        self.town_clear_with(&self.towns, far, |w| {
+            let (ja, jb) = (w.v.dot(a), w.v.dot(b));
             (ja.min(jb), ja.max(jb))
         })
     }
@@ -705,52 +697,49 @@ impl<'a> QuickStops<'a> {
     /// A sufficient test that no whole-metre point within [`Self::disk`] of
     /// `c` is town: over the disk, `v·p` stays within `|v|·radius` of `v·c`.
     fn town_clear_disk(&self, c: DVec2) -> bool {
-        let threshold = self.terrain.params().town_threshold;
-        self.town_least_disk(c, threshold)
-            .is_some_and(|least| least >= threshold)
+        self.town_least_disk(c)
+            .is_some_and(|least| least >= self.terrain.params().town_threshold)
     }
 
     /// The lower bound behind [`Self::town_clear_disk`] (see [`Self::town_least`]).
-    fn town_least_disk(&self, c: DVec2, enough: f64) -> Option<f64> {
+    fn town_least_disk(&self, c: DVec2) -> Option<f64> {
         let far = c.abs().max_element() + self.disk;
-        let range = |v: DVec2| {
-            let (j, r) = (v.dot(c), v.length() * (1.0 + 1e-12) * self.disk);
-            (j - r, j + r)
+        let range = |w: &TownWindow| {
+            let j = w.v.dot(c);
+            (j - w.reach, j + w.reach)
         };
-        self.town_least(&self.disk_towns, far, range, enough)
+        self.town_least(&self.disk_towns, far, range)
     }
 
     /// The town test from the range `v·p` takes over the points tested, for
-    /// each town vector `v` (all coordinates at most `far` in size).
-    /// Rounding a point to whole metres moves `v·p` by at most
-    /// `(|vx| + |vy|)/2`, so a term can only use the profile entries over a
-    /// short run of indices; the sum of those runs' minima (over a window at
-    /// least as long) must stay at or above the town threshold.
+    /// each town vector `v` (all coordinates at most `far` in size): a lower
+    /// bound on the town sum there at or above the town threshold.
     fn town_clear_with(
         &self,
         windows: &[TownWindow],
         far: f64,
-        range: impl Fn(DVec2) -> (f64, f64),
+        range: impl Fn(&TownWindow) -> (f64, f64),
     ) -> bool {
-        let threshold = self.terrain.params().town_threshold;
-        self.town_least(windows, far, range, threshold)
-            .is_some_and(|least| least >= threshold)
+        self.town_least(windows, far, range)
+            .is_some_and(|least| least >= self.terrain.params().town_threshold)
     }
 
     /// A lower bound on the town sum over the points tested (see
-    /// [`Self::town_clear_with`]), given up early once it reaches `enough`;
-    /// `None` when some term's run is too long for its window.
+    /// [`Self::town_clear_with`]); `None` when some term's run is too long
+    /// for its window. Rounding a point to whole metres moves `v·p` by at
+    /// most `(|vx| + |vy|)/2`, so a term can only use the profile entries
+    /// over a short run of indices, and is at least their minimum (taken
+    /// over a window at least as long).
     fn town_least(
         &self,
         windows: &[TownWindow],
         far: f64,
-        range: impl Fn(DVec2) -> (f64, f64),
-        enough: f64,
+        range: impl Fn(&TownWindow) -> (f64, f64),
     ) -> Option<f64> {
         let mask = self.terrain.params().profile.len() as i64 - 1;
         let mut least = 0.0;
         for w in windows {
-            let (j0, j1) = range(w.v);
+            let (j0, j1) = range(w);
             // Half a metre per axis, and room for rounding in the products.
             let pad = 0.5 * w.size + 1.0 + 1e-14 * w.size * (far + 1.0);
             let k0 = floor_i64(j0 - pad) >> 7;
@@ -759,10 +748,6 @@ impl<'a> QuickStops<'a> {
                 return None;
             }
             least += w.least[(k0 & mask) as usize];
-            // The other terms add at least `rest` (the profile's minimum each).
-            if least + w.rest >= enough {
-                return Some(least + w.rest);
-            }
         }
         Some(least)
     }
@@ -947,6 +932,63 @@ impl<'a> Sim<'a> {
         reach >= 0.0 && p.clamp(f0, f1).distance_squared(p) <= reach * reach
     }
 
+    /// The segment path `i` proposes this round (filed at once), given the
+    /// heights of its three candidate points.
+    #[inline(never)] // Measured: the growth loop runs faster around a call.
+    fn propose(
+        &mut self,
+        i: usize,
+        heights: &[f64],
+        turn: (f64, f64),
+        r: usize,
+        out: &mut Proposal,
+    ) {
+        let path = &self.paths[i];
+        let (tip, ha) = (path.tip, path.tip_height);
+        let k = Self::nearest(ha, heights);
+        // Picked by value: indexing a fresh array through memory
+        // stalls on store forwarding.
+        let [c0, c1, c2] = Self::candidates(path.dir, turn);
+        let dir = match k {
+            1 => c1,
+            2 => c2,
+            _ => c0,
+        };
+        let hb = heights[k];
+        let next = tip + dir * self.p.step;
+        let next_cell = self.cells.cell(next);
+        let span = Cells::span(path.tip_cell, next_cell);
+        let near = self.cells.near_box(tip, next);
+        let seg = path.points.len() - 1;
+        // A path crosses a town disk in a few steps: one town test
+        // for all of them, centred a little ahead.
+        let disk = self.quick.disk;
+        let within = |c: DVec2| {
+            tip.distance_squared(c) <= disk * disk && next.distance_squared(c) <= disk * disk
+        };
+        let town_clear = within(path.town_disk) || {
+            let c = tip + dir * (0.9 * disk);
+            let clear = self.quick.town_clear_disk(c);
+            if clear {
+                self.paths[i].town_disk = c;
+            }
+            clear
+        };
+        self.segments.push(&self.cells, span, i, seg, r, near);
+        *out = Proposal {
+            a: tip,
+            b: next,
+            dir,
+            seg,
+            ha,
+            hb,
+            town_clear,
+            span,
+            near,
+            b_cell: next_cell,
+        };
+    }
+
     /// Every event that could stop proposal `i` (and crossings with its own
     /// start's paths) against laid and proposed segments.
     fn meetings(
@@ -1095,53 +1137,8 @@ impl<'a> Sim<'a> {
             }
             self.terrain.heights_at_points(&xs, &ys, &mut hs);
             for (n, &i) in active.iter().enumerate() {
-                let path = &self.paths[i];
-                let (tip, ha) = (path.tip, path.tip_height);
-                let heights = &hs[3 * n..3 * n + 3];
-                let k = Self::nearest(ha, heights);
-                // Picked by value: indexing a fresh array through memory
-                // stalls on store forwarding.
-                let [c0, c1, c2] = Self::candidates(path.dir, turn);
-                let dir = match k {
-                    1 => c1,
-                    2 => c2,
-                    _ => c0,
-                };
-                let hb = heights[k];
-                let next = tip + dir * self.p.step;
-                let next_cell = self.cells.cell(next);
-                let span = Cells::span(path.tip_cell, next_cell);
-                let near = self.cells.near_box(tip, next);
-                let seg = path.points.len() - 1;
-                // A path crosses a town disk in a few steps: one town test
-                // for all of them, centred a little ahead.
-                let disk = self.quick.disk;
-                let within = |c: DVec2| {
-                    tip.distance_squared(c) <= disk * disk
-                        && next.distance_squared(c) <= disk * disk
-                };
-                let town_clear = within(path.town_disk) || {
-                    let c = tip + dir * (0.9 * disk);
-                    let clear = self.quick.town_clear_disk(c);
-                    if clear {
-                        self.paths[i].town_disk = c;
-                    }
-                    clear
-                };
-                props[i] = Proposal {
-                    a: tip,
-                    b: next,
-                    dir,
-                    seg,
-                    ha,
-                    hb,
-                    town_clear,
-                    span,
-                    near,
-                    b_cell: next_cell,
-                };
+                self.propose(i, &hs[3 * n..3 * n + 3], turn, r, &mut props[i]);
                 stop[i] = None;
-                self.segments.push(&self.cells, span, i, seg, r, near);
             }
             ground.clear();
             let segments = active.iter().map(|&i| {
@@ -1591,9 +1588,7 @@ mod tests {
             let scale = [1.0, 1e3, 1e6][k as usize % 3];
             let c =
                 DVec2::new(hash_unit(k as i64, 5, 7), hash_unit(k as i64, 6, 7)) * 3000.0 * scale;
-            let bound = quick
-                .town_least_disk(c, f64::INFINITY)
-                .expect("a disk's runs fit");
+            let bound = quick.town_least_disk(c).expect("a disk's runs fit");
             cleared += quick.town_clear_disk(c) as usize;
             // Every whole-metre point a point of the disk rounds to (its unit
             // square meets the disk) has at least the bound.
