@@ -397,7 +397,8 @@ impl Cells {
 
     #[inline]
     fn cell(&self, p: DVec2) -> (i64, i64) {
-        let c = (p - self.origin) / GRID;
+        // Any monotone map to cells will do, as long as it is this one.
+        let c = (p - self.origin) * (1.0 / GRID);
         (
             floor_i64(c.x).clamp(0, self.w - 1),
             floor_i64(c.y).clamp(0, self.h - 1),
