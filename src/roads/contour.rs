@@ -30,7 +30,9 @@
 use super::{Road, RoadClass, RoadNetwork};
 use crate::geom::segment_intersection;
 use crate::terrain::params::in_range as range;
-use crate::terrain::{PI1000, ParamError, Terrain, floor_i64, hash_unit, java_round};
+use crate::terrain::{
+    PI1000, ParamError, Terrain, floor_i64, hash_unit, java_round, java_round_f64,
+};
 use glam::DVec2;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -797,8 +799,8 @@ impl GroundStops {
             for k in 1..=len.floor() as usize + 1 {
                 let d = (k as f64).min(len);
                 let q = a + (b - a) * (d / len);
-                self.xs.push(java_round(q.x) as f64);
-                self.ys.push(java_round(q.y) as f64);
+                self.xs.push(java_round_f64(q.x));
+                self.ys.push(java_round_f64(q.y));
                 self.ds.push(d);
                 if d >= len {
                     break;
@@ -1125,15 +1127,17 @@ impl<'a> Sim<'a> {
             events.clear();
             crosses.clear();
             // Three candidate points per path, their heights in one batch.
-            xs.clear();
-            ys.clear();
-            for &i in &active {
+            xs.resize(3 * active.len(), 0.0);
+            ys.resize(3 * active.len(), 0.0);
+            for ((x3, y3), &i) in xs
+                .chunks_exact_mut(3)
+                .zip(ys.chunks_exact_mut(3))
+                .zip(&active)
+            {
                 let path = &self.paths[i];
-                let tip = path.tip;
-                for u in Self::candidates(path.dir, turn) {
-                    let q = tip + u * self.p.step;
-                    xs.push(q.x);
-                    ys.push(q.y);
+                for (k, u) in Self::candidates(path.dir, turn).into_iter().enumerate() {
+                    let q = path.tip + u * self.p.step;
+                    (x3[k], y3[k]) = (q.x, q.y);
                 }
             }
             self.terrain.heights_at_points(&xs, &ys, &mut hs);

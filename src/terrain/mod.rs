@@ -49,8 +49,15 @@ pub const PI10000: f64 = std::f64::consts::PI * 10000.0;
 /// NaN gives 0 and out-of-range values saturate, never a panic.
 #[inline]
 pub fn java_round(v: f64) -> i64 {
+    java_round_f64(v) as i64
+}
+
+/// [`java_round`] as an `f64`, without the conversions (the same value
+/// wherever it fits an `i64`).
+#[inline]
+pub fn java_round_f64(v: f64) -> f64 {
     let f = grid::floor(v);
-    (if v - f >= 0.5 { f + 1.0 } else { f }) as i64
+    if v - f >= 0.5 { f + 1.0 } else { f }
 }
 
 /// `floor` without a libm call (exact for every f64; see the grid module).
