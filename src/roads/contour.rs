@@ -814,8 +814,8 @@ impl GroundStops {
         for (n, lake_clear, town_clear, len, range) in self.open.drain(..) {
             let mut prev = 0.0;
             for k in range {
-                let (xr, yr) = (self.xs[k] as i64, self.ys[k] as i64);
-                if (!lake_clear && self.hs[k] < level) || (!town_clear && terrain.is_town(xr, yr)) {
+                let town = || terrain.is_town(self.xs[k] as i64, self.ys[k] as i64);
+                if (!lake_clear && self.hs[k] < level) || (!town_clear && town()) {
                     stops.push((n, prev / len));
                     break;
                 }
