@@ -35,7 +35,6 @@ use crate::terrain::{
 };
 use glam::DVec2;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use thiserror::Error;
 
 /// Largest area (with its margin) one call simulates: 50 km × 50 km.
@@ -308,6 +307,9 @@ struct Path {
     points: Vec<DVec2>,
     /// Unit direction of the last step, `(sin b, cos b)` for bearing `b`.
     dir: DVec2,
+    /// The corners of the box around its points.
+    lo: DVec2,
+    hi: DVec2,
     /// The last point, its cell and the height there.
     tip: DVec2,
     tip_cell: (i64, i64),
@@ -873,6 +875,8 @@ impl<'a> Sim<'a> {
                         v
                     },
                     dir: DVec2::new(sin, cos),
+                    lo: s.pos,
+                    hi: s.pos,
                     tip: s.pos,
                     tip_cell: cells.cell(s.pos),
                     tip_height: h,
@@ -1212,6 +1216,7 @@ impl<'a> Sim<'a> {
                             && self.in_cone(b, r as f64);
                         let path = &mut self.paths[i];
                         path.points.push(b);
+                        (path.lo, path.hi) = (path.lo.min(b), path.hi.max(b));
                         path.tip = b;
                         path.tip_cell = b_cell;
                         path.dir = dir;
@@ -1246,8 +1251,10 @@ impl<'a> Sim<'a> {
                             }
                         };
                         if t != 0.0 && end != a {
-                            self.paths[i].points.push(end);
-                            self.paths[i].tip = end;
+                            let path = &mut self.paths[i];
+                            path.points.push(end);
+                            (path.lo, path.hi) = (path.lo.min(end), path.hi.max(end));
+                            path.tip = end;
                         }
                     }
                 }
@@ -1258,24 +1265,31 @@ impl<'a> Sim<'a> {
     /// The roads (paths with two or more points, junction points inserted)
     /// that have a point in `[min, max)`, in canonical order.
     fn roads_touching(&self, min: DVec2, max: DVec2) -> Vec<Road> {
-        let mut extra: HashMap<usize, Vec<&Insert>> = HashMap::new();
-        for ins in &self.inserts {
-            extra.entry(ins.path).or_default().push(ins);
-        }
         let mut order: Vec<usize> = (0..self.paths.len())
             .filter(|&i| {
-                self.paths[i]
-                    .points
-                    .windows(2)
-                    .any(|w| segment_meets_rect(w[0], w[1], min, max))
+                let path = &self.paths[i];
+                path.lo.cmple(max).all()
+                    && path.hi.cmpge(min).all()
+                    && (path.points.windows(2)).any(|w| segment_meets_rect(w[0], w[1], min, max))
             })
             .collect();
         order.sort_by_key(|&i| self.paths[i].key);
+        // The junction points to insert into each of them.
+        let mut slot = vec![usize::MAX; self.paths.len()];
+        for (k, &i) in order.iter().enumerate() {
+            slot[i] = k;
+        }
+        let mut extra: Vec<Vec<&Insert>> = vec![Vec::new(); order.len()];
+        for ins in &self.inserts {
+            if let Some(list) = extra.get_mut(slot[ins.path]) {
+                list.push(ins);
+            }
+        }
         order
             .into_iter()
-            .map(|i| {
+            .zip(extra)
+            .map(|(i, mut ins)| {
                 let pts = &self.paths[i].points;
-                let mut ins = extra.remove(&i).unwrap_or_default();
                 ins.sort_by(|a, b| a.seg.cmp(&b.seg).then(a.u.total_cmp(&b.u)));
                 let mut out: Vec<DVec2> = Vec::with_capacity(pts.len() + ins.len());
                 let mut k = 0;
