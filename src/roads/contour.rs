@@ -624,19 +624,22 @@ impl TownWindow {
 }
 
 /// The least entry of every window of `w` entries of the (wrapping)
-/// profile, by start: minima of runs doubling in length up to `w`, then two
-/// overlapping runs per window.
+/// profile, by start: minima of runs doubling in length up to `w` (over the
+/// profile with its start repeated at the end), then two overlapping runs
+/// per window.
 fn window_minima(profile: &[f64], w: usize) -> Vec<f64> {
     let n = profile.len();
-    let mut run = profile.to_vec();
+    let w = w.min(n);
+    let mut run: Vec<f64> = profile.iter().cycle().take(n + w).copied().collect();
     let mut len = 1;
-    while 2 * len <= w.min(n) {
-        run = (0..n).map(|k| run[k].min(run[(k + len) % n])).collect();
+    while 2 * len <= w {
+        // In place: `run[k + len]` still holds the shorter run's minimum.
+        for k in 0..run.len() - len {
+            run[k] = run[k].min(run[k + len]);
+        }
         len *= 2;
     }
-    (0..n)
-        .map(|k| run[k].min(run[(k + w.min(n) - len) % n]))
-        .collect()
+    (0..n).map(|k| run[k].min(run[k + w - len])).collect()
 }
 
 /// Cheap sufficient tests that a segment meets no lake and no town, so that
