@@ -632,14 +632,21 @@ fn window_minima(profile: &[f64], w: usize) -> Vec<f64> {
     let w = w.min(n);
     let mut run: Vec<f64> = profile.iter().cycle().take(n + w).copied().collect();
     let mut len = 1;
+    // A plain comparison (profiles are finite) vectorises; `f64::min` does not.
+    let least = |a: &f64, b: &f64| if b < a { *b } else { *a };
     while 2 * len <= w {
-        // In place: `run[k + len]` still holds the shorter run's minimum.
-        for k in 0..run.len() - len {
-            run[k] = run[k].min(run[k + len]);
-        }
+        run = run
+            .iter()
+            .zip(&run[len..])
+            .map(|(a, b)| least(a, b))
+            .collect();
         len *= 2;
     }
-    (0..n).map(|k| run[k].min(run[k + w - len])).collect()
+    run.iter()
+        .zip(&run[w - len..])
+        .take(n)
+        .map(|(a, b)| least(a, b))
+        .collect()
 }
 
 /// Cheap sufficient tests that a segment meets no lake and no town, so that
