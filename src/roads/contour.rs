@@ -719,11 +719,20 @@ impl<'a> QuickStops<'a> {
     /// The lower bound behind [`Self::town_clear_disk`] (see [`Self::town_least`]).
     fn town_least_disk(&self, c: DVec2) -> Option<f64> {
         let far = c.abs().max_element() + self.disk;
-        let range = |w: &TownWindow| {
-            let j = w.v.dot(c);
-            (j - w.reach, j + w.reach)
-        };
-        self.town_least(&self.disk_towns, far, range)
+        // Beyond this the rounding room below would outgrow the windows.
+        if !(far < 1e11) {
+            return None;
+        }
+        let mask = self.terrain.params().profile.len() as i64 - 1;
+        let mut least = 0.0;
+        for w in &self.disk_towns {
+            // As in `town_least`, but only the lowest index is needed: the
+            // windows are made for the whole run a disk can use.
+            let spread = w.reach + 0.5 * w.size + 1.0 + 1e-14 * w.size * (far + 1.0);
+            let k0 = floor_i64(w.v.dot(c) - spread) >> 7;
+            least += w.least[(k0 & mask) as usize];
+        }
+        Some(least)
     }
 
     /// The town test from the range `v·p` takes over the points tested, for
