@@ -953,9 +953,16 @@ impl<'a> Sim<'a> {
     /// horizon. One step more than that keeps exact the first point of a
     /// road that leaves the box (so the check after the run sees it).
     fn in_cone(&self, p: DVec2, r: f64) -> bool {
+        self.within_focus(p, self.p.step * (self.p.horizon() + 1.0 - r))
+    }
+
+    /// Whether `p` is within `reach` of the focus box.
+    #[inline]
+    fn within_focus(&self, p: DVec2, reach: f64) -> bool {
         let (f0, f1) = self.focus;
-        let reach = self.p.step * (self.p.horizon() + 1.0 - r);
-        reach >= 0.0 && p.clamp(f0, f1).distance_squared(p) <= reach * reach
+        // The distance to the box per axis (zero inside its span).
+        let d = (f0 - p).max(p - f1).max(DVec2::ZERO);
+        reach >= 0.0 && d.length_squared() <= reach * reach
     }
 
     /// The segment path `i` proposes this round (filed at once), given the
@@ -1145,6 +1152,9 @@ impl<'a> Sim<'a> {
             if active.is_empty() {
                 break;
             }
+            // How near the focus box a tip must end this round to grow on
+            // (see `in_cone`).
+            let reach = self.p.step * (self.p.horizon() + 1.0 - r as f64);
             // 1. Every growing path proposes its next segment; lake and town
             // may stop it part way.
             events.clear();
@@ -1232,7 +1242,7 @@ impl<'a> Sim<'a> {
                 match stop[i] {
                     None => {
                         let grows = self.paths[i].points.len() + 1 < self.p.max_points
-                            && self.in_cone(b, r as f64);
+                            && self.within_focus(b, reach);
                         let path = &mut self.paths[i];
                         path.points.push(b);
                         (path.lo, path.hi) = (path.lo.min(b), path.hi.max(b));
