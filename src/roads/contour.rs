@@ -409,8 +409,7 @@ impl Cells {
         )
     }
 
-    /// The [`NearBox`] of `a–b`: coordinates within some 50 km of the origin
-    /// have an `f32` step of a few millimetres, well inside the centimetre.
+    /// The [`NearBox`] of `a–b`.
     fn near_box(&self, a: DVec2, b: DVec2) -> NearBox {
         let (lo, hi) = (a.min(b) - self.origin - 0.01, a.max(b) - self.origin + 0.01);
         NearBox([lo.x as f32, lo.y as f32, hi.x as f32, hi.y as f32])
@@ -475,9 +474,11 @@ struct Entry {
     next: u32,
 }
 
-/// A box around a segment, relative to the cells' origin and a centimetre
-/// larger all round, in `f32`: two segments whose boxes are apart cannot
-/// meet, and the test needs neither their points nor a division.
+/// A box around a segment, relative to the cells' origin, a centimetre
+/// larger all round (room for the rounding in points computed on segments),
+/// in `f32`: two segments whose boxes are apart cannot meet, and the test
+/// needs neither their points nor a division. Rounding to `f32` keeps the
+/// order of values, so it never parts boxes that overlap, however coarse.
 #[derive(Clone, Copy, Default)]
 struct NearBox([f32; 4]);
 
@@ -699,10 +700,12 @@ impl<'a> QuickStops<'a> {
     /// so it stays within the indices of its ends.
     fn town_clear(&self, a: DVec2, b: DVec2) -> bool {
         let far = a.abs().max(b.abs()).max_element();
-        self.town_clear_with(&self.towns, far, |w| {
+        let range = |w: &TownWindow| {
             let (ja, jb) = (w.v.dot(a), w.v.dot(b));
             (ja.min(jb), ja.max(jb))
-        })
+        };
+        (self.town_least(&self.towns, far, range))
+            .is_some_and(|least| least >= self.terrain.params().town_threshold)
     }
 
     /// Radius of a town disk, in steps: a straight path crosses one in
@@ -735,25 +738,13 @@ impl<'a> QuickStops<'a> {
         Some(least)
     }
 
-    /// The town test from the range `v·p` takes over the points tested, for
-    /// each town vector `v` (all coordinates at most `far` in size): a lower
-    /// bound on the town sum there at or above the town threshold.
-    fn town_clear_with(
-        &self,
-        windows: &[TownWindow],
-        far: f64,
-        range: impl Fn(&TownWindow) -> (f64, f64),
-    ) -> bool {
-        self.town_least(windows, far, range)
-            .is_some_and(|least| least >= self.terrain.params().town_threshold)
-    }
-
-    /// A lower bound on the town sum over the points tested (see
-    /// [`Self::town_clear_with`]); `None` when some term's run is too long
-    /// for its window. Rounding a point to whole metres moves `v·p` by at
-    /// most `(|vx| + |vy|)/2`, so a term can only use the profile entries
-    /// over a short run of indices, and is at least their minimum (taken
-    /// over a window at least as long).
+    /// A lower bound on the town sum over a set of points (all coordinates
+    /// at most `far` in size), from the range `v·p` takes over them for each
+    /// town vector `v`; `None` when some term's run is too long for its
+    /// window. Rounding a point to whole metres moves `v·p` by at most
+    /// `(|vx| + |vy|)/2`, so a term can only use the profile entries over a
+    /// short run of indices, and is at least their minimum (taken over a
+    /// window at least as long).
     fn town_least(
         &self,
         windows: &[TownWindow],
@@ -793,10 +784,10 @@ struct GroundStops {
 }
 
 impl GroundStops {
-    /// For each segment `a → b` with end heights `ha`, `hb` and whether it is
-    /// known to meet no town (in order) that
-    /// lake or town stops, its index and where (as a fraction) it must stop:
-    /// at the last whole-metre sample before the first blocked one.
+    /// For each segment `a → b` (with the heights at its ends, and whether
+    /// it is already known to meet no town) that lake or town stops, its
+    /// index and where it must stop, as a fraction: at the last whole-metre
+    /// sample before the first blocked one.
     fn find(
         &mut self,
         quick: &QuickStops,
@@ -1595,6 +1586,36 @@ mod tests {
             clear_by_bound > 15_000,
             "{clear_by_bound} cleared by the bound"
         );
+    }
+
+    #[test]
+    fn near_boxes_of_segments_that_meet_are_never_apart() {
+        // Cells over a long strip, far from the world's origin, where `f32`
+        // steps are coarse.
+        for (lo, hi) in [
+            (DVec2::new(-500.0, -500.0), DVec2::new(3000.0, 3000.0)),
+            (
+                DVec2::new(7.0e6, -3.0e6),
+                DVec2::new(8.2e6, -3.0e6 + 2000.0),
+            ),
+        ] {
+            let cells = Cells::new(lo, hi);
+            for k in 0..2000i64 {
+                let h = |salt: u64| hash_unit(k, salt as i64, 3);
+                // Two 10 m segments through the same point, or end to end.
+                let p = lo + (hi - lo) * DVec2::new(h(1), h(2));
+                let (u, v) = (h(3) * std::f64::consts::TAU, h(4) * std::f64::consts::TAU);
+                let (du, dv) = (DVec2::new(u.sin(), u.cos()), DVec2::new(v.sin(), v.cos()));
+                let a = (p - du * 10.0 * h(5), p + du * 10.0 * (1.0 - h(5)));
+                let b = if k % 2 == 0 {
+                    (p - dv * 10.0 * h(6), p + dv * 10.0 * (1.0 - h(6)))
+                } else {
+                    (a.1, a.1 + dv * 10.0)
+                };
+                let (na, nb) = (cells.near_box(a.0, a.1), cells.near_box(b.0, b.1));
+                assert!(!na.apart(&nb), "{a:?} and {b:?}");
+            }
+        }
     }
 
     #[test]
