@@ -723,7 +723,7 @@ impl<'a> QuickStops<'a> {
     fn town_least_disk(&self, c: DVec2) -> Option<f64> {
         let far = c.abs().max_element() + self.disk;
         // Beyond this the rounding room below would outgrow the windows.
-        if !(far < 1e11) {
+        if !far.is_finite() || far >= 1e11 {
             return None;
         }
         let mask = self.terrain.params().profile.len() as i64 - 1;
