@@ -178,7 +178,8 @@ impl Terrain {
     /// makes a batch of scattered points several times cheaper.
     pub fn heights_at_points(&self, xs: &[f64], ys: &[f64], out: &mut Vec<f64>) {
         let n = xs.len().min(ys.len());
-        out.clear();
+        // Every entry is written below: only a longer buffer needs filling.
+        out.truncate(n);
         out.resize(n, 0.0);
         #[cfg(target_arch = "x86_64")]
         let done = match &self.bytes {
