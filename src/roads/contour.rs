@@ -417,12 +417,6 @@ impl Cells {
         )
     }
 
-    /// The [`NearBox`] of `a–b`.
-    fn near_box(&self, a: DVec2, b: DVec2) -> NearBox {
-        let (lo, hi) = (a.min(b) - self.origin - 0.01, a.max(b) - self.origin + 0.01);
-        NearBox([lo.x as f32, lo.y as f32, hi.x as f32, hi.y as f32])
-    }
-
     /// The lowest and highest cells of the box around a segment whose ends
     /// are in cells `a` and `b` (cells are monotone in each coordinate).
     fn span(a: (i64, i64), b: (i64, i64)) -> ((i64, i64), (i64, i64)) {
@@ -471,7 +465,7 @@ impl Iterator for CellsBetween {
 
 /// One segment in a cell's list: path, segment index, the lowest cell of
 /// its box, the round it was proposed in, a slightly larger box (see
-/// [`Cells::near_box`]), next entry.
+/// [`near_box`]), next entry.
 #[derive(Clone, Copy)]
 struct Entry {
     path: u32,
@@ -489,6 +483,20 @@ struct Entry {
 /// order of values, so it never parts boxes that overlap, however coarse.
 #[derive(Clone, Copy, Default)]
 struct NearBox([f32; 4]);
+
+/// How much larger than its segment's box a [`NearBox`] is.
+const NEAR: f64 = 0.01;
+
+/// The [`NearBox`] of `a–b`, relative to `origin`.
+#[inline(always)]
+fn near_box(origin: DVec2, (ax, ay): (f64, f64), (bx, by): (f64, f64)) -> NearBox {
+    NearBox([
+        (ax.min(bx) - origin.x - NEAR) as f32,
+        (ay.min(by) - origin.y - NEAR) as f32,
+        (ax.max(bx) - origin.x + NEAR) as f32,
+        (ay.max(by) - origin.y + NEAR) as f32,
+    ])
+}
 
 impl NearBox {
     fn apart(&self, other: &NearBox) -> bool {
@@ -845,6 +853,154 @@ impl GroundStops {
     }
 }
 
+/// Tips handled side by side in a growth step's arithmetic.
+const LANES: usize = 8;
+
+/// What [`Steps::run`] needs besides the tips.
+struct StepConsts {
+    /// Sine and cosine of the turn.
+    turn: (f64, f64),
+    step: f64,
+    /// The cells' origin and their highest coordinates.
+    origin: DVec2,
+    last: (i64, i64),
+    /// Radius of a town disk.
+    disk: f64,
+}
+
+/// The arithmetic of a growth step for [`LANES`] tips at once, lane by lane
+/// without branches, so that the compiler can vectorise it (and does with
+/// AVX-512, where the CPU has it). Every lane does exactly the operations of
+/// one tip in order, so the results are the same bits either way.
+#[derive(Default)]
+struct Steps {
+    // In: the tip, its direction and height, the heights of the three
+    // candidate points, the centre of its town disk.
+    tip_x: [f64; LANES],
+    tip_y: [f64; LANES],
+    dir0_x: [f64; LANES],
+    dir0_y: [f64; LANES],
+    h: [f64; LANES],
+    h_cand: [[f64; 3]; LANES],
+    disk_x: [f64; LANES],
+    disk_y: [f64; LANES],
+    // Out: the chosen direction, the next point, its height and cell, the
+    // segment's near box, and whether the town disk holds the segment.
+    dir_x: [f64; LANES],
+    dir_y: [f64; LANES],
+    next_x: [f64; LANES],
+    next_y: [f64; LANES],
+    hb: [f64; LANES],
+    cell_x: [i64; LANES],
+    cell_y: [i64; LANES],
+    near: [NearBox; LANES],
+    within: [bool; LANES],
+}
+
+impl Steps {
+    #[cfg(test)]
+    fn load_all_from(&mut self, other: &Steps) {
+        for k in 0..LANES {
+            let (tip, dir) = (
+                DVec2::new(other.tip_x[k], other.tip_y[k]),
+                DVec2::new(other.dir0_x[k], other.dir0_y[k]),
+            );
+            self.load(k, tip, dir, other.h[k], &other.h_cand[k]);
+            (self.disk_x[k], self.disk_y[k]) = (other.disk_x[k], other.disk_y[k]);
+        }
+    }
+
+    /// Every output, as bits.
+    #[cfg(test)]
+    fn bits(&self) -> Vec<u64> {
+        let mut out = Vec::new();
+        for k in 0..LANES {
+            out.extend(
+                [
+                    self.dir_x[k],
+                    self.dir_y[k],
+                    self.next_x[k],
+                    self.next_y[k],
+                    self.hb[k],
+                ]
+                .map(f64::to_bits),
+            );
+            out.extend([
+                self.cell_x[k] as u64,
+                self.cell_y[k] as u64,
+                self.within[k] as u64,
+            ]);
+            out.extend(self.near[k].0.map(|v| v.to_bits() as u64));
+        }
+        out
+    }
+
+    fn load(&mut self, k: usize, tip: DVec2, dir: DVec2, h: f64, heights: &[f64]) {
+        (self.tip_x[k], self.tip_y[k]) = (tip.x, tip.y);
+        (self.dir0_x[k], self.dir0_y[k]) = (dir.x, dir.y);
+        self.h[k] = h;
+        self.h_cand[k] = [heights[0], heights[1], heights[2]];
+    }
+
+    fn run(&mut self, c: &StepConsts) {
+        #[cfg(target_arch = "x86_64")]
+        if crate::terrain::GridKernel::Avx512.available() {
+            // SAFETY: the CPU has the features.
+            return unsafe { self.run_avx512(c) };
+        }
+        self.run_lanes(c, floor_i64);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,sse4.1")]
+    unsafe fn run_avx512(&mut self, c: &StepConsts) {
+        // `floor` is one instruction here; `as` saturates as `floor_i64` does.
+        self.run_lanes(c, |v| v.floor() as i64);
+    }
+
+    /// The seed's `nextBearing` (of the three candidates, the one whose
+    /// height is nearest the tip's, ties going straight on), the next point,
+    /// its cell (any monotone map to cells will do, as long as it is this
+    /// one), the near box (see [`near_box`]) and the disk test.
+    #[inline(always)]
+    fn run_lanes(&mut self, c: &StepConsts, floor: impl Fn(f64) -> i64) {
+        let (st, ct) = c.turn;
+        for k in 0..LANES {
+            let (ux, uy) = (self.dir0_x[k], self.dir0_y[k]);
+            // The directions of the bearings b − turn and b + turn.
+            let (c1x, c1y) = (ux * ct - uy * st, uy * ct + ux * st);
+            let (c2x, c2y) = (ux * ct + uy * st, uy * ct - ux * st);
+            let h = self.h[k];
+            let [h0, h1, h2] = self.h_cand[k];
+            let (d0, d1, d2) = ((h - h0).abs(), (h - h1).abs(), (h - h2).abs());
+            let one = (d1 < d0) & (d1 < d2);
+            let two = (d2 < d0) & (d2 < d1);
+            let pick = |v0: f64, v1: f64, v2: f64| {
+                if one {
+                    v1
+                } else if two {
+                    v2
+                } else {
+                    v0
+                }
+            };
+            let (dx, dy) = (pick(ux, c1x, c2x), pick(uy, c1y, c2y));
+            self.hb[k] = pick(h0, h1, h2);
+            (self.dir_x[k], self.dir_y[k]) = (dx, dy);
+            let (ax, ay) = (self.tip_x[k], self.tip_y[k]);
+            let (bx, by) = (ax + dx * c.step, ay + dy * c.step);
+            (self.next_x[k], self.next_y[k]) = (bx, by);
+            let cell = |v: f64, o: f64, last: i64| floor((v - o) * (1.0 / GRID)).max(0).min(last);
+            self.cell_x[k] = cell(bx, c.origin.x, c.last.0);
+            self.cell_y[k] = cell(by, c.origin.y, c.last.1);
+            self.near[k] = near_box(c.origin, (ax, ay), (bx, by));
+            let (ex, ey) = (self.disk_x[k], self.disk_y[k]);
+            let d2 = |px: f64, py: f64| (px - ex) * (px - ex) + (py - ey) * (py - ey);
+            self.within[k] = (d2(ax, ay) <= c.disk * c.disk) & (d2(bx, by) <= c.disk * c.disk);
+        }
+    }
+}
+
 /// The simulation of a set of start points, with every path kept inside the
 /// light cone of a focus box.
 struct Sim<'a> {
@@ -861,6 +1017,8 @@ struct Sim<'a> {
     inserts: Vec<Insert>,
     /// Scratch space for the lake and town stops.
     ground: GroundStops,
+    /// What the lane-by-lane step arithmetic needs.
+    consts: StepConsts,
     /// The box whose roads must come out exact.
     focus: (DVec2, DVec2),
 }
@@ -904,6 +1062,13 @@ impl<'a> Sim<'a> {
             }
         }
         let n = cells.len();
+        let consts = StepConsts {
+            turn: p.turn.sin_cos(),
+            step: p.step,
+            origin: cells.origin,
+            last: (cells.w - 1, cells.h - 1),
+            disk: quick.disk,
+        };
         Self {
             terrain,
             p,
@@ -913,6 +1078,7 @@ impl<'a> Sim<'a> {
             quick,
             inserts: Vec::new(),
             ground: GroundStops::default(),
+            consts,
             focus,
         }
     }
@@ -926,21 +1092,6 @@ impl<'a> Sim<'a> {
             DVec2::new(u0.x * ct - u0.y * st, u0.y * ct + u0.x * st),
             DVec2::new(u0.x * ct + u0.y * st, u0.y * ct - u0.x * st),
         ]
-    }
-
-    /// The seed's `nextBearing`: of the three candidates, the one whose
-    /// point a step ahead has the height nearest the current height `h`
-    /// (strict comparisons: ties go straight on).
-    fn nearest(h: f64, heights: &[f64]) -> usize {
-        let d = |k: usize| (h - heights[k]).abs();
-        let (d0, d1, d2) = (d(0), d(1), d(2));
-        if d1 < d0 && d1 < d2 {
-            1
-        } else if d2 < d0 && d2 < d1 {
-            2
-        } else {
-            0
-        }
     }
 
     fn start_id(&self, path: usize) -> (i64, i64) {
@@ -964,61 +1115,57 @@ impl<'a> Sim<'a> {
         reach >= 0.0 && d.length_squared() <= reach * reach
     }
 
-    /// The segment path `i` proposes this round (filed at once), given the
-    /// heights of its three candidate points.
+    /// The segments up to eight paths propose this round (filed at once),
+    /// given the heights of their three candidate points each: the
+    /// arithmetic lane by lane (see [`Steps`]), then what needs branches.
     #[inline(never)] // Measured: the growth loop runs faster around a call.
-    fn propose(
-        &mut self,
-        i: usize,
-        heights: &[f64],
-        turn: (f64, f64),
-        r: usize,
-        out: &mut Proposal,
-    ) {
-        let path = &self.paths[i];
-        let (tip, ha) = (path.tip, path.tip_height);
-        let k = Self::nearest(ha, heights);
-        // Picked by value: indexing a fresh array through memory
-        // stalls on store forwarding.
-        let [c0, c1, c2] = Self::candidates(path.dir, turn);
-        let dir = match k {
-            1 => c1,
-            2 => c2,
-            _ => c0,
-        };
-        let hb = heights[k];
-        let next = tip + dir * self.p.step;
-        let next_cell = self.cells.cell(next);
-        let span = Cells::span(path.tip_cell, next_cell);
-        let near = self.cells.near_box(tip, next);
-        let seg = path.points.len() - 1;
-        // A path crosses a town disk in a few steps: one town test
-        // for all of them, centred a little ahead.
-        let disk = self.quick.disk;
-        let within = |c: DVec2| {
-            tip.distance_squared(c) <= disk * disk && next.distance_squared(c) <= disk * disk
-        };
-        let town_clear = within(path.town_disk) || {
-            let c = tip + dir * (0.9 * disk);
-            let clear = self.quick.town_clear_disk(c);
-            if clear {
-                self.paths[i].town_disk = c;
-            }
-            clear
-        };
-        self.segments.push(&self.cells, span, i, seg, r, near);
-        *out = Proposal {
-            a: tip,
-            b: next,
-            dir,
-            seg,
-            ha,
-            hb,
-            town_clear,
-            span,
-            near,
-            b_cell: next_cell,
-        };
+    fn propose(&mut self, chunk: &[usize], heights: &[f64], r: usize, props: &mut [Proposal]) {
+        let mut lanes = Steps::default();
+        for (k, &i) in chunk.iter().enumerate() {
+            let path = &self.paths[i];
+            lanes.load(
+                k,
+                path.tip,
+                path.dir,
+                path.tip_height,
+                &heights[3 * k..3 * k + 3],
+            );
+            (lanes.disk_x[k], lanes.disk_y[k]) = (path.town_disk.x, path.town_disk.y);
+        }
+        lanes.run(&self.consts);
+        for (k, &i) in chunk.iter().enumerate() {
+            let path = &self.paths[i];
+            let tip = path.tip;
+            let dir = DVec2::new(lanes.dir_x[k], lanes.dir_y[k]);
+            let next = DVec2::new(lanes.next_x[k], lanes.next_y[k]);
+            let next_cell = (lanes.cell_x[k], lanes.cell_y[k]);
+            let span = Cells::span(path.tip_cell, next_cell);
+            let near = lanes.near[k];
+            let seg = path.points.len() - 1;
+            // A path crosses a town disk in a few steps: one town test for
+            // all of them, centred a little ahead.
+            let town_clear = lanes.within[k] || {
+                let c = tip + dir * (0.9 * self.quick.disk);
+                let clear = self.quick.town_clear_disk(c);
+                if clear {
+                    self.paths[i].town_disk = c;
+                }
+                clear
+            };
+            self.segments.push(&self.cells, span, i, seg, r, near);
+            props[i] = Proposal {
+                a: tip,
+                b: next,
+                dir,
+                seg,
+                ha: lanes.h[k],
+                hb: lanes.hb[k],
+                town_clear,
+                span,
+                near,
+                b_cell: next_cell,
+            };
+        }
     }
 
     /// Every event that could stop proposal `i` (and crossings with its own
@@ -1173,8 +1320,11 @@ impl<'a> Sim<'a> {
                 }
             }
             self.terrain.heights_at_points(&xs, &ys, &mut hs);
-            for (n, &i) in active.iter().enumerate() {
-                self.propose(i, &hs[3 * n..3 * n + 3], turn, r, &mut props[i]);
+            for (n, chunk) in active.chunks(LANES).enumerate() {
+                let heights = &hs[3 * LANES * n..];
+                self.propose(chunk, heights, r, &mut props);
+            }
+            for &i in &active {
                 stop[i] = None;
             }
             ground.clear();
@@ -1620,9 +1770,45 @@ mod tests {
                 } else {
                     (a.1, a.1 + dv * 10.0)
                 };
-                let (na, nb) = (cells.near_box(a.0, a.1), cells.near_box(b.0, b.1));
+                let near = |(p, q): (DVec2, DVec2)| near_box(cells.origin, (p.x, p.y), (q.x, q.y));
+                let (na, nb) = (near(a), near(b));
                 assert!(!na.apart(&nb), "{a:?} and {b:?}");
             }
+        }
+    }
+
+    #[test]
+    fn step_lanes_give_the_same_bits_on_every_path() {
+        // The vectorised arithmetic (where the CPU has it) against the plain
+        // one, on tips near and far from the origin, with near ties.
+        let consts = StepConsts {
+            turn: 0.09f64.sin_cos(),
+            step: 10.0,
+            origin: DVec2::new(-3.0e4, 7.0e5),
+            last: (900, 700),
+            disk: 25.0,
+        };
+        for n in 0..500i64 {
+            let h = |k: usize, salt: i64| hash_unit(n * 16 + k as i64, salt, 11);
+            let mut lanes = Steps::default();
+            for k in 0..LANES {
+                let tip = consts.origin + DVec2::new(h(k, 1), h(k, 2)) * 36_000.0 - 50.0;
+                let a = h(k, 3) * std::f64::consts::TAU;
+                let base = h(k, 4) * 300.0;
+                // Some candidates tie with each other or with the tip.
+                let cand = [
+                    base + h(k, 5).round(),
+                    base + h(k, 6).round(),
+                    base + h(k, 7),
+                ];
+                lanes.load(k, tip, DVec2::new(a.sin(), a.cos()), base, &cand);
+                (lanes.disk_x[k], lanes.disk_y[k]) = (tip.x + h(k, 8) * 40.0, tip.y);
+            }
+            let mut plain = Steps::default();
+            plain.load_all_from(&lanes);
+            lanes.run(&consts);
+            plain.run_lanes(&consts, floor_i64);
+            assert_eq!(lanes.bits(), plain.bits(), "set {n}");
         }
     }
 
