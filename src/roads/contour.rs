@@ -1119,8 +1119,14 @@ impl<'a> Sim<'a> {
     /// given the heights of their three candidate points each: the
     /// arithmetic lane by lane (see [`Steps`]), then what needs branches.
     #[inline(never)] // Measured: the growth loop runs faster around a call.
-    fn propose(&mut self, chunk: &[usize], heights: &[f64], r: usize, props: &mut [Proposal]) {
-        let mut lanes = Steps::default();
+    fn propose(
+        &mut self,
+        lanes: &mut Steps,
+        chunk: &[usize],
+        heights: &[f64],
+        r: usize,
+        props: &mut [Proposal],
+    ) {
         for (k, &i) in chunk.iter().enumerate() {
             let path = &self.paths[i];
             lanes.load(
@@ -1289,6 +1295,9 @@ impl<'a> Sim<'a> {
         let mut active: Vec<usize> = (0..self.paths.len()).collect();
         let (mut xs, mut ys, mut hs) = (Vec::new(), Vec::new(), Vec::new());
         let mut ground = Vec::new();
+        // Reused: lanes past the end of a round's last chunk hold old tips,
+        // whose results are never read.
+        let mut lanes = Steps::default();
         for i in 0..self.paths.len() {
             let start = self.paths[i].points[0];
             self.paths[i].growing = self.in_cone(start, 0.0);
@@ -1322,7 +1331,7 @@ impl<'a> Sim<'a> {
             self.terrain.heights_at_points(&xs, &ys, &mut hs);
             for (n, chunk) in active.chunks(LANES).enumerate() {
                 let heights = &hs[3 * LANES * n..];
-                self.propose(chunk, heights, r, &mut props);
+                self.propose(&mut lanes, chunk, heights, r, &mut props);
             }
             for &i in &active {
                 stop[i] = None;
