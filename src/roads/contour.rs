@@ -373,7 +373,8 @@ struct Proposal {
     /// Heights at `a` and `b`.
     ha: f64,
     hb: f64,
-    /// Known to meet no town.
+    /// Known to meet no lake (by the first quick bound), and no town.
+    lake_clear: bool,
     town_clear: bool,
     /// The lowest and highest cells of its box, and the cell of `b`.
     span: ((i64, i64), (i64, i64)),
@@ -801,13 +802,13 @@ struct GroundStops {
 
 impl GroundStops {
     /// For each segment `a → b` (with the heights at its ends, and whether
-    /// it is already known to meet no town) that lake or town stops, its
+    /// it is already known to meet no lake, or no town) that lake or town stops, its
     /// index and where it must stop, as a fraction: at the last whole-metre
     /// sample before the first blocked one.
     fn find(
         &mut self,
         quick: &QuickStops,
-        segments: impl Iterator<Item = (DVec2, DVec2, f64, f64, bool)>,
+        segments: impl Iterator<Item = (DVec2, DVec2, f64, f64, bool, bool)>,
         stops: &mut Vec<(usize, f64)>,
     ) {
         let terrain = quick.terrain;
@@ -815,8 +816,11 @@ impl GroundStops {
         self.xs.clear();
         self.ys.clear();
         self.ds.clear();
-        for (n, (a, b, ha, hb, town_known)) in segments.enumerate() {
-            let lake_clear = quick.lake_clear(a, b, ha, hb);
+        for (n, (a, b, ha, hb, lake_known, town_known)) in segments.enumerate() {
+            if lake_known && town_known {
+                continue;
+            }
+            let lake_clear = lake_known || quick.lake_clear(a, b, ha, hb);
             let town_clear = town_known || quick.town_clear(a, b);
             if lake_clear && town_clear {
                 continue;
@@ -866,6 +870,10 @@ struct StepConsts {
     last: (i64, i64),
     /// Radius of a town disk.
     disk: f64,
+    /// The lake test's steepest slope (infinite with mountains: no quick
+    /// test) and the height the bound must reach.
+    steepest: f64,
+    lake_floor: f64,
 }
 
 /// The arithmetic of a growth step for [`LANES`] tips at once, lane by lane
@@ -895,6 +903,8 @@ struct Steps {
     cell_y: [i64; LANES],
     near: [NearBox; LANES],
     within: [bool; LANES],
+    /// The lake test's first, steepest-slope bound clears the segment.
+    lake_clear: [bool; LANES],
 }
 
 impl Steps {
@@ -997,6 +1007,9 @@ impl Steps {
             let (ex, ey) = (self.disk_x[k], self.disk_y[k]);
             let d2 = |px: f64, py: f64| (px - ex) * (px - ex) + (py - ey) * (py - ey);
             self.within[k] = (d2(ax, ay) <= c.disk * c.disk) & (d2(bx, by) <= c.disk * c.disk);
+            // As `QuickStops::lake_clear` begins.
+            let len = ((bx - ax) * (bx - ax) + (by - ay) * (by - ay)).sqrt();
+            self.lake_clear[k] = (h + self.hb[k] - len * c.steepest) / 2.0 >= c.lake_floor;
         }
     }
 }
@@ -1068,6 +1081,10 @@ impl<'a> Sim<'a> {
             origin: cells.origin,
             last: (cells.w - 1, cells.h - 1),
             disk: quick.disk,
+            steepest: quick.slope.as_ref().map_or(f64::INFINITY, |s| s.steepest),
+            lake_floor: quick.slope.as_ref().map_or(f64::INFINITY, |s| {
+                terrain.params().lake_level + 1e-9 + s.round
+            }),
         };
         Self {
             terrain,
@@ -1166,6 +1183,7 @@ impl<'a> Sim<'a> {
                 seg,
                 ha: lanes.h[k],
                 hb: lanes.hb[k],
+                lake_clear: lanes.lake_clear[k],
                 town_clear,
                 span,
                 near,
@@ -1339,7 +1357,7 @@ impl<'a> Sim<'a> {
             ground.clear();
             let segments = active.iter().map(|&i| {
                 let p = &props[i];
-                (p.a, p.b, p.ha, p.hb, p.town_clear)
+                (p.a, p.b, p.ha, p.hb, p.lake_clear, p.town_clear)
             });
             self.ground.find(self.quick, segments, &mut ground);
             for &(n, t) in &ground {
@@ -1720,7 +1738,7 @@ mod tests {
             let mut batch = Vec::new();
             let batch_segments = segments[start..end]
                 .iter()
-                .map(|&(a, b, ha, hb)| (a, b, ha, hb, false));
+                .map(|&(a, b, ha, hb)| (a, b, ha, hb, false, false));
             GroundStops::default().find(&quick, batch_segments, &mut batch);
             found.extend(batch.into_iter().map(|(n, t)| (start + n, t)));
             start = end;
@@ -1796,6 +1814,8 @@ mod tests {
             origin: DVec2::new(-3.0e4, 7.0e5),
             last: (900, 700),
             disk: 25.0,
+            steepest: 13.0,
+            lake_floor: 150.0,
         };
         for n in 0..500i64 {
             let h = |k: usize, salt: i64| hash_unit(n * 16 + k as i64, salt, 11);
