@@ -28,10 +28,11 @@
 //! flying there from anywhere.
 //!
 //! **Cheap steps.** A round evaluates the three candidate heights of every
-//! tip in one batch. Lake and town are ruled out by bounds first (a slope
-//! bound; town sums bounded by profile minima over a disk each path crosses
-//! in a few steps), and only segments they cannot clear are sampled metre by
-//! metre, again in one height batch. A segment is filed in the 40 m cells
+//! tip in one batch, then the rest of each step's arithmetic eight tips at a
+//! time ([`Steps`], vectorised). Lake and town are ruled out by bounds first
+//! (a slope bound; town sums bounded by profile minima over a disk each path
+//! crosses in a few steps), and only segments they cannot clear are sampled
+//! metre by metre, again in one height batch. A segment is filed in the 40 m cells
 //! its box touches when it is proposed, with a small `f32` box that passes
 //! over most pairs before any exact intersection.
 
