@@ -940,6 +940,7 @@ impl Steps {
                 self.cell_x[k] as u64,
                 self.cell_y[k] as u64,
                 self.within[k] as u64,
+                self.lake_clear[k] as u64,
             ]);
             out.extend(self.near[k].0.map(|v| v.to_bits() as u64));
         }
