@@ -32,9 +32,9 @@
 //! time ([`Steps`], vectorised). Lake and town are ruled out by bounds first
 //! (a slope bound; town sums bounded by profile minima over a disk each path
 //! crosses in a few steps), and only segments they cannot clear are sampled
-//! metre by metre, again in one height batch. A segment is filed in the 40 m cells
-//! its box touches when it is proposed, with a small `f32` box that passes
-//! over most pairs before any exact intersection.
+//! metre by metre, again in one height batch. A segment is filed in the
+//! 40 m cells its box touches when it is proposed, with a small `f32` box
+//! that passes over most pairs before any exact intersection.
 
 use super::{Road, RoadClass, RoadNetwork};
 use crate::geom::segment_intersection;
@@ -409,13 +409,10 @@ impl Cells {
         (self.w * self.h) as usize
     }
 
-    #[inline]
     fn cell(&self, p: DVec2) -> (i64, i64) {
-        // Any monotone map to cells will do, as long as it is this one.
-        let c = (p - self.origin) * (1.0 / GRID);
         (
-            floor_i64(c.x).clamp(0, self.w - 1),
-            floor_i64(c.y).clamp(0, self.h - 1),
+            cell_coord(p.x, self.origin.x, self.w - 1, floor_i64),
+            cell_coord(p.y, self.origin.y, self.h - 1, floor_i64),
         )
     }
 
@@ -563,10 +560,11 @@ impl CellLists {
 struct SlopeBound {
     /// Steepest step / 128, times each height vector.
     vectors: Vec<DVec2>,
-    /// Most change from rounding a point to whole metres (half a metre per axis).
-    round: f64,
     /// Most change per metre in any direction: at least `along(dir)`.
     steepest: f64,
+    /// What a bound on the height must reach to rule out lake: the lake
+    /// level, with room for rounding to whole metres.
+    floor: f64,
 }
 
 impl SlopeBound {
@@ -585,13 +583,14 @@ impl SlopeBound {
             .iter()
             .map(|v| *v * (steepest / 128.0))
             .collect();
-        let round = vectors.iter().map(|v| (v.x.abs() + v.y.abs()) / 2.0).sum();
+        // Most change from rounding a point to whole metres (half a metre per axis).
+        let round: f64 = vectors.iter().map(|v| (v.x.abs() + v.y.abs()) / 2.0).sum();
         // |v·dir| ≤ |v| for a unit `dir`, with room for rounding.
         let steepest = vectors.iter().map(|v| v.length()).sum::<f64>() * (1.0 + 1e-12);
         Some(Self {
             vectors,
-            round,
             steepest,
+            floor: tp.lake_level + 1e-9 + round,
         })
     }
 
@@ -601,9 +600,9 @@ impl SlopeBound {
     }
 }
 
-/// One town vector's share of the quick town test: the profile's minima
-/// over every window of indices as long as the run its term can use along
-/// one growth step.
+/// One town vector's share of a quick town test: the profile's minima over
+/// every window of indices as long as the run its term can use over the
+/// points tested (a growth step, or a town disk).
 struct TownWindow {
     v: DVec2,
     /// `|vx| + |vy|`: how far rounding a point to whole metres moves `v·p`
@@ -698,19 +697,14 @@ impl<'a> QuickStops<'a> {
 
     /// Whether no whole-metre sample along `a → b` can be lake (`ha`, `hb`:
     /// the heights at the ends): along the segment the height moves at most
-    /// `along(dir)` per metre from either end, and rounding to whole metres
-    /// adds at most `round`.
+    /// `along(dir)` per metre from either end. (The step lanes try the same
+    /// bound with the steepest slope of all first, which needs no dot
+    /// products.)
     fn lake_clear(&self, a: DVec2, b: DVec2, ha: f64, hb: f64) -> bool {
         let len = a.distance(b);
-        self.slope.as_ref().is_some_and(|s| {
-            let level = self.terrain.params().lake_level + 1e-9 + s.round;
-            // The bound for the steepest direction first: it needs no dot
-            // products and clears most segments.
-            if (ha + hb - len * s.steepest) / 2.0 >= level {
-                return true;
-            }
-            (ha + hb - len * s.along((b - a) / len)) / 2.0 >= level
-        })
+        self.slope
+            .as_ref()
+            .is_some_and(|s| (ha + hb - len * s.along((b - a) / len)) / 2.0 >= s.floor)
     }
 
     /// A sufficient test that no whole-metre sample along `a → b` is town.
@@ -802,10 +796,10 @@ struct GroundStops {
 }
 
 impl GroundStops {
-    /// For each segment `a → b` (with the heights at its ends, and whether
-    /// it is already known to meet no lake, or no town) that lake or town stops, its
-    /// index and where it must stop, as a fraction: at the last whole-metre
-    /// sample before the first blocked one.
+    /// For each segment `a → b` (with the heights at its ends, and whether it
+    /// is already known to meet no lake, or no town) that lake or town stops,
+    /// its index and where it must stop, as a fraction: at the last
+    /// whole-metre sample before the first blocked one.
     fn find(
         &mut self,
         quick: &QuickStops,
@@ -856,6 +850,26 @@ impl GroundStops {
             }
         }
     }
+}
+
+/// The directions of the bearings `b`, `b − turn`, `b + turn` from the
+/// direction `(ux, uy)` of `b`, by the angle-sum formulas (`turn` = sine and
+/// cosine of the turn). The candidate points and the step lanes both take
+/// them from here, so the direction chosen is the one whose height was taken.
+#[inline(always)]
+fn candidates((ux, uy): (f64, f64), (st, ct): (f64, f64)) -> [(f64, f64); 3] {
+    [
+        (ux, uy),
+        (ux * ct - uy * st, uy * ct + ux * st),
+        (ux * ct + uy * st, uy * ct - ux * st),
+    ]
+}
+
+/// The cell coordinate of `v` along an axis whose cells start at `origin`
+/// (any monotone map to cells will do, as long as it is this one).
+#[inline(always)]
+fn cell_coord(v: f64, origin: f64, last: i64, floor: impl Fn(f64) -> i64) -> i64 {
+    floor((v - origin) * (1.0 / GRID)).max(0).min(last)
 }
 
 /// Tips handled side by side in a growth step's arithmetic.
@@ -972,16 +986,13 @@ impl Steps {
 
     /// The seed's `nextBearing` (of the three candidates, the one whose
     /// height is nearest the tip's, ties going straight on), the next point,
-    /// its cell (any monotone map to cells will do, as long as it is this
-    /// one), the near box (see [`near_box`]) and the disk test.
+    /// its cell, the near box (see [`near_box`]), whether the town disk
+    /// holds the segment, and the lake test's steepest-slope bound.
     #[inline(always)]
     fn run_lanes(&mut self, c: &StepConsts, floor: impl Fn(f64) -> i64) {
-        let (st, ct) = c.turn;
         for k in 0..LANES {
-            let (ux, uy) = (self.dir0_x[k], self.dir0_y[k]);
-            // The directions of the bearings b − turn and b + turn.
-            let (c1x, c1y) = (ux * ct - uy * st, uy * ct + ux * st);
-            let (c2x, c2y) = (ux * ct + uy * st, uy * ct - ux * st);
+            let [(ux, uy), (c1x, c1y), (c2x, c2y)] =
+                candidates((self.dir0_x[k], self.dir0_y[k]), c.turn);
             let h = self.h[k];
             let [h0, h1, h2] = self.h_cand[k];
             let (d0, d1, d2) = ((h - h0).abs(), (h - h1).abs(), (h - h2).abs());
@@ -1002,14 +1013,13 @@ impl Steps {
             let (ax, ay) = (self.tip_x[k], self.tip_y[k]);
             let (bx, by) = (ax + dx * c.step, ay + dy * c.step);
             (self.next_x[k], self.next_y[k]) = (bx, by);
-            let cell = |v: f64, o: f64, last: i64| floor((v - o) * (1.0 / GRID)).max(0).min(last);
-            self.cell_x[k] = cell(bx, c.origin.x, c.last.0);
-            self.cell_y[k] = cell(by, c.origin.y, c.last.1);
+            self.cell_x[k] = cell_coord(bx, c.origin.x, c.last.0, &floor);
+            self.cell_y[k] = cell_coord(by, c.origin.y, c.last.1, &floor);
             self.near[k] = near_box(c.origin, (ax, ay), (bx, by));
             let (ex, ey) = (self.disk_x[k], self.disk_y[k]);
             let d2 = |px: f64, py: f64| (px - ex) * (px - ex) + (py - ey) * (py - ey);
             self.within[k] = (d2(ax, ay) <= c.disk * c.disk) & (d2(bx, by) <= c.disk * c.disk);
-            // As `QuickStops::lake_clear` begins.
+            // `QuickStops::lake_clear` with the steepest slope of all.
             let len = ((bx - ax) * (bx - ax) + (by - ay) * (by - ay)).sqrt();
             self.lake_clear[k] = (h + self.hb[k] - len * c.steepest) / 2.0 >= c.lake_floor;
         }
@@ -1084,9 +1094,7 @@ impl<'a> Sim<'a> {
             last: (cells.w - 1, cells.h - 1),
             disk: quick.disk,
             steepest: quick.slope.as_ref().map_or(f64::INFINITY, |s| s.steepest),
-            lake_floor: quick.slope.as_ref().map_or(f64::INFINITY, |s| {
-                terrain.params().lake_level + 1e-9 + s.round
-            }),
+            lake_floor: quick.slope.as_ref().map_or(f64::INFINITY, |s| s.floor),
         };
         Self {
             terrain,
@@ -1100,17 +1108,6 @@ impl<'a> Sim<'a> {
             consts,
             focus,
         }
-    }
-
-    /// The directions of the bearings `b`, `b − turn`, `b + turn` from the
-    /// current direction `u0`, by the angle-sum formulas (`turn` = sine and
-    /// cosine of the turn).
-    fn candidates(u0: DVec2, (st, ct): (f64, f64)) -> [DVec2; 3] {
-        [
-            u0,
-            DVec2::new(u0.x * ct - u0.y * st, u0.y * ct + u0.x * st),
-            DVec2::new(u0.x * ct + u0.y * st, u0.y * ct - u0.x * st),
-        ]
     }
 
     fn start_id(&self, path: usize) -> (i64, i64) {
@@ -1343,9 +1340,8 @@ impl<'a> Sim<'a> {
                 .zip(&active)
             {
                 let path = &self.paths[i];
-                for (k, u) in Self::candidates(path.dir, turn).into_iter().enumerate() {
-                    let q = path.tip + u * self.p.step;
-                    (x3[k], y3[k]) = (q.x, q.y);
+                for (k, (ux, uy)) in candidates(path.dir.into(), turn).into_iter().enumerate() {
+                    (x3[k], y3[k]) = (path.tip.x + ux * self.p.step, path.tip.y + uy * self.p.step);
                 }
             }
             self.terrain.heights_at_points(&xs, &ys, &mut hs);

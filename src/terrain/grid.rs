@@ -111,7 +111,7 @@ const TWO52: f64 = 4503599627370496.0;
 /// `floor(j)` as an integer when |j| < 2⁵² (where it is exact and fits), with
 /// one truncating conversion and no libm call; `None` for larger or NaN.
 #[inline(always)]
-fn floor_int(j: f64) -> Option<i64> {
+pub(super) fn floor_int(j: f64) -> Option<i64> {
     if j.abs() < TWO52 {
         // SAFETY: |j| < 2^52, so the truncation fits an i64.
         let t = unsafe { j.to_int_unchecked::<i64>() };

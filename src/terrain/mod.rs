@@ -70,17 +70,10 @@ pub fn fast_floor(v: f64) -> f64 {
 /// (NaN gives 0).
 #[inline]
 pub fn floor_i64(v: f64) -> i64 {
-    // 2⁶³ − 1024: the largest f64 below 2⁶³.
-    if v.abs() <= 9.223_372_036_854_774e18 {
-        // SAFETY: |v| < 2⁶³, so the truncation fits an i64 (and v is not NaN).
-        let t = unsafe { v.to_int_unchecked::<i64>() };
-        t - ((t as f64) > v) as i64
-    } else if v > 0.0 {
-        i64::MAX
-    } else if v < 0.0 {
-        i64::MIN
-    } else {
-        0
+    // Beyond 2⁵² every f64 is whole already; `as` saturates and maps NaN to 0.
+    match grid::floor_int(v) {
+        Some(k) => k,
+        None => v as i64,
     }
 }
 
