@@ -16,6 +16,7 @@
 
 pub mod geom;
 pub mod map;
+pub mod num;
 pub mod roads;
 pub mod terrain;
 

@@ -1,6 +1,5 @@
 //! The live settings (`TerrainSettings`) and the terrain built from them.
 
-use crate::terrain::params::in_range;
 use crate::terrain::{ParamError, Terrain, TerrainParams};
 use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -82,7 +81,7 @@ pub enum SettingsError {
 }
 
 fn range(field: &'static str, value: f64, min: f64, max: f64) -> Result<(), SettingsError> {
-    Ok(in_range(field, value, min, max)?)
+    Ok(ParamError::check_range(field, value, min, max)?)
 }
 
 impl ViewSettings {

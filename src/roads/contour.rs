@@ -38,10 +38,8 @@
 
 use super::{Road, RoadClass, RoadNetwork};
 use crate::geom::segment_intersection;
-use crate::terrain::params::in_range as range;
-use crate::terrain::{
-    PI1000, ParamError, Terrain, floor_i64, hash_unit, java_round, java_round_f64,
-};
+use crate::num::{floor_i64, hash_unit, java_round, java_round_f64};
+use crate::terrain::{PI1000, ParamError, Terrain};
 use glam::DVec2;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -123,13 +121,13 @@ impl Default for ContourParams {
 impl ContourParams {
     /// Checks every field; the error names the first offending one.
     pub fn validate(&self) -> Result<(), ParamError> {
-        range("density", self.density, 0.01, 1000.0)?;
-        range("step", self.step, 1.0, 100.0)?;
-        range("max_points", self.max_points as f64, 2.0, 10_000.0)?;
-        range("max_rounds", self.max_rounds as f64, 1.0, 100_000.0)?;
-        range("turn", self.turn, 0.0, std::f64::consts::PI)?;
-        range("width", self.width, 0.1, 100.0)?;
-        range("initial_margin", self.initial_margin, 0.0, 1.0e5)?;
+        ParamError::check_range("density", self.density, 0.01, 1000.0)?;
+        ParamError::check_range("step", self.step, 1.0, 100.0)?;
+        ParamError::check_range("max_points", self.max_points as f64, 2.0, 10_000.0)?;
+        ParamError::check_range("max_rounds", self.max_rounds as f64, 1.0, 100_000.0)?;
+        ParamError::check_range("turn", self.turn, 0.0, std::f64::consts::PI)?;
+        ParamError::check_range("width", self.width, 0.1, 100.0)?;
+        ParamError::check_range("initial_margin", self.initial_margin, 0.0, 1.0e5)?;
         Ok(())
     }
 

@@ -105,33 +105,6 @@ pub(super) struct Row {
     pub by: [f64; MAX_VECTORS],
 }
 
-/// 2⁵²: from here on every f64 is a whole number.
-const TWO52: f64 = 4503599627370496.0;
-
-/// `floor(j)` as an integer when |j| < 2⁵² (where it is exact and fits), with
-/// one truncating conversion and no libm call; `None` for larger or NaN.
-#[inline(always)]
-pub(super) fn floor_int(j: f64) -> Option<i64> {
-    if j.abs() < TWO52 {
-        // SAFETY: |j| < 2^52, so the truncation fits an i64.
-        let t = unsafe { j.to_int_unchecked::<i64>() };
-        Some(t - ((t as f64) > j) as i64)
-    } else {
-        None
-    }
-}
-
-/// `floor` without a libm call on baseline x86-64 (no SSE4.1): exact for
-/// every f64 (larger values are whole already). May turn −0 into +0, which
-/// leaves every height unchanged.
-#[inline(always)]
-pub(crate) fn floor(j: f64) -> f64 {
-    match floor_int(j) {
-        Some(k) => k as f64,
-        None => j,
-    }
-}
-
 impl Terrain {
     pub(super) fn row_constants(&self, y: f64) -> Row {
         let mut by = [0.0; MAX_VECTORS];
@@ -146,7 +119,7 @@ impl Terrain {
     #[inline(always)]
     pub(super) fn term(&self, a: f64, by: f64, x: f64) -> f64 {
         let j = (a * x + by) * super::RECIP128;
-        let (k, idx) = match floor_int(j) {
+        let (k, idx) = match crate::num::floor_int(j) {
             Some(k) => (k as f64, (k & self.mask) as usize),
             None => {
                 // Huge (whole already) or non-finite: wrap in f64, exactly

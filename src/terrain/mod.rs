@@ -16,7 +16,7 @@
 mod grid;
 mod kinds;
 mod objects;
-pub(crate) mod params;
+mod params;
 mod placed;
 mod random;
 mod streams;
@@ -33,6 +33,8 @@ pub use placed::Placed;
 pub use random::{GoodSite, MAX_SITE_CANDIDATES, random_profile};
 pub use streams::{AreaError, MAX_SCAN_AREA, Stream, StreamEnd};
 
+pub use crate::num::{fast_floor, floor_i64, hash_unit, java_round, java_round_f64};
+pub(crate) use crate::num::{hash2, pi_bits, pi_frac, unit};
 use crate::roads::RoadLayer;
 use glam::DVec2;
 use std::collections::HashMap;
@@ -45,38 +47,6 @@ pub const PI1000: f64 = std::f64::consts::PI * 1000.0;
 /// π·10000, for cone and tree-selector bits.
 pub const PI10000: f64 = std::f64::consts::PI * 10000.0;
 
-/// Java's and JavaScript's `Math.round`: the nearest integer, halves toward +∞.
-/// NaN gives 0 and out-of-range values saturate, never a panic.
-#[inline]
-pub fn java_round(v: f64) -> i64 {
-    java_round_f64(v) as i64
-}
-
-/// [`java_round`] as an `f64`, without the conversions (the same value
-/// wherever it fits an `i64`).
-#[inline]
-pub fn java_round_f64(v: f64) -> f64 {
-    let f = grid::floor(v);
-    if v - f >= 0.5 { f + 1.0 } else { f }
-}
-
-/// `floor` without a libm call (exact for every f64; see the grid module).
-#[inline]
-pub fn fast_floor(v: f64) -> f64 {
-    grid::floor(v)
-}
-
-/// `⌊v⌋` as an integer without a libm call, saturating at the `i64` range
-/// (NaN gives 0).
-#[inline]
-pub fn floor_i64(v: f64) -> i64 {
-    // Beyond 2⁵² every f64 is whole already; `as` saturates and maps NaN to 0.
-    match grid::floor_int(v) {
-        Some(k) => k,
-        None => v as i64,
-    }
-}
-
 /// The mountain shaping: above `base`, `base + dz·√dz`.
 #[inline]
 pub(crate) fn mountain(z: f64, base: f64) -> f64 {
@@ -85,57 +55,6 @@ pub(crate) fn mountain(z: f64, base: f64) -> f64 {
         base + dz * dz.sqrt()
     } else {
         z
-    }
-}
-
-/// A 64-bit mix (splitmix64 finaliser) of a lattice point and a salt, for
-/// variations the seed leaves free. Deterministic on every platform.
-#[inline]
-pub(crate) fn hash2(x: i64, y: i64, salt: u64) -> u64 {
-    let mut z = (x as u64)
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        .wrapping_add((y as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F))
-        .wrapping_add(salt.wrapping_mul(0x1656_67B1_9E37_79F9));
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// A value in `[0, 1)` from a hash.
-#[inline]
-pub(crate) fn unit(h: u64) -> f64 {
-    (h >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-}
-
-/// A deterministic value in `[0, 1)` for a lattice point and a salt (for
-/// variations such as an object's rotation).
-pub fn hash_unit(x: i64, y: i64, salt: u64) -> f64 {
-    unit(hash2(x, y, salt))
-}
-
-/// Below this |x·y| the seed's "bits of π·x·y" are exact in f64; beyond it
-/// (hundreds of km out) they would decay to zeros, so a hash takes over.
-const PI_BITS_LIMIT: i64 = 1 << 36;
-
-/// `round(scale · xy)` as the seed uses it for pseudo-random bits, exact near
-/// the origin and hashed far away so that variety never dies out.
-#[inline]
-pub(crate) fn pi_bits(xy: i64, scale: f64) -> i64 {
-    if xy.unsigned_abs() < PI_BITS_LIMIT as u64 {
-        java_round(scale * xy as f64)
-    } else {
-        hash2(xy, scale.to_bits() as i64, 0x5eed) as i64
-    }
-}
-
-/// The fractional part of `scale · xy` (hashed far away, as [`pi_bits`]).
-#[inline]
-pub(crate) fn pi_frac(xy: i64, scale: f64) -> f64 {
-    if xy.unsigned_abs() < PI_BITS_LIMIT as u64 {
-        let u = scale * xy as f64;
-        u - u.floor()
-    } else {
-        unit(hash2(xy, scale.to_bits() as i64, 0xf4ac))
     }
 }
 
@@ -256,7 +175,8 @@ impl Terrain {
     fn calc_prof(&self, set: &[DVec2], xr: f64, yr: f64) -> f64 {
         set.iter()
             .map(|v| {
-                self.prof[((grid::floor(v.x * xr + v.y * yr) as i64) >> 7 & self.mask) as usize]
+                self.prof
+                    [((crate::num::floor(v.x * xr + v.y * yr) as i64) >> 7 & self.mask) as usize]
             })
             .sum()
     }
@@ -416,49 +336,6 @@ impl Terrain {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn floor_i64_is_floor_saturated() {
-        let big = 9.223_372_036_854_774e18;
-        for v in [
-            0.0,
-            -0.0,
-            0.5,
-            -0.5,
-            1.0,
-            -1.0,
-            2.999,
-            -2.001,
-            1e15 + 0.5,
-            -1e15 - 0.5,
-            4.5e15,
-            big,
-            -big,
-            9.3e18,
-            -9.3e18,
-            1e300,
-            -1e300,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            f64::NAN,
-            f64::MIN_POSITIVE,
-            -f64::MIN_POSITIVE,
-        ] {
-            // `as` saturates and maps NaN to 0.
-            assert_eq!(floor_i64(v), v.floor() as i64, "{v}");
-        }
-    }
-
-    #[test]
-    fn java_round_halves_go_up() {
-        assert_eq!(java_round(-2.5), -2);
-        assert_eq!(java_round(2.5), 3);
-        assert_eq!(java_round(-0.5), 0);
-        assert_eq!(java_round(0.49999999999999994), 0);
-        assert_eq!(java_round(f64::NAN), 0);
-        assert_eq!(java_round(f64::INFINITY), i64::MAX);
-        assert_eq!(java_round(-1e300), i64::MIN);
-    }
 
     #[test]
     fn non_finite_input_never_panics() {

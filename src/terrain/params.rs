@@ -351,6 +351,14 @@ pub(crate) fn in_range(
     }
 }
 
+impl ParamError {
+    /// `Ok` when `value` is finite and in `min..=max`; otherwise the error
+    /// naming `field`. For the `validate()` of any parameter struct.
+    pub fn check_range(field: &'static str, value: f64, min: f64, max: f64) -> Result<(), Self> {
+        in_range(field, value, min, max)
+    }
+}
+
 fn vector_set(field: &'static str, set: &[DVec2]) -> Result<(), ParamError> {
     if !(5..=MAX_VECTORS).contains(&set.len()) {
         return Err(ParamError::VectorCount {

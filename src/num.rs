@@ -1,0 +1,161 @@
+//! Numeric helpers shared across the crate: Java-compatible rounding, exact
+//! branch-light floors, and the deterministic hashes that pick variations the
+//! seeds leave free. Plain functions, identical on every platform.
+
+/// 2⁵²: from here on every f64 is a whole number.
+const TWO52: f64 = 4503599627370496.0;
+
+/// `floor(j)` as an integer when |j| < 2⁵² (where it is exact and fits), with
+/// one truncating conversion and no libm call; `None` for larger or NaN.
+#[inline(always)]
+pub fn floor_int(j: f64) -> Option<i64> {
+    if j.abs() < TWO52 {
+        // SAFETY: |j| < 2^52, so the truncation fits an i64.
+        let t = unsafe { j.to_int_unchecked::<i64>() };
+        Some(t - ((t as f64) > j) as i64)
+    } else {
+        None
+    }
+}
+
+/// `floor` without a libm call on baseline x86-64 (no SSE4.1): exact for
+/// every f64 (larger values are whole already). May turn −0 into +0, which
+/// leaves every height unchanged.
+#[inline(always)]
+pub(crate) fn floor(j: f64) -> f64 {
+    match floor_int(j) {
+        Some(k) => k as f64,
+        None => j,
+    }
+}
+
+/// Java's and JavaScript's `Math.round`: the nearest integer, halves toward +∞.
+/// NaN gives 0 and out-of-range values saturate, never a panic.
+#[inline]
+pub fn java_round(v: f64) -> i64 {
+    java_round_f64(v) as i64
+}
+
+/// [`java_round`] as an `f64`, without the conversions (the same value
+/// wherever it fits an `i64`).
+#[inline]
+pub fn java_round_f64(v: f64) -> f64 {
+    let f = floor(v);
+    if v - f >= 0.5 { f + 1.0 } else { f }
+}
+
+/// `floor` without a libm call (exact for every f64).
+#[inline]
+pub fn fast_floor(v: f64) -> f64 {
+    floor(v)
+}
+
+/// `⌊v⌋` as an integer without a libm call, saturating at the `i64` range
+/// (NaN gives 0).
+#[inline]
+pub fn floor_i64(v: f64) -> i64 {
+    // Beyond 2⁵² every f64 is whole already; `as` saturates and maps NaN to 0.
+    match floor_int(v) {
+        Some(k) => k,
+        None => v as i64,
+    }
+}
+
+/// A 64-bit mix (splitmix64 finaliser) of a lattice point and a salt, for
+/// variations the seed leaves free. Deterministic on every platform.
+#[inline]
+pub(crate) fn hash2(x: i64, y: i64, salt: u64) -> u64 {
+    let mut z = (x as u64)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .wrapping_add((y as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F))
+        .wrapping_add(salt.wrapping_mul(0x1656_67B1_9E37_79F9));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// A value in `[0, 1)` from a hash.
+#[inline]
+pub(crate) fn unit(h: u64) -> f64 {
+    (h >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// A deterministic value in `[0, 1)` for a lattice point and a salt (for
+/// variations such as an object's rotation).
+pub fn hash_unit(x: i64, y: i64, salt: u64) -> f64 {
+    unit(hash2(x, y, salt))
+}
+
+/// Below this |x·y| the seed's "bits of π·x·y" are exact in f64; beyond it
+/// (hundreds of km out) they would decay to zeros, so a hash takes over.
+const PI_BITS_LIMIT: i64 = 1 << 36;
+
+/// `round(scale · xy)` as the seed uses it for pseudo-random bits, exact near
+/// the origin and hashed far away so that variety never dies out.
+#[inline]
+pub(crate) fn pi_bits(xy: i64, scale: f64) -> i64 {
+    if xy.unsigned_abs() < PI_BITS_LIMIT as u64 {
+        java_round(scale * xy as f64)
+    } else {
+        hash2(xy, scale.to_bits() as i64, 0x5eed) as i64
+    }
+}
+
+/// The fractional part of `scale · xy` (hashed far away, as [`pi_bits`]).
+#[inline]
+pub(crate) fn pi_frac(xy: i64, scale: f64) -> f64 {
+    if xy.unsigned_abs() < PI_BITS_LIMIT as u64 {
+        let u = scale * xy as f64;
+        u - u.floor()
+    } else {
+        unit(hash2(xy, scale.to_bits() as i64, 0xf4ac))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floor_i64_is_floor_saturated() {
+        let big = 9.223_372_036_854_774e18;
+        for v in [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            2.999,
+            -2.001,
+            1e15 + 0.5,
+            -1e15 - 0.5,
+            4.5e15,
+            big,
+            -big,
+            9.3e18,
+            -9.3e18,
+            1e300,
+            -1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+        ] {
+            // `as` saturates and maps NaN to 0.
+            assert_eq!(floor_i64(v), v.floor() as i64, "{v}");
+        }
+    }
+
+    #[test]
+    fn java_round_halves_go_up() {
+        assert_eq!(java_round(-2.5), -2);
+        assert_eq!(java_round(2.5), 3);
+        assert_eq!(java_round(-0.5), 0);
+        assert_eq!(java_round(0.49999999999999994), 0);
+        assert_eq!(java_round(f64::NAN), 0);
+        assert_eq!(java_round(f64::INFINITY), i64::MAX);
+        assert_eq!(java_round(-1e300), i64::MIN);
+    }
+}
