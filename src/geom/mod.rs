@@ -1,4 +1,10 @@
-//! Plane geometry shared by the road generators (f64, core coordinates).
+//! Plane geometry shared by the terrain overlays and the road generators
+//! (f64, core coordinates): segment contacts decided exactly, cells along
+//! segments, and [`SegmentGrid`], an index of polylines by cell.
+
+mod segment_grid;
+
+pub use segment_grid::SegmentGrid;
 
 use glam::DVec2;
 
@@ -35,23 +41,143 @@ pub fn distance_to_segment(p: DVec2, a: DVec2, b: DVec2) -> f64 {
     closest_on_segment(p, a, b).0.distance(p)
 }
 
-/// Integer cells of size `cell` that the box around segment `a–b` (grown by
-/// `pad`) overlaps.
-pub fn cells_of_segment(
-    a: DVec2,
-    b: DVec2,
-    cell: f64,
-    pad: f64,
-) -> impl Iterator<Item = (i64, i64)> {
-    let lo = (a.min(b) - pad) / cell;
-    let hi = (a.max(b) + pad) / cell;
-    let (x0, y0, x1, y1) = (
-        lo.x.floor() as i64,
-        lo.y.floor() as i64,
-        hi.x.floor() as i64,
-        hi.y.floor() as i64,
-    );
-    (y0..=y1).flat_map(move |y| (x0..=x1).map(move |x| (x, y)))
+/// How two segments touch (see [`segment_contact`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Contact {
+    /// They meet in one point: `a0 + t·(a1 − a0)`, `b0 + u·(b1 − b0)`. Where
+    /// the point is an end of either segment, that end's parameter is
+    /// exactly 0 or 1 (decided by exact orientation tests), so the point can
+    /// be taken from the segment's own vertex.
+    Point {
+        /// Parameter on `a`.
+        t: f64,
+        /// Parameter on `b`.
+        u: f64,
+    },
+    /// They are collinear and share a stretch of positive length, from
+    /// parameter `t.0` to `t.1` on `a` (ascending).
+    Overlap {
+        /// The shared stretch on `a`.
+        t: (f64, f64),
+    },
+}
+
+fn orient(a: DVec2, b: DVec2, c: DVec2) -> f64 {
+    let p = |v: DVec2| robust::Coord { x: v.x, y: v.y };
+    robust::orient2d(p(a), p(b), p(c))
+}
+
+/// The parameter of `p` along `a–b` (for a point known to lie on its line).
+fn param_on(p: DVec2, a: DVec2, b: DVec2) -> f64 {
+    let d = b - a;
+    if d.x.abs() >= d.y.abs() {
+        (p.x - a.x) / d.x
+    } else {
+        (p.y - a.y) / d.y
+    }
+}
+
+/// How segments `a0–a1` and `b0–b1` touch, if they do: in one point
+/// (crossing, or an end on the other segment), or along a shared stretch.
+/// Which case holds is decided exactly (robust orientation predicates);
+/// only the parameters of a proper crossing are rounded. Zero-length and
+/// non-finite segments touch nothing.
+pub fn segment_contact(a0: DVec2, a1: DVec2, b0: DVec2, b1: DVec2) -> Option<Contact> {
+    if a0 == a1
+        || b0 == b1
+        || !(a0.is_finite() && a1.is_finite() && b0.is_finite() && b1.is_finite())
+    {
+        return None;
+    }
+    let (o1, o2) = (orient(a0, a1, b0), orient(a0, a1, b1));
+    let (o3, o4) = (orient(b0, b1, a0), orient(b0, b1, a1));
+    if o1 == 0.0 && o2 == 0.0 {
+        // Collinear: compare parameters along `a`.
+        let (u0, u1) = (param_on(b0, a0, a1), param_on(b1, a0, a1));
+        let (lo, hi) = (u0.min(u1).max(0.0), u0.max(u1).min(1.0));
+        return if hi > lo {
+            Some(Contact::Overlap { t: (lo, hi) })
+        } else if hi == lo {
+            // Touching end to end.
+            let t = lo;
+            let u = if t == u0 { 0.0 } else { 1.0 };
+            Some(Contact::Point { t, u })
+        } else {
+            None
+        };
+    }
+    if o1 * o2 > 0.0 || o3 * o4 > 0.0 {
+        return None;
+    }
+    // Ends exactly on the other segment get exact parameters.
+    let (t, u) = if o3 == 0.0 {
+        (0.0, param_on(a0, b0, b1))
+    } else if o4 == 0.0 {
+        (1.0, param_on(a1, b0, b1))
+    } else if o1 == 0.0 {
+        (param_on(b0, a0, a1), 0.0)
+    } else if o2 == 0.0 {
+        (param_on(b1, a0, a1), 1.0)
+    } else {
+        let (r, s, d) = (a1 - a0, b1 - b0, b0 - a0);
+        let denom = r.perp_dot(s);
+        (
+            (d.perp_dot(s) / denom).clamp(0.0, 1.0),
+            (d.perp_dot(r) / denom).clamp(0.0, 1.0),
+        )
+    };
+    Some(Contact::Point {
+        t: t.clamp(0.0, 1.0),
+        u: u.clamp(0.0, 1.0),
+    })
+}
+
+/// The integer cells of size `cell` that lie within `pad` of segment `a–b`
+/// (and possibly a few more within `pad + cell/8`), sorted and without
+/// repeats. The work is proportional to the segment's length over `cell`
+/// times the padding's cells, never to its bounding box; non-finite
+/// segments (and a pad of over a thousand cells) give none.
+pub fn cells_along_segment(a: DVec2, b: DVec2, cell: f64, pad: f64) -> Vec<(i64, i64)> {
+    if !(a.is_finite() && b.is_finite() && cell > 0.0 && pad.is_finite() && pad >= 0.0) {
+        return Vec::new();
+    }
+    // Samples every quarter cell: each point of the segment lies within an
+    // eighth of a cell of one, so a cell within `pad` of the segment lies
+    // within `reach` of a sample, on each axis.
+    let reach = cell / 8.0 + pad;
+    let steps = ((b - a).length() / (0.25 * cell)).ceil().max(1.0);
+    let mut out = Vec::new();
+    if steps > 1.0e8 || reach / cell > 1.0e3 {
+        return out;
+    }
+    let span = |v: f64| {
+        crate::num::floor_i64((v - reach) / cell)..=crate::num::floor_i64((v + reach) / cell)
+    };
+    for k in 0..=steps as i64 {
+        let p = a.lerp(b, k as f64 / steps);
+        for y in span(p.y) {
+            for x in span(p.x) {
+                out.push((x, y));
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Whether segment `a–b` has a point in the rectangle `[min, max)` (its
+/// edges, as crossed by the segment, count).
+pub fn segment_meets_rect(a: DVec2, b: DVec2, min: DVec2, max: DVec2) -> bool {
+    if a.max(b).cmplt(min).any() || a.min(b).cmpgt(max).any() {
+        return false;
+    }
+    let inside = |p: DVec2| p.x >= min.x && p.y >= min.y && p.x < max.x && p.y < max.y;
+    if inside(a) || inside(b) {
+        return true;
+    }
+    let corners = [min, DVec2::new(max.x, min.y), max, DVec2::new(min.x, max.y)];
+    (0..4).any(|k| segment_intersection(a, b, corners[k], corners[(k + 1) % 4]).is_some())
 }
 
 #[cfg(test)]
@@ -94,8 +220,80 @@ mod tests {
             distance_to_segment(DVec2::new(-3.0, 4.0), DVec2::ZERO, DVec2::X),
             5.0
         );
-        let cells: Vec<_> =
-            cells_of_segment(DVec2::new(1.0, 1.0), DVec2::new(25.0, 3.0), 20.0, 0.0).collect();
-        assert_eq!(cells, vec![(0, 0), (1, 0)]);
+    }
+
+    #[test]
+    fn contacts_are_classified_exactly() {
+        let v = DVec2::new;
+        // A proper crossing.
+        assert_eq!(
+            segment_contact(v(0.0, 0.0), v(10.0, 0.0), v(5.0, -5.0), v(5.0, 5.0)),
+            Some(Contact::Point { t: 0.5, u: 0.5 })
+        );
+        // An end on the other's interior: exact parameter 1 on b.
+        assert_eq!(
+            segment_contact(v(0.0, 0.0), v(10.0, 10.0), v(-5.0, 5.0), v(5.0, 5.0)),
+            Some(Contact::Point { t: 0.5, u: 1.0 })
+        );
+        // Collinear overlap, in either direction.
+        assert_eq!(
+            segment_contact(v(0.0, 0.0), v(10.0, 0.0), v(12.0, 0.0), v(4.0, 0.0)),
+            Some(Contact::Overlap { t: (0.4, 1.0) })
+        );
+        // Collinear, end to end: one point.
+        assert_eq!(
+            segment_contact(v(0.0, 0.0), v(10.0, 0.0), v(10.0, 0.0), v(20.0, 0.0)),
+            Some(Contact::Point { t: 1.0, u: 0.0 })
+        );
+        // Collinear and apart, parallel, degenerate, non-finite.
+        assert_eq!(
+            segment_contact(v(0.0, 0.0), v(1.0, 0.0), v(2.0, 0.0), v(3.0, 0.0)),
+            None
+        );
+        assert_eq!(
+            segment_contact(v(0.0, 0.0), v(1.0, 0.0), v(0.0, 1.0), v(1.0, 1.0)),
+            None
+        );
+        assert_eq!(
+            segment_contact(v(0.0, 0.0), v(0.0, 0.0), v(0.0, 0.0), v(1.0, 1.0)),
+            None
+        );
+        assert_eq!(
+            segment_contact(v(0.0, 0.0), v(f64::NAN, 0.0), v(0.0, 0.0), v(1.0, 1.0)),
+            None
+        );
+        // −0 and +0 are the same point.
+        assert_eq!(
+            segment_contact(v(-0.0, 0.0), v(10.0, 0.0), v(0.0, -0.0), v(0.0, 10.0)),
+            Some(Contact::Point { t: 0.0, u: 0.0 })
+        );
+    }
+
+    #[test]
+    fn cells_along_a_segment_cover_its_padding_and_not_its_box() {
+        let (a, b) = (DVec2::new(1.0, 1.0), DVec2::new(25.0, 3.0));
+        let cells = cells_along_segment(a, b, 20.0, 0.0);
+        assert!(cells.contains(&(0, 0)) && cells.contains(&(1, 0)));
+        // Brute force: every cell within the padding of the segment is listed.
+        let (a, b, pad, cell) = (DVec2::new(-37.0, 12.5), DVec2::new(211.0, -90.0), 7.0, 16.0);
+        let cells = cells_along_segment(a, b, cell, pad);
+        for y in -12..12 {
+            for x in -6..16 {
+                let lo = DVec2::new(x as f64, y as f64) * cell;
+                let centre = lo + cell / 2.0;
+                // Distance from the cell (a square) to the segment ≤ pad?
+                let q = closest_on_segment(centre, a, b).0;
+                let d = (q - q.clamp(lo, lo + cell)).length();
+                if d <= pad {
+                    assert!(cells.binary_search(&(x, y)).is_ok(), "{x} {y}");
+                }
+            }
+        }
+        // A 140 km diagonal costs cells along it, not its box.
+        let long = cells_along_segment(DVec2::ZERO, DVec2::splat(1.0e5), 32.0, 3.5);
+        assert!(long.len() < 100_000, "{}", long.len());
+        assert!(
+            cells_along_segment(DVec2::ZERO, DVec2::splat(f64::INFINITY), 32.0, 0.0).is_empty()
+        );
     }
 }

@@ -1918,34 +1918,6 @@ mod tests {
     }
 
     #[test]
-    fn laid_roads_show_in_terra_and_keep_trees_off() {
-        let mut t = Terrain::default();
-        let (min, max) = (DVec2::new(18600.0, 960.0), DVec2::new(19400.0, 1560.0));
-        let net = std::sync::Arc::new(
-            ContourRoads::new(ContourParams::default())
-                .unwrap()
-                .generate(&t, min, max),
-        );
-        let trees_before = t.trees_in(min, max).count();
-        t.set_roads(Some(std::sync::Arc::new(crate::roads::RoadLayer::new(
-            net.clone(),
-        ))));
-        // A centre-line vertex's cell is road, at the road's surface height.
-        let mid = net.roads[0].points[1];
-        let s = t.terra(mid.x, mid.y);
-        assert_eq!(s.kind, TerrainKind::Road);
-        assert_eq!(s.height, t.height(mid.x, mid.y).max(204.0));
-        let layer = t.roads().unwrap();
-        for tree in t.trees_in(min, max) {
-            let cell = DVec2::new(java_round(tree.pos.x) as f64, java_round(tree.pos.y) as f64);
-            assert!(!layer.on_road(cell), "tree on a road at {}", tree.pos);
-        }
-        assert!(t.trees_in(min, max).count() < trees_before);
-        let (_, q, d) = layer.nearest(mid + DVec2::new(3.0, 0.0), 100.0).unwrap();
-        assert!(d <= 3.0 + 1e-9 && q.distance(mid) <= 10.0);
-    }
-
-    #[test]
     fn bad_parameters_and_areas_are_refused() {
         let p = ContourParams {
             step: f64::NAN,

@@ -1,35 +1,30 @@
-//! A road network laid on the terrain: fast "is this cell road?" and
-//! "nearest road" queries through a grid of segments.
+//! A road network laid on the ground: fast "is this cell road?" and
+//! "nearest road" queries through a [`SegmentGrid`].
 
 use super::RoadNetwork;
-use crate::geom::{cells_of_segment, closest_on_segment};
+use crate::geom::{SegmentGrid, closest_on_segment};
+use crate::terrain::Overlay;
 use glam::DVec2;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 const CELL: f64 = 32.0;
 
-/// Roads indexed for point queries; attach one to a terrain with
-/// [`crate::terrain::Terrain::set_roads`] and `terra()` reports `Road` on
-/// every whole-metre cell whose centre lies within half a road's width of
-/// its centre line.
+/// Roads indexed for point queries. As an [`Overlay`] on a
+/// [`crate::terrain::LaidGround`] it makes `terra()` report `Road` on every
+/// whole-metre cell whose centre lies within half a road's width of its
+/// centre line.
 #[derive(Clone, Debug, Default)]
 pub struct RoadLayer {
     net: Arc<RoadNetwork>,
-    grid: HashMap<(i64, i64), Vec<(u32, u32)>>,
+    grid: SegmentGrid,
 }
 
 impl RoadLayer {
-    /// Indexes a network.
+    /// Indexes a network (work proportional to its roads' length).
     pub fn new(net: Arc<RoadNetwork>) -> Self {
-        let mut grid: HashMap<(i64, i64), Vec<(u32, u32)>> = HashMap::new();
-        for (i, r) in net.roads.iter().enumerate() {
-            for (s, w) in r.points.windows(2).enumerate() {
-                for c in cells_of_segment(w[0], w[1], CELL, r.width / 2.0 + 1.0) {
-                    grid.entry(c).or_default().push((i as u32, s as u32));
-                }
-            }
-        }
+        let grid = SegmentGrid::new(CELL, net.roads.iter().map(|r| r.points.as_slice()), |i| {
+            net.roads[i].width / 2.0 + 1.0
+        });
         Self { net, grid }
     }
 
@@ -38,58 +33,35 @@ impl RoadLayer {
         &self.net
     }
 
-    fn near(&self, p: DVec2) -> impl Iterator<Item = (usize, DVec2, f64)> + '_ {
-        let c = ((p.x / CELL).floor() as i64, (p.y / CELL).floor() as i64);
-        self.grid.get(&c).into_iter().flatten().map(move |&(i, s)| {
-            let pts = &self.net.roads[i as usize].points;
-            let (q, _) = closest_on_segment(p, pts[s as usize], pts[s as usize + 1]);
-            (i as usize, q, q.distance(p))
+    fn distances(&self, p: DVec2, ring: i64) -> impl Iterator<Item = (usize, DVec2, f64)> + '_ {
+        self.grid.near(p, ring).map(move |(i, s)| {
+            let pts = &self.net.roads[i].points;
+            let (q, _) = closest_on_segment(p, pts[s], pts[s + 1]);
+            (i, q, q.distance(p))
         })
     }
 
-    /// Indices of the roads with a segment near `[min, max]` (ascending).
+    /// Indices of the roads with a segment near `[min, max]` (ascending);
+    /// the work is bounded by the network's size, whatever the box.
     pub fn roads_in(&self, min: DVec2, max: DVec2) -> Vec<usize> {
-        let (c0, c1) = ((min / CELL).floor(), (max / CELL).floor());
-        let mut out: Vec<usize> = Vec::new();
-        for y in c0.y as i64..=c1.y as i64 {
-            for x in c0.x as i64..=c1.x as i64 {
-                out.extend(
-                    self.grid
-                        .get(&(x, y))
-                        .into_iter()
-                        .flatten()
-                        .map(|&(i, _)| i as usize),
-                );
-            }
-        }
-        out.sort_unstable();
-        out.dedup();
-        out
+        self.grid.lines_in(min, max)
     }
 
     /// Whether `p` lies on a road (within half its width of the centre line).
     pub fn on_road(&self, p: DVec2) -> bool {
-        self.near(p)
+        self.distances(p, 0)
             .any(|(i, _, d)| d <= self.net.roads[i].width / 2.0)
     }
 
     /// The nearest road point within `max_distance`: `(road index, point,
-    /// distance)`. Every segment within one grid cell of `p` is registered in
-    /// the 3 × 3 cells around it, so those answer exactly up to that distance;
+    /// distance)`. Every segment within one grid cell of `p` is filed in the
+    /// 3 × 3 cells around it, so those answer exactly up to that distance;
     /// further out the whole network is scanned.
     pub fn nearest(&self, p: DVec2, max_distance: f64) -> Option<(usize, DVec2, f64)> {
-        let c = ((p.x / CELL).floor() as i64, (p.y / CELL).floor() as i64);
         let mut best: Option<(usize, DVec2, f64)> = None;
-        for dy in -1..=1 {
-            for dx in -1..=1 {
-                for &(i, s) in self.grid.get(&(c.0 + dx, c.1 + dy)).into_iter().flatten() {
-                    let pts = &self.net.roads[i as usize].points;
-                    let (q, _) = closest_on_segment(p, pts[s as usize], pts[s as usize + 1]);
-                    let d = q.distance(p);
-                    if best.is_none_or(|b| d < b.2) {
-                        best = Some((i as usize, q, d));
-                    }
-                }
+        for c in self.distances(p, 1) {
+            if best.is_none_or(|b| c.2 < b.2 || (c.2 == b.2 && c.0 < b.0)) {
+                best = Some(c);
             }
         }
         match best {
@@ -98,6 +70,12 @@ impl RoadLayer {
             _ => self.net.nearest_road(p),
         }
         .filter(|b| b.2 <= max_distance)
+    }
+}
+
+impl Overlay for RoadLayer {
+    fn covers(&self, p: DVec2) -> bool {
+        self.on_road(p)
     }
 }
 

@@ -15,6 +15,7 @@
 
 mod grid;
 mod kinds;
+mod laid;
 mod objects;
 mod params;
 mod placed;
@@ -24,6 +25,7 @@ mod underground;
 
 pub use grid::{GridError, GridKernel, MAX_GRID_SAMPLES};
 pub use kinds::{ControlCode, Feature, Terra, TerrainKind};
+pub use laid::{LaidGround, LaidKind, Overlay, StreamLayer};
 pub use objects::{Building, Tree};
 pub use params::{
     CavernParams, MAX_PROFILE_LEN, MAX_VECTORS, MineParams, ParamError, PathParams,
@@ -35,10 +37,8 @@ pub use streams::{AreaError, MAX_SCAN_AREA, Stream, StreamEnd};
 
 pub use crate::num::{fast_floor, floor_i64, hash_unit, java_round, java_round_f64};
 pub(crate) use crate::num::{hash2, pi_bits, pi_frac, unit};
-use crate::roads::RoadLayer;
 use glam::DVec2;
 use std::collections::HashMap;
-use std::sync::Arc;
 
 /// 1/128: the profile index scale (multiplied, never divided, as in the reference).
 pub const RECIP128: f64 = 1.0 / 128.0;
@@ -78,10 +78,6 @@ pub struct Terrain {
     /// Byte copies of `prof` and `slope` for the VBMI grid kernel, when they fit.
     bytes: Option<Box<([u8; 256], [i8; 256])>>,
     placed: HashMap<(i64, i64), Placed>,
-    /// Roads laid on the ground (`terra()` reports `Road` on them).
-    roads: Option<Arc<RoadLayer>>,
-    /// Streams laid on the ground (`terra()` reports `Stream` on them).
-    streams: Option<Arc<RoadLayer>>,
 }
 
 impl Default for Terrain {
@@ -113,38 +109,8 @@ impl Terrain {
             height_off: params.time_vector.iter().map(|c| c * params.time).collect(),
             feature_vectors,
             placed: HashMap::new(),
-            roads: None,
-            streams: None,
             params,
         })
-    }
-
-    /// Lays roads on the terrain (replacing any laid before): from then on
-    /// `terra()` reports `Road`, at the road surface's height, on every
-    /// whole-metre cell whose centre is within half a road's width of one.
-    /// Placed overrides still come first.
-    pub fn set_roads(&mut self, roads: Option<Arc<RoadLayer>>) {
-        self.roads = roads;
-    }
-
-    /// The roads laid on the terrain, if any.
-    pub fn roads(&self) -> Option<&Arc<RoadLayer>> {
-        self.roads.as_ref()
-    }
-
-    /// Lays streams on the terrain (replacing any laid before), as lines of
-    /// their width: from then on `terra()` reports `Stream` on every
-    /// whole-metre cell of open land or wood whose centre is within half a
-    /// width of one, so no tree or feature stands in them (but the water
-    /// hole at a stream's spring).
-    /// Placed overrides, roads, lakes, mud and towns come first.
-    pub fn set_streams(&mut self, streams: Option<Arc<RoadLayer>>) {
-        self.streams = streams;
-    }
-
-    /// The streams laid on the terrain, if any.
-    pub fn streams(&self) -> Option<&Arc<RoadLayer>> {
-        self.streams.as_ref()
     }
 
     /// The parameters this terrain was built from.
@@ -234,19 +200,8 @@ impl Terrain {
     ///
     /// Order (the reference's): placed overrides, lake, mud, feature, town,
     /// vegetation. Kinds and features use the rounded position, the height
-    /// the exact one. Laid roads (see [`Self::set_roads`]) come after the
-    /// placed overrides, laid streams ([`Self::set_streams`]) replace the
-    /// vegetation.
+    /// the exact one. Roads and streams are laid on top by [`LaidGround`].
     pub fn terra(&self, x: f64, y: f64) -> Terra {
-        self.terra_with(x, y, true)
-    }
-
-    /// [`Self::terra`] as if no roads or streams were laid: the ground under them.
-    pub fn terra_under_roads(&self, x: f64, y: f64) -> Terra {
-        self.terra_with(x, y, false)
-    }
-
-    fn terra_with(&self, x: f64, y: f64, with_roads: bool) -> Terra {
         let p = &self.params;
         let ht = self.height(x, y);
         let dry = |kind, feature: Option<Feature>, code| Terra {
@@ -286,14 +241,6 @@ impl Terrain {
                 None => {}
             }
         }
-        if let Some(roads) = self.roads.as_ref().filter(|_| with_roads)
-            && generate
-            && roads.on_road(DVec2::new(xr as f64, yr as f64))
-        {
-            let mut t = dry(TerrainKind::Road, None, None);
-            t.height = ht.max(p.lake_level);
-            return t;
-        }
         if ht < p.lake_level {
             return Terra {
                 height: p.lake_level,
@@ -316,18 +263,6 @@ impl Terrain {
         }
         match self.land_kind(xr, yr) {
             TerrainKind::Town => dry(TerrainKind::Town, None, None),
-            // A laid stream keeps only a water hole (its spring).
-            _ if with_roads
-                && self
-                    .streams
-                    .as_ref()
-                    .is_some_and(|s| s.on_road(DVec2::new(xr as f64, yr as f64))) =>
-            {
-                match feature {
-                    Some(Feature::WaterHole) => dry(TerrainKind::Stream, feature, code),
-                    _ => dry(TerrainKind::Stream, None, None),
-                }
-            }
             kind => dry(kind, feature, code),
         }
     }

@@ -73,13 +73,24 @@ impl Terrain {
 
     /// The tree at lattice point `(i, j)`, if one grows there.
     pub fn tree_at(&self, i: i64, j: i64) -> Option<Tree> {
+        self.tree_at_on(i, j, |x, y| self.terra(x, y))
+    }
+
+    /// [`Self::tree_at`] on the ground that `terra` describes (e.g. with
+    /// roads laid on it).
+    pub(crate) fn tree_at_on(
+        &self,
+        i: i64,
+        j: i64,
+        terra: impl Fn(f64, f64) -> super::Terra,
+    ) -> Option<Tree> {
         let p = &self.params.trees;
         let s = p.spacing;
         let (xr, yr) = (i.wrapping_mul(s as i64), j.wrapping_mul(s as i64));
         let h = hash2(i, j, self.params.seed ^ TREE_SALT);
         let off = DVec2::new(unit(h) - 0.5, unit(h.rotate_left(21)) - 0.5) * (2.0 * p.jitter * s);
         let pos = DVec2::new(xr as f64, yr as f64) + off;
-        let t = self.terra(pos.x, pos.y);
+        let t = terra(pos.x, pos.y);
         let density = match t.kind {
             TerrainKind::Wood => p.wood_density,
             TerrainKind::Thicket => p.thicket_density,
@@ -99,18 +110,38 @@ impl Terrain {
 
     /// Every tree standing in `[min, max)`, row by row from the south-west.
     pub fn trees_in(&self, min: DVec2, max: DVec2) -> impl Iterator<Item = Tree> + '_ {
+        self.trees_in_on(min, max, |x, y| self.terra(x, y))
+    }
+
+    /// [`Self::trees_in`] on the ground that `terra` describes.
+    pub(crate) fn trees_in_on<'a>(
+        &'a self,
+        min: DVec2,
+        max: DVec2,
+        terra: impl Fn(f64, f64) -> super::Terra + 'a,
+    ) -> impl Iterator<Item = Tree> + 'a {
         let s = self.params.trees.spacing;
         let reach = self.params.trees.jitter * s;
         let is = lattice_range(min.x, max.x, s, reach);
         lattice_range(min.y, max.y, s, reach)
             .flat_map(move |j| is.clone().map(move |i| (i, j)))
-            .filter_map(|(i, j)| self.tree_at(i, j))
+            .filter_map(move |(i, j)| self.tree_at_on(i, j, &terra))
             .filter(move |t| in_rect(t.pos, min, max))
     }
 
     /// The building centred on lattice point `(i, j)` (at `16i, 16j`), if any:
     /// the centre and all four corners must be town ground.
     pub fn building_at(&self, i: i64, j: i64) -> Option<Building> {
+        self.building_at_on(i, j, |x, y| self.terra(x, y))
+    }
+
+    /// [`Self::building_at`] on the ground that `terra` describes.
+    pub(crate) fn building_at_on(
+        &self,
+        i: i64,
+        j: i64,
+        terra: impl Fn(f64, f64) -> super::Terra,
+    ) -> Option<Building> {
         let p = &self.params.towns;
         let centre = DVec2::new((i * BUILDING_SPACING) as f64, (j * BUILDING_SPACING) as f64);
         let h = hash2(i, j, self.params.seed ^ BUILDING_SALT);
@@ -127,7 +158,7 @@ impl Terrain {
             DVec2::new(-r, r),
             DVec2::new(r, r),
         ] {
-            let t = self.terra(centre.x + d.x, centre.y + d.y);
+            let t = terra(centre.x + d.x, centre.y + d.y);
             if t.kind != TerrainKind::Town {
                 return None;
             }
@@ -147,11 +178,21 @@ impl Terrain {
 
     /// Every building whose centre lies in `[min, max)`, row by row.
     pub fn buildings_in(&self, min: DVec2, max: DVec2) -> impl Iterator<Item = Building> + '_ {
+        self.buildings_in_on(min, max, |x, y| self.terra(x, y))
+    }
+
+    /// [`Self::buildings_in`] on the ground that `terra` describes.
+    pub(crate) fn buildings_in_on<'a>(
+        &'a self,
+        min: DVec2,
+        max: DVec2,
+        terra: impl Fn(f64, f64) -> super::Terra + 'a,
+    ) -> impl Iterator<Item = Building> + 'a {
         let s = BUILDING_SPACING as f64;
         let is = lattice_range(min.x, max.x, s, 0.0);
         lattice_range(min.y, max.y, s, 0.0)
             .flat_map(move |j| is.clone().map(move |i| (i, j)))
-            .filter_map(|(i, j)| self.building_at(i, j))
+            .filter_map(move |(i, j)| self.building_at_on(i, j, &terra))
             .filter(move |b| in_rect(b.centre, min, max))
     }
 }

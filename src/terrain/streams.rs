@@ -210,54 +210,6 @@ mod tests {
     }
 
     #[test]
-    fn laid_streams_show_in_terra_and_keep_trees_out() {
-        use crate::roads::{Road, RoadClass, RoadLayer, RoadNetwork};
-        use std::sync::Arc;
-        let mut t = Terrain::default();
-        let (min, max) = (DVec2::new(0.0, 0.0), DVec2::new(2000.0, 2000.0));
-        let ss = some_streams(&t);
-        let trees_before = t.trees_in(min, max).count();
-        let net = RoadNetwork::from_roads(
-            ss.iter()
-                .map(|s| Road {
-                    points: s.points.clone(),
-                    class: RoadClass::Track,
-                    width: 1.6,
-                })
-                .collect(),
-        );
-        let layer = Arc::new(RoadLayer::new(Arc::new(net)));
-        t.set_streams(Some(layer.clone()));
-        // The spring keeps its water hole; dry points along the way are
-        // stream, with no other feature.
-        let mut along = 0;
-        for s in &ss {
-            let spring = t.terra(s.points[0].x, s.points[0].y);
-            assert_eq!(spring.feature, Some(Feature::WaterHole));
-            for p in &s.points[1..] {
-                let here = t.terra(p.x, p.y);
-                if !matches!(
-                    here.kind,
-                    TerrainKind::Lake | TerrainKind::Mud | TerrainKind::Town
-                ) {
-                    assert_eq!(here.kind, TerrainKind::Stream, "{p}");
-                    assert!(here.feature.is_none_or(|f| f == Feature::WaterHole));
-                    along += 1;
-                }
-            }
-        }
-        assert!(along > 20);
-        for tree in t.trees_in(min, max) {
-            let cell = DVec2::new(java_round(tree.pos.x) as f64, java_round(tree.pos.y) as f64);
-            assert!(!layer.on_road(cell), "a tree in a stream at {}", tree.pos);
-        }
-        assert!(t.trees_in(min, max).count() < trees_before);
-        // The ground under them is unchanged.
-        let p = ss[0].points[1];
-        assert_ne!(t.terra_under_roads(p.x, p.y).kind, TerrainKind::Stream);
-    }
-
-    #[test]
     fn placing_a_stream_marks_the_ground() {
         let mut t = Terrain::default();
         let s = some_streams(&t).remove(0);

@@ -1,0 +1,113 @@
+//! The one seam every road generator fits: [`RoadGenerator`], and its typed
+//! error [`RoadError`].
+
+use super::{ContourRoads, RoadAreaError, RoadNetwork};
+use crate::terrain::{ParamError, Terrain};
+use glam::DVec2;
+use thiserror::Error;
+
+/// A source of roads for any area of the world.
+pub trait RoadGenerator: Send + Sync {
+    /// Every road with a point in `[min, max]`, whole; the same inside any
+    /// area however it was asked for (alone, inside a larger area, shifted).
+    fn generate(&self, terrain: &Terrain, min: DVec2, max: DVec2)
+    -> Result<RoadNetwork, RoadError>;
+}
+
+/// Why a generator could not answer.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum RoadError {
+    /// The area, or the work it would take, is beyond the generator's limits.
+    #[error(transparent)]
+    Area(#[from] RoadAreaError),
+    /// The generator's parameters are invalid.
+    #[error(transparent)]
+    Params(#[from] ParamError),
+}
+
+impl RoadGenerator for ContourRoads {
+    fn generate(
+        &self,
+        terrain: &Terrain,
+        min: DVec2,
+        max: DVec2,
+    ) -> Result<RoadNetwork, RoadError> {
+        Ok(self.try_generate(terrain, min, max)?)
+    }
+}
+
+/// The conformance test every generator's tests call: the roads meeting an
+/// area are exactly the same whether it is asked for alone, inside a larger
+/// area or shifted; the network is planar; no road point is under a lake.
+#[cfg(test)]
+pub(crate) fn check_conformance(
+    generator: &dyn RoadGenerator,
+    terrain: &Terrain,
+    min: DVec2,
+    max: DVec2,
+) -> RoadNetwork {
+    use super::Road;
+    // The roads of `net` meeting `[lo, hi)`, in a canonical order.
+    let meeting = |net: &RoadNetwork, lo: DVec2, hi: DVec2| {
+        let mut roads: Vec<Road> = net
+            .roads_meeting(lo, hi)
+            .into_iter()
+            .map(|i| net.roads[i].clone())
+            .collect();
+        roads.sort_by(|a, b| {
+            let key = |r: &Road| -> Vec<(u64, u64)> {
+                r.points
+                    .iter()
+                    .map(|&p| super::network::point_key(p))
+                    .collect()
+            };
+            key(a).cmp(&key(b))
+        });
+        roads
+    };
+    let alone = generator.generate(terrain, min, max).expect("area alone");
+    alone.check_planar().expect("planar");
+    let size = max - min;
+    let larger = generator
+        .generate(terrain, min - size * 0.5, max + size * 0.75)
+        .expect("larger area");
+    assert_eq!(
+        meeting(&alone, min, max),
+        meeting(&larger, min, max),
+        "inside a larger area"
+    );
+    let shift = size * DVec2::new(0.4, -0.3);
+    let shifted = generator
+        .generate(terrain, min + shift, max + shift)
+        .expect("shifted area");
+    let (lo, hi) = (min.max(min + shift), max.min(max + shift));
+    assert_eq!(
+        meeting(&alone, lo, hi),
+        meeting(&shifted, lo, hi),
+        "shifted area"
+    );
+    let lake = terrain.params().lake_level;
+    for r in &alone.roads {
+        for p in &r.points {
+            assert!(terrain.height(p.x, p.y) >= lake, "road point {p} in a lake");
+        }
+    }
+    alone
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::roads::ContourParams;
+
+    #[test]
+    fn contour_roads_conform() {
+        let g = ContourRoads::new(ContourParams::default()).unwrap();
+        let t = Terrain::default();
+        let net = check_conformance(&g, &t, DVec2::new(-400.0, 200.0), DVec2::new(900.0, 1100.0));
+        assert!(net.roads.len() > 3, "{}", net.roads.len());
+        // Through the trait, errors are typed.
+        let e = RoadGenerator::generate(&g, &t, DVec2::ZERO, DVec2::splat(1.0e6)).unwrap_err();
+        assert!(matches!(e, RoadError::Area(_)), "{e}");
+    }
+}

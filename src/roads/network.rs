@@ -1,0 +1,332 @@
+//! The planar road graph every generator produces and the renderer draws.
+
+use crate::geom::{
+    Contact, cells_along_segment, closest_on_segment, segment_contact, segment_meets_rect,
+};
+use glam::DVec2;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write;
+
+/// What kind of road, which sets its default width and look.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
+pub enum RoadClass {
+    /// A main road between towns.
+    Highway,
+    /// A country road.
+    Road,
+    /// A town street.
+    Street,
+    /// An unpaved track.
+    Track,
+}
+
+impl RoadClass {
+    /// Default width in metres.
+    pub fn default_width(self) -> f64 {
+        match self {
+            Self::Highway => 10.0,
+            Self::Road => 5.0,
+            Self::Street => 6.0,
+            Self::Track => 3.0,
+        }
+    }
+
+    /// Lower-case name (GeoJSON `class` property).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Highway => "highway",
+            Self::Road => "road",
+            Self::Street => "street",
+            Self::Track => "track",
+        }
+    }
+}
+
+/// One road: a polyline of world points (f64 metres, x east, y north).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Road {
+    /// The centre line, at least two points.
+    pub points: Vec<DVec2>,
+    /// What kind of road.
+    pub class: RoadClass,
+    /// Width in metres.
+    pub width: f64,
+}
+
+impl Road {
+    /// Whether the road has a point in the rectangle `[min, max)`.
+    pub fn meets_rect(&self, min: DVec2, max: DVec2) -> bool {
+        self.points
+            .windows(2)
+            .any(|w| segment_meets_rect(w[0], w[1], min, max))
+    }
+
+    /// Length along the points, metres.
+    pub fn length(&self) -> f64 {
+        self.points.windows(2).map(|w| w[0].distance(w[1])).sum()
+    }
+}
+
+/// A point where two or more roads meet or one ends on another. Its
+/// position is a vertex of every road through it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Junction {
+    /// Where.
+    pub pos: DVec2,
+    /// Indices into [`RoadNetwork::roads`], ascending.
+    pub roads: Vec<usize>,
+}
+
+/// A planar road graph: roads, and junctions wherever roads touch or cross.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RoadNetwork {
+    /// The roads.
+    pub roads: Vec<Road>,
+    /// The junctions: every point that is a vertex of two or more roads.
+    pub junctions: Vec<Junction>,
+}
+
+/// Where a network is not planar: two roads touch away from a shared vertex.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanarityError {
+    /// The two roads (indices) and the point where they touch.
+    pub roads: (usize, usize),
+    /// The touching point.
+    pub at: DVec2,
+}
+
+impl RoadNetwork {
+    /// A network from roads, with the junctions found from shared vertices.
+    pub fn from_roads(roads: Vec<Road>) -> Self {
+        // Vertices keyed by their exact bits: a junction is a shared vertex.
+        let mut at: Vec<((u64, u64), usize)> = roads
+            .iter()
+            .enumerate()
+            .flat_map(|(i, r)| r.points.iter().map(move |&p| (point_key(p), i)))
+            .collect();
+        at.sort_unstable();
+        at.dedup();
+        let mut junctions: Vec<Junction> = at
+            .chunk_by(|a, b| a.0 == b.0)
+            .filter(|g| g.len() >= 2)
+            .map(|g| Junction {
+                pos: DVec2::new(f64::from_bits(g[0].0.0), f64::from_bits(g[0].0.1)),
+                roads: g.iter().map(|e| e.1).collect(),
+            })
+            .collect();
+        junctions.sort_by(|a, b| {
+            a.roads
+                .cmp(&b.roads)
+                .then(a.pos.x.total_cmp(&b.pos.x))
+                .then(a.pos.y.total_cmp(&b.pos.y))
+        });
+        Self { roads, junctions }
+    }
+
+    /// The nearest point on any road to `p`: `(road index, point, distance)`.
+    pub fn nearest_road(&self, p: DVec2) -> Option<(usize, DVec2, f64)> {
+        let mut best: Option<(usize, DVec2, f64)> = None;
+        for (i, r) in self.roads.iter().enumerate() {
+            for w in r.points.windows(2) {
+                let (q, _) = closest_on_segment(p, w[0], w[1]);
+                let d = q.distance(p);
+                if best.is_none_or(|b| d < b.2) {
+                    best = Some((i, q, d));
+                }
+            }
+        }
+        best
+    }
+
+    /// Checks planarity: wherever two segments (of different roads, or
+    /// non-adjacent segments of one road) touch or cross, the point must be a
+    /// vertex of both; segments must never overlap along a stretch (two roads
+    /// on one line, or a road turning back on itself). Decided with exact
+    /// predicates; the work is proportional to the roads' length.
+    pub fn check_planar(&self) -> Result<(), PlanarityError> {
+        for (i, s, j, t) in segment_pairs(&self.roads) {
+            let (a, b) = (&self.roads[i].points, &self.roads[j].points);
+            let (a0, a1, b0, b1) = (a[s], a[s + 1], b[t], b[t + 1]);
+            let at = match segment_contact(a0, a1, b0, b1) {
+                None => continue,
+                Some(Contact::Overlap { t: (lo, _) }) => a0.lerp(a1, lo),
+                // Touching at a vertex of both is a junction (or the joint of
+                // two consecutive segments).
+                Some(Contact::Point { t: u, u: v })
+                    if (u == 0.0 || u == 1.0) && (v == 0.0 || v == 1.0) =>
+                {
+                    continue;
+                }
+                Some(Contact::Point { t: u, .. }) => a0.lerp(a1, u),
+            };
+            return Err(PlanarityError { roads: (i, j), at });
+        }
+        Ok(())
+    }
+
+    /// Indices of the roads with a point in `[min, max)` (ascending).
+    pub fn roads_meeting(&self, min: DVec2, max: DVec2) -> Vec<usize> {
+        (0..self.roads.len())
+            .filter(|&i| self.roads[i].meets_rect(min, max))
+            .collect()
+    }
+
+    /// The network as a GeoJSON `FeatureCollection` (roads as `LineString`s
+    /// with `class` and `width`, junctions as `Point`s with `degree`), in the
+    /// world's metres, so it can be checked in any GIS tool.
+    pub fn to_geojson(&self) -> String {
+        let mut s = String::from("{\"type\":\"FeatureCollection\",\"features\":[");
+        let mut first = true;
+        let mut sep = |s: &mut String| {
+            if !std::mem::take(&mut first) {
+                s.push(',');
+            }
+        };
+        for (i, r) in self.roads.iter().enumerate() {
+            sep(&mut s);
+            let _ = write!(
+                s,
+                "{{\"type\":\"Feature\",\"properties\":{{\"id\":{i},\"class\":\"{}\",\"width\":{}}},",
+                r.class.name(),
+                Json(r.width)
+            );
+            s.push_str("\"geometry\":{\"type\":\"LineString\",\"coordinates\":[");
+            for (k, p) in r.points.iter().enumerate() {
+                let _ = write!(
+                    s,
+                    "{}[{},{}]",
+                    if k > 0 { "," } else { "" },
+                    Json(p.x),
+                    Json(p.y)
+                );
+            }
+            s.push_str("]}}");
+        }
+        for j in &self.junctions {
+            sep(&mut s);
+            let _ = write!(
+                s,
+                "{{\"type\":\"Feature\",\"properties\":{{\"junction\":true,\"degree\":{}}},\"geometry\":{{\"type\":\"Point\",\"coordinates\":[{},{}]}}}}",
+                j.roads.len(),
+                Json(j.pos.x),
+                Json(j.pos.y)
+            );
+        }
+        s.push_str("]}");
+        s
+    }
+}
+
+/// A vertex's identity: its exact bits, with −0 taken as +0.
+pub(crate) fn point_key(p: DVec2) -> (u64, u64) {
+    ((p.x + 0.0).to_bits(), (p.y + 0.0).to_bits())
+}
+
+/// A number as JSON: non-finite values (which JSON cannot hold) as `null`.
+struct Json(f64);
+
+impl std::fmt::Display for Json {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.is_finite() {
+            write!(f, "{}", self.0)
+        } else {
+            f.write_str("null")
+        }
+    }
+}
+
+/// Side of the cells that pair up segments for contact tests, metres.
+const PAIR_CELL: f64 = 32.0;
+
+/// Every pair of segments `(road, segment, road, segment)` that could touch
+/// (their cells along the segments meet), each once, in a fixed order; a
+/// segment is not paired with itself. Work proportional to the roads'
+/// length, and no hash-map order anywhere.
+pub(crate) fn segment_pairs(roads: &[Road]) -> Vec<(usize, usize, usize, usize)> {
+    let mut filed: Vec<((i64, i64), usize, usize)> = Vec::new();
+    for (i, r) in roads.iter().enumerate() {
+        for (s, w) in r.points.windows(2).enumerate() {
+            for c in cells_along_segment(w[0], w[1], PAIR_CELL, 0.0) {
+                filed.push((c, i, s));
+            }
+        }
+    }
+    filed.sort_unstable();
+    let mut pairs = Vec::new();
+    for cell in filed.chunk_by(|a, b| a.0 == b.0) {
+        for (n, &(_, i, s)) in cell.iter().enumerate() {
+            for &(_, j, t) in &cell[n + 1..] {
+                pairs.push((i, s, j, t));
+            }
+        }
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    pairs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn road(points: &[(f64, f64)]) -> Road {
+        Road {
+            points: points.iter().map(|&(x, y)| DVec2::new(x, y)).collect(),
+            class: RoadClass::Road,
+            width: 5.0,
+        }
+    }
+
+    #[test]
+    fn junctions_planarity_and_geojson() {
+        let net = RoadNetwork::from_roads(vec![
+            road(&[(0.0, 0.0), (10.0, 0.0), (20.0, 0.0)]),
+            road(&[(10.0, 10.0), (10.0, 0.0)]),
+        ]);
+        assert_eq!(
+            net.junctions,
+            vec![Junction {
+                pos: DVec2::new(10.0, 0.0),
+                roads: vec![0, 1]
+            }]
+        );
+        net.check_planar().unwrap();
+        let crossing = RoadNetwork::from_roads(vec![
+            road(&[(0.0, 0.0), (20.0, 0.0)]),
+            road(&[(10.0, 10.0), (10.0, -10.0)]),
+        ]);
+        assert_eq!(
+            crossing.check_planar().unwrap_err().at,
+            DVec2::new(10.0, 0.0)
+        );
+        // Roads overlapping along a stretch, or one turning back on itself,
+        // are not planar even where the stretch ends at shared vertices.
+        let overlap = RoadNetwork::from_roads(vec![
+            road(&[(0.0, 0.0), (10.0, 0.0), (20.0, 0.0)]),
+            road(&[(10.0, 0.0), (20.0, 0.0), (30.0, 5.0)]),
+        ]);
+        assert!(overlap.check_planar().is_err());
+        let retrace = RoadNetwork::from_roads(vec![road(&[(0.0, 0.0), (10.0, 0.0), (4.0, 0.0)])]);
+        assert!(retrace.check_planar().is_err());
+        // −0 and +0 are one junction.
+        let signed = RoadNetwork::from_roads(vec![
+            road(&[(-0.0, 0.0), (10.0, 0.0)]),
+            road(&[(0.0, -0.0), (0.0, 10.0)]),
+        ]);
+        assert_eq!(signed.junctions.len(), 1);
+        signed.check_planar().unwrap();
+        let g = net.to_geojson();
+        assert!(g.starts_with("{\"type\":\"FeatureCollection\""));
+        assert!(g.contains("\"coordinates\":[[0,0],[10,0],[20,0]]"));
+        assert!(g.contains("\"degree\":2"));
+        assert_eq!(g.matches('{').count(), g.matches('}').count());
+        let (i, p, d) = net.nearest_road(DVec2::new(14.0, 3.0)).unwrap();
+        assert_eq!((i, p, d), (0, DVec2::new(14.0, 0.0), 3.0));
+        // Non-finite numbers are written as JSON's null, never NaN.
+        let bad = RoadNetwork::from_roads(vec![road(&[(f64::NAN, 0.0), (1.0, f64::INFINITY)])]);
+        let g = bad.to_geojson();
+        assert!(!g.contains("NaN") && !g.contains("inf"), "{g}");
+        assert!(g.contains("[null,0]"), "{g}");
+    }
+}

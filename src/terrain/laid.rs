@@ -1,0 +1,288 @@
+//! Laid ground: the terrain with overlays laid on it (roads, streams, and
+//! whatever else lays itself on the ground), answering `terra()` for
+//! everything that reads the ground. The terrain itself knows no roads: an
+//! overlay is any shape that says which whole-metre cells it covers.
+
+use super::{Building, Feature, Stream, Terra, Terrain, TerrainKind, Tree};
+use crate::geom::{SegmentGrid, distance_to_segment};
+use crate::num::java_round;
+use glam::DVec2;
+use std::sync::Arc;
+
+/// A shape laid on the ground.
+pub trait Overlay: Send + Sync + std::fmt::Debug {
+    /// Whether the whole-metre cell centred on `p` is covered.
+    fn covers(&self, p: DVec2) -> bool;
+}
+
+/// What an overlay makes of the ground it covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaidKind {
+    /// A road surface: after placed overrides and paths it replaces
+    /// everything, and over water it lies at the lake level.
+    Road,
+    /// Stream water: replaces vegetation only, keeping a water hole (its spring).
+    Stream,
+}
+
+/// The terrain and the overlays laid on it, in the order of [`LaidKind`].
+/// Cheap to clone (shared parts).
+#[derive(Clone, Debug)]
+pub struct LaidGround {
+    terrain: Arc<Terrain>,
+    overlays: Vec<(LaidKind, Arc<dyn Overlay>)>,
+}
+
+impl LaidGround {
+    /// The bare terrain, nothing laid.
+    pub fn new(terrain: Arc<Terrain>) -> Self {
+        Self {
+            terrain,
+            overlays: Vec::new(),
+        }
+    }
+
+    /// Lays one more overlay.
+    pub fn with(mut self, kind: LaidKind, overlay: Arc<dyn Overlay>) -> Self {
+        self.overlays.push((kind, overlay));
+        self
+    }
+
+    /// The terrain under the overlays.
+    pub fn terrain(&self) -> &Arc<Terrain> {
+        &self.terrain
+    }
+
+    /// Whether anything is laid.
+    pub fn is_bare(&self) -> bool {
+        self.overlays.is_empty()
+    }
+
+    fn covered(&self, kind: LaidKind, p: DVec2) -> bool {
+        self.overlays.iter().any(|(k, o)| *k == kind && o.covers(p))
+    }
+
+    /// Ground height (overlays do not move it).
+    pub fn height(&self, x: f64, y: f64) -> f64 {
+        self.terrain.height(x, y)
+    }
+
+    /// Everything about the ground at a position, overlays included. Order:
+    /// paths and placed overrides, roads, lake, mud, features, towns,
+    /// streams, vegetation.
+    pub fn terra(&self, x: f64, y: f64) -> Terra {
+        let t = self.terrain.terra(x, y);
+        if self.overlays.is_empty() || t.kind == TerrainKind::Path {
+            return t;
+        }
+        let (xr, yr) = (java_round(x), java_round(y));
+        let cell = DVec2::new(xr as f64, yr as f64);
+        // A placed kind stands; a placed feature (or its absence) keeps roads off.
+        let placed = self.terrain.placed_at(xr, yr);
+        if placed.is_none() && self.covered(LaidKind::Road, cell) {
+            let snow = if t.kind == TerrainKind::Lake {
+                self.terrain.height(x, y) >= self.terrain.params().snow_level
+            } else {
+                t.snow
+            };
+            return Terra {
+                height: t.height,
+                depth: 0.0,
+                kind: TerrainKind::Road,
+                feature: None,
+                code: None,
+                snow,
+            };
+        }
+        if matches!(placed, Some(super::Placed::Kind(_))) {
+            return t;
+        }
+        let vegetation = matches!(
+            t.kind,
+            TerrainKind::Grass | TerrainKind::Moor | TerrainKind::Wood | TerrainKind::Thicket
+        );
+        if vegetation && self.covered(LaidKind::Stream, cell) {
+            let spring = t.feature == Some(Feature::WaterHole);
+            return Terra {
+                kind: TerrainKind::Stream,
+                feature: t.feature.filter(|_| spring),
+                code: t.code.filter(|_| spring),
+                ..t
+            };
+        }
+        t
+    }
+
+    /// [`Terrain::tree_at`] on the laid ground (no tree on a road or stream).
+    pub fn tree_at(&self, i: i64, j: i64) -> Option<Tree> {
+        self.terrain.tree_at_on(i, j, |x, y| self.terra(x, y))
+    }
+
+    /// [`Terrain::trees_in`] on the laid ground.
+    pub fn trees_in(&self, min: DVec2, max: DVec2) -> impl Iterator<Item = Tree> + '_ {
+        self.terrain
+            .trees_in_on(min, max, move |x, y| self.terra(x, y))
+    }
+
+    /// [`Terrain::building_at`] on the laid ground (no building on a road).
+    pub fn building_at(&self, i: i64, j: i64) -> Option<Building> {
+        self.terrain.building_at_on(i, j, |x, y| self.terra(x, y))
+    }
+
+    /// [`Terrain::buildings_in`] on the laid ground.
+    pub fn buildings_in(&self, min: DVec2, max: DVec2) -> impl Iterator<Item = Building> + '_ {
+        self.terrain
+            .buildings_in_on(min, max, move |x, y| self.terra(x, y))
+    }
+}
+
+/// Side of a [`StreamLayer`]'s index cells, metres.
+const STREAM_CELL: f64 = 32.0;
+
+/// Streams laid on the ground as water lines of a width: an [`Overlay`]
+/// covering every whole-metre cell whose centre lies within half the width
+/// of a stream, and the streams themselves for drawing.
+#[derive(Clone, Debug, Default)]
+pub struct StreamLayer {
+    streams: Vec<Stream>,
+    width: f64,
+    grid: SegmentGrid,
+}
+
+impl StreamLayer {
+    /// Default width of a stream's water, metres.
+    pub const WIDTH: f64 = 1.6;
+
+    /// Indexes streams of this width.
+    pub fn new(streams: Vec<Stream>, width: f64) -> Self {
+        let grid = SegmentGrid::new(
+            STREAM_CELL,
+            streams.iter().map(|s| s.points.as_slice()),
+            |_| width / 2.0 + 1.0,
+        );
+        Self {
+            streams,
+            width,
+            grid,
+        }
+    }
+
+    /// The streams.
+    pub fn streams(&self) -> &[Stream] {
+        &self.streams
+    }
+
+    /// Width of the water, metres.
+    pub fn width(&self) -> f64 {
+        self.width
+    }
+
+    /// Indices of the streams with a segment near `[min, max]` (ascending).
+    pub fn streams_near(&self, min: DVec2, max: DVec2) -> Vec<usize> {
+        self.grid.lines_in(min, max)
+    }
+}
+
+impl Overlay for StreamLayer {
+    fn covers(&self, p: DVec2) -> bool {
+        self.grid.near(p, 0).any(|(i, s)| {
+            let pts = &self.streams[i].points;
+            distance_to_segment(p, pts[s], pts[s + 1]) <= self.width / 2.0
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::roads::{ContourParams, ContourRoads, RoadLayer};
+
+    fn cell(p: DVec2) -> DVec2 {
+        DVec2::new(java_round(p.x) as f64, java_round(p.y) as f64)
+    }
+
+    #[test]
+    fn laid_roads_show_in_terra_and_keep_trees_and_buildings_off() {
+        let t = Arc::new(Terrain::default());
+        let (min, max) = (DVec2::new(18600.0, 960.0), DVec2::new(19400.0, 1560.0));
+        let net = Arc::new(
+            ContourRoads::new(ContourParams::default())
+                .unwrap()
+                .generate(&t, min, max),
+        );
+        let layer = Arc::new(RoadLayer::new(net.clone()));
+        let ground = LaidGround::new(t.clone()).with(LaidKind::Road, layer.clone());
+        // A centre-line vertex's cell is road, at the road's surface height.
+        let mid = net.roads[0].points[1];
+        let s = ground.terra(mid.x, mid.y);
+        assert_eq!(s.kind, TerrainKind::Road);
+        assert_eq!(s.height, t.height(mid.x, mid.y).max(204.0));
+        for tree in ground.trees_in(min, max) {
+            assert!(
+                !layer.on_road(cell(tree.pos)),
+                "tree on a road at {}",
+                tree.pos
+            );
+        }
+        assert!(ground.trees_in(min, max).count() < t.trees_in(min, max).count());
+        // Elsewhere the laid ground is the bare ground, bit for bit.
+        let (mut on, mut off) = (0, 0);
+        for j in 0..120 {
+            for i in 0..160 {
+                let (x, y) = (min.x + i as f64 * 5.0 + 0.3, min.y + j as f64 * 5.0 - 0.2);
+                let (laid, bare) = (ground.terra(x, y), t.terra(x, y));
+                if layer.on_road(cell(DVec2::new(x, y))) {
+                    on += 1;
+                    assert_eq!(laid.kind, TerrainKind::Road);
+                    assert_eq!(laid.height, bare.height);
+                } else {
+                    off += 1;
+                    assert_eq!(laid, bare);
+                }
+            }
+        }
+        assert!(on > 50 && off > 10_000, "{on} {off}");
+        let (_, q, d) = layer.nearest(mid + DVec2::new(3.0, 0.0), 100.0).unwrap();
+        assert!(d <= 3.0 + 1e-9 && q.distance(mid) <= 10.0);
+    }
+
+    #[test]
+    fn laid_streams_show_in_terra_and_keep_trees_out() {
+        let t = Arc::new(Terrain::default());
+        let (min, max) = (DVec2::new(0.0, 0.0), DVec2::new(2000.0, 2000.0));
+        let ss = t.streams_in(min, max).unwrap();
+        assert!(ss.len() > 2);
+        let layer = Arc::new(StreamLayer::new(ss.clone(), StreamLayer::WIDTH));
+        let ground = LaidGround::new(t.clone()).with(LaidKind::Stream, layer.clone());
+        // The spring keeps its water hole; dry points along the way are
+        // stream, with no other feature.
+        let mut along = 0;
+        for s in &ss {
+            let spring = ground.terra(s.points[0].x, s.points[0].y);
+            assert_eq!(spring.feature, Some(Feature::WaterHole));
+            for p in &s.points[1..] {
+                let here = ground.terra(p.x, p.y);
+                if !matches!(
+                    here.kind,
+                    TerrainKind::Lake | TerrainKind::Mud | TerrainKind::Town
+                ) {
+                    assert_eq!(here.kind, TerrainKind::Stream, "{p}");
+                    assert!(here.feature.is_none_or(|f| f == Feature::WaterHole));
+                    along += 1;
+                }
+                // The ground under them is unchanged.
+                assert_ne!(t.terra(p.x, p.y).kind, TerrainKind::Stream);
+            }
+        }
+        assert!(along > 20);
+        for tree in ground.trees_in(min, max) {
+            assert!(
+                !layer.covers(cell(tree.pos)),
+                "a tree in a stream at {}",
+                tree.pos
+            );
+        }
+        assert!(ground.trees_in(min, max).count() < t.trees_in(min, max).count());
+        assert_eq!(layer.streams_near(min, max).len(), ss.len());
+    }
+}
