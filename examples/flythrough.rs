@@ -4,7 +4,7 @@
 //! `cargo run --release --example flythrough [-- --seconds S --speed M]`
 //!
 //! Reports the main-thread time of our systems per frame (median, p99, max:
-//! the span of `ReliefSet`, including applying their commands; as wall time,
+//! the span of `ReliefSystems`, including applying their commands; as wall time,
 //! and as the thread's CPU time, which leaves out the moments the OS gave
 //! the core to the worker threads that build chunks), frames with
 //! no ground mesh under the focus after the first second, chunks generated
@@ -98,13 +98,17 @@ fn main() -> AppExit {
         .add_systems(
             PostUpdate,
             (
-                begin.before(ReliefSet::Settings),
-                mark::<0>.after(ReliefSet::Origin).before(ReliefSet::Chunks),
+                begin.before(ReliefSystems::Settings),
+                mark::<0>
+                    .after(ReliefSystems::Origin)
+                    .before(ReliefSystems::Chunks),
                 mark::<1>
-                    .after(ReliefSet::Chunks)
-                    .before(ReliefSet::Objects),
-                mark::<2>.after(ReliefSet::Objects).before(ReliefSet::Stats),
-                end.after(ReliefSet::Stats),
+                    .after(ReliefSystems::Chunks)
+                    .before(ReliefSystems::Objects),
+                mark::<2>
+                    .after(ReliefSystems::Objects)
+                    .before(ReliefSystems::Stats),
+                end.after(ReliefSystems::Stats),
             ),
         )
         .run()

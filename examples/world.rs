@@ -203,9 +203,7 @@ fn road_view(
     if !smoke.road_view || smoke.road_view_done {
         return;
     }
-    let Some(layer) = ground.terrain().roads() else {
-        return;
-    };
+    let layer = ground.roads();
     let Some((i, p, _)) = layer.nearest(START, 2000.0) else {
         return;
     };

@@ -31,10 +31,13 @@ pub mod plugin;
 /// The names a Bevy game needs: `use bevy_relief::prelude::*;`.
 #[cfg(feature = "bevy")]
 pub mod prelude {
+    #[allow(deprecated)]
+    pub use crate::plugin::ReliefSet;
     pub use crate::plugin::coords::{OriginShifted, RenderOrigin};
     pub use crate::plugin::settings::{TerrainSettings, TerrainState, ViewSettings};
     pub use crate::plugin::{
-        ReliefFocus, ReliefPlugin, ReliefSet, ReliefStats, TerrainChunk, TerrainQuery, WorldAnchor,
+        LaidRoads, ReliefError, ReliefFocus, ReliefPlugin, ReliefStats, ReliefSystems, RoadsLaid,
+        TerrainChunk, TerrainQuery, WorldAnchor,
     };
     pub use crate::terrain::{Feature, Terra, Terrain, TerrainKind, TerrainParams};
 }

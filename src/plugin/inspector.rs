@@ -31,8 +31,14 @@ impl Plugin for ReliefInspectorPlugin {
         }
         app.init_resource::<InspectorState>()
             .register_type::<TerrainSettings>()
-            .add_systems(Update, toggle_inspector)
-            .add_systems(EguiPrimaryContextPass, inspector_ui);
+            .add_systems(
+                Update,
+                toggle_inspector.in_set(super::ReliefSystems::Inspector),
+            )
+            .add_systems(
+                EguiPrimaryContextPass,
+                inspector_ui.in_set(super::ReliefSystems::Inspector),
+            );
     }
 }
 

@@ -22,8 +22,12 @@ pub struct ReliefMapPlugin;
 
 impl Plugin for ReliefMapPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<MapOverlay>()
-            .add_systems(Update, (toggle_map, update_map).chain());
+        app.init_resource::<MapOverlay>().add_systems(
+            Update,
+            (toggle_map, update_map)
+                .chain()
+                .in_set(super::ReliefSystems::Map),
+        );
     }
 }
 
@@ -74,6 +78,7 @@ fn update_map(
     mut images: ResMut<Assets<Image>>,
     focus: Res<FocusState>,
     state: Res<TerrainState>,
+    laid: Res<super::roads::LaidRoads>,
     camera: Query<&Transform, With<ReliefFocus>>,
 ) {
     if !overlay.open {
@@ -132,7 +137,7 @@ fn update_map(
     let here = (
         f.truncate(),
         heading,
-        state.roads_version ^ (state.generation << 32),
+        laid.version ^ (state.generation << 32),
     );
     let stale = overlay.drawn.is_none_or(|(p, h, v)| {
         p.distance(here.0) > 4.0 || (h - here.1).abs() > 0.05 || v != here.2
@@ -142,6 +147,7 @@ fn update_map(
     }
     overlay.drawn = Some(here);
     let terrain = Arc::clone(&state.terrain);
+    let roads = laid.roads.clone();
     let marker = MapMarker {
         pos: here.0,
         heading,
@@ -162,7 +168,7 @@ fn update_map(
                 Arc::new(terrain.streams_in(min, max).unwrap_or_default()),
             )
         });
-        let net = terrain.roads().map(|l| l.network().clone());
+        let net = Some(roads.network().clone());
         let layers = MapLayers {
             roads: net.as_deref(),
             streams: &streams.2,

@@ -4,7 +4,8 @@
 //! - `coords`: core ↔ Bevy coordinates and the floating origin;
 //! - `chunks`: the ground as quadtree chunks meshed on worker threads;
 //! - `objects`: trees, point features and buildings near the focus;
-//! - `roads`: contour roads and streams around the focus, draped as ribbons;
+//! - `roads`: the roads (any [`RoadGenerator`](crate::roads::RoadGenerator))
+//!   and streams around the focus, laid on the ground ([`LaidRoads`]);
 //! - `mesh`, `shapes`: mesh builders; `editor`: egui widgets; `smoke`: CI helpers.
 
 pub mod chunks;
@@ -19,7 +20,8 @@ pub mod settings;
 pub mod shapes;
 pub mod smoke;
 
-use crate::terrain::{Feature, ParamError, Terra, Terrain, TerrainParams};
+use crate::roads::{RoadError, RoadGenerator};
+use crate::terrain::{Feature, LaidGround, ParamError, Terra, Terrain, TerrainParams};
 use bevy::ecs::system::SystemParam;
 use bevy::math::DVec3;
 use bevy::prelude::*;
@@ -31,22 +33,55 @@ use std::sync::Arc;
 
 pub use chunks::{ChunkKey, TerrainChunk};
 pub use coords::{ReliefFocus, WorldAnchor};
+pub use roads::{LaidRoads, RoadSource};
 
 /// Our systems, in the order they run in `PostUpdate` (after game code has
 /// moved the focus in `Update`, before transforms propagate). Order your own
 /// systems around them.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ReliefSet {
+pub enum ReliefSystems {
     /// Settings changes rebuild the terrain.
     Settings,
     /// The focus is read and the render origin follows it.
     Origin,
-    /// Terrain chunks are chosen, built and swapped in.
+    /// Roads and streams are generated and laid on the ground.
+    Roads,
+    /// Terrain chunks (and their road ribbons) are chosen, built and swapped in.
     Chunks,
     /// Things on the ground are spawned and despawned.
     Objects,
     /// Statistics are gathered.
     Stats,
+    /// The map overlay is drawn (in `Update`, with `ReliefMapPlugin`).
+    Map,
+    /// The inspector window (in the egui pass, with `ReliefInspectorPlugin`).
+    Inspector,
+}
+
+/// The old name of [`ReliefSystems`].
+#[deprecated(note = "renamed to ReliefSystems")]
+pub type ReliefSet = ReliefSystems;
+
+/// Something the world could not do, as a message (also kept in
+/// [`TerrainState::error`] until the next good settings).
+#[derive(Message, Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ReliefError {
+    /// Settings were rejected; the last good world stays.
+    #[error("{0}")]
+    Settings(#[from] SettingsError),
+    /// The road source could not make the roads around the focus; they are
+    /// laid empty so the rest of the world still comes.
+    #[error("roads: {0}")]
+    Roads(#[from] RoadError),
+}
+
+/// Roads were laid on the ground around the focus.
+#[derive(Message, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RoadsLaid {
+    /// How many roads the network has.
+    pub roads: usize,
+    /// The [`LaidRoads::version`] now in force.
+    pub version: u64,
 }
 
 /// Shared meshes and materials. Materials are `None` in headless apps
@@ -120,6 +155,7 @@ pub struct ReliefStats {
 #[derive(Clone, Debug, Default)]
 pub struct ReliefPlugin {
     settings: TerrainSettings,
+    roads: RoadSource,
 }
 
 impl ReliefPlugin {
@@ -132,13 +168,24 @@ impl ReliefPlugin {
                 params,
                 ..default()
             },
+            ..default()
         })
     }
 
     /// A plugin with complete settings (e.g. loaded from a RON file).
     pub fn with_settings(settings: TerrainSettings) -> Result<Self, SettingsError> {
         settings.validate()?;
-        Ok(Self { settings })
+        Ok(Self {
+            settings,
+            ..default()
+        })
+    }
+
+    /// Roads from this generator instead of the contour roads of
+    /// [`TerrainSettings::roads`].
+    pub fn with_roads(mut self, generator: impl RoadGenerator + 'static) -> Self {
+        self.roads = RoadSource::new(Arc::new(generator));
+        self
     }
 
     /// Ground is shown to this distance, metres.
@@ -159,11 +206,14 @@ impl Plugin for ReliefPlugin {
         let state = TerrainState::new(&self.settings).unwrap_or_else(|e| {
             error!("ReliefPlugin: {e}; using the reference world");
             let mut s = TerrainState::new(&TerrainSettings::default()).expect("defaults are valid");
-            s.error = Some(e.to_string());
+            s.error = Some(e.into());
             s
         });
+        let laid = roads::LaidRoads::bare(state.terrain.clone());
         app.insert_resource(self.settings.clone())
             .insert_resource(state)
+            .insert_resource(laid)
+            .insert_resource(self.roads.clone())
             .init_resource::<RenderOrigin>()
             .init_resource::<FocusState>()
             .init_resource::<ChunkManager>()
@@ -171,15 +221,18 @@ impl Plugin for ReliefPlugin {
             .init_resource::<roads::RoadManager>()
             .init_resource::<ReliefStats>()
             .add_message::<OriginShifted>()
+            .add_message::<ReliefError>()
+            .add_message::<RoadsLaid>()
             .add_systems(Startup, create_assets)
             .configure_sets(
                 PostUpdate,
                 (
-                    ReliefSet::Settings,
-                    ReliefSet::Origin,
-                    ReliefSet::Chunks,
-                    ReliefSet::Objects,
-                    ReliefSet::Stats,
+                    ReliefSystems::Settings,
+                    ReliefSystems::Origin,
+                    ReliefSystems::Roads,
+                    ReliefSystems::Chunks,
+                    ReliefSystems::Objects,
+                    ReliefSystems::Stats,
                 )
                     .chain()
                     .before(TransformSystems::Propagate),
@@ -187,24 +240,25 @@ impl Plugin for ReliefPlugin {
             .add_systems(
                 PostUpdate,
                 (
-                    settings::apply_settings.in_set(ReliefSet::Settings),
+                    settings::apply_settings.in_set(ReliefSystems::Settings),
                     (coords::follow_focus, coords::place_anchored)
                         .chain()
-                        .in_set(ReliefSet::Origin),
+                        .in_set(ReliefSystems::Origin),
+                    roads::update_roads.in_set(ReliefSystems::Roads),
                     (
-                        roads::update_roads,
                         chunks::request_chunks,
                         chunks::receive_chunks,
                         chunks::retire_chunks,
+                        chunks::update_ribbons,
                     )
                         .chain()
-                        .in_set(ReliefSet::Chunks)
+                        .in_set(ReliefSystems::Chunks)
                         .run_if(resource_exists::<ReliefAssets>),
                     (objects::request_cells, objects::spawn_cells)
                         .chain()
-                        .in_set(ReliefSet::Objects)
+                        .in_set(ReliefSystems::Objects)
                         .run_if(resource_exists::<ReliefAssets>),
-                    update_stats.in_set(ReliefSet::Stats),
+                    update_stats.in_set(ReliefSystems::Stats),
                 ),
             );
     }
@@ -321,6 +375,7 @@ fn update_stats(
 #[derive(SystemParam)]
 pub struct TerrainQuery<'w> {
     state: Res<'w, TerrainState>,
+    laid: Res<'w, LaidRoads>,
     origin: Res<'w, RenderOrigin>,
 }
 
@@ -330,14 +385,20 @@ impl TerrainQuery<'_> {
         &self.state.terrain
     }
 
+    /// The ground as everything reads it: the terrain with the roads and
+    /// streams around the focus laid on it.
+    pub fn ground(&self) -> &Arc<LaidGround> {
+        &self.laid.ground
+    }
+
     /// Ground height at core `(x, y)`.
     pub fn height(&self, x: f64, y: f64) -> f64 {
         self.state.terrain.height(x, y)
     }
 
-    /// Everything about the ground at core `(x, y)`.
+    /// Everything about the ground at core `(x, y)`, roads and streams included.
     pub fn terra(&self, x: f64, y: f64) -> Terra {
-        self.state.terrain.terra(x, y)
+        self.laid.ground.terra(x, y)
     }
 
     /// A render-space translation as core coordinates.
@@ -353,7 +414,12 @@ impl TerrainQuery<'_> {
     /// The render-space Y of the ground (or lake surface) under a render-space point.
     pub fn surface_y(&self, render: Vec3) -> f32 {
         let w = self.to_world(render);
-        self.state.terrain.terra(w.x, w.y).height as f32
+        self.laid.ground.terra(w.x, w.y).height as f32
+    }
+
+    /// The roads laid around the focus.
+    pub fn roads(&self) -> &Arc<crate::roads::RoadLayer> {
+        &self.laid.roads
     }
 
     /// The nearest road point to core `(x, y)` within `max_distance`:
@@ -364,9 +430,8 @@ impl TerrainQuery<'_> {
         y: f64,
         max_distance: f64,
     ) -> Option<(usize, bevy::math::DVec2, f64)> {
-        self.state
-            .terrain
-            .roads()?
+        self.laid
+            .roads
             .nearest(bevy::math::DVec2::new(x, y), max_distance)
     }
 

@@ -9,12 +9,16 @@
 //! materials are shared per kind, so Bevy batches them. Cells leave (twice
 //! that budget a frame) when the focus is a cell further away than the
 //! radius, so the entity count stays bounded. With roads on, a cell waits
-//! until the roads over it are laid, so nothing stands on a road.
+//! until the roads over it are laid, so nothing stands on a road; a cell is
+//! keyed on the roads it stands on (their fingerprint), so when roads are
+//! re-laid, exactly the cells whose roads changed are rebuilt.
 
 use super::ReliefAssets;
 use super::coords::{FocusState, RenderOrigin, WorldAnchor, to_bevy};
+use super::roads::LaidRoads;
 use super::settings::TerrainState;
-use crate::terrain::{Feature, Terrain, hash_unit};
+use crate::num::hash_unit;
+use crate::terrain::{Feature, LaidGround};
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task};
@@ -85,18 +89,21 @@ pub struct Instance {
 pub struct CellContents {
     key: CellKey,
     generation: u64,
+    /// The fingerprint of the roads it was placed around.
+    print: u64,
     instances: Vec<Instance>,
 }
 
-/// Everything in one cell, in a canonical order.
-pub fn cell_contents(terrain: &Terrain, key: CellKey) -> Vec<Instance> {
+/// Everything in one cell of the laid ground, in a canonical order.
+pub fn cell_contents(ground: &LaidGround, key: CellKey) -> Vec<Instance> {
+    let terrain = ground.terrain();
     let min = key.corner();
     let max = min + DVec2::splat(OBJECT_CELL);
     let mut out = Vec::new();
     let yaw = |p: DVec2, salt: u64| {
         (hash_unit(p.x.to_bits() as i64, p.y.to_bits() as i64, salt) * std::f64::consts::TAU) as f32
     };
-    for t in terrain.trees_in(min, max) {
+    for t in ground.trees_in(min, max) {
         out.push(Instance {
             kind: ObjectKind::Tree(t.variety),
             world: DVec3::new(t.pos.x, t.pos.y, t.z),
@@ -113,7 +120,7 @@ pub fn cell_contents(terrain: &Terrain, key: CellKey) -> Vec<Instance> {
                 continue;
             }
             let (fx, fy) = (x as f64, y as f64);
-            if let Some(f) = terrain.terra(fx, fy).feature {
+            if let Some(f) = ground.terra(fx, fy).feature {
                 let p = DVec2::new(fx, fy);
                 out.push(Instance {
                     kind: ObjectKind::Feature(f),
@@ -124,7 +131,7 @@ pub fn cell_contents(terrain: &Terrain, key: CellKey) -> Vec<Instance> {
             }
         }
     }
-    for b in terrain.buildings_in(min, max) {
+    for b in ground.buildings_in(min, max) {
         out.push(Instance {
             kind: ObjectKind::Building(b.variant),
             world: DVec3::new(b.centre.x, b.centre.y, b.base_z - 0.5),
@@ -138,11 +145,16 @@ pub fn cell_contents(terrain: &Terrain, key: CellKey) -> Vec<Instance> {
 /// Object cell bookkeeping.
 #[derive(Resource, Default)]
 pub struct ObjectManager {
-    cells: HashMap<CellKey, Entity>,
+    /// Cells alive: their entity and the roads fingerprint they were placed around.
+    cells: HashMap<CellKey, (Entity, u64)>,
     pending: HashMap<CellKey, Task<CellContents>>,
     /// Cells whose contents wait to be spawned: the entity and what is left.
     spawning: VecDeque<(CellKey, Entity, Vec<Instance>)>,
     generation: u64,
+    /// The laid-roads version the cells were last checked against.
+    roads_version: u64,
+    /// Cells alive whose roads changed, waiting to be placed again.
+    stale: std::collections::BTreeSet<CellKey>,
     /// Object entities alive.
     pub objects: usize,
 }
@@ -155,7 +167,7 @@ impl ObjectManager {
 
     /// Cells being computed or spawned.
     pub fn pending_count(&self) -> usize {
-        self.pending.len() + self.spawning.len()
+        self.pending.len() + self.spawning.len() + self.stale.len()
     }
 }
 
@@ -166,14 +178,19 @@ fn wanted(key: &CellKey, focus: DVec2, state: &TerrainState, slack: f64) -> bool
 
 /// Whether a cell's objects can be placed now: with roads on, only once the
 /// roads over the whole cell are laid (so that nothing stands on a road).
-fn roads_known(key: &CellKey, state: &TerrainState) -> bool {
-    if state.view.road_radius <= 0.0 {
-        return true;
-    }
-    let (lo, hi) = (key.corner(), key.corner() + DVec2::splat(OBJECT_CELL));
-    state
-        .road_region
-        .is_some_and(|(min, max)| lo.x >= min.x && lo.y >= min.y && hi.x <= max.x && hi.y <= max.y)
+fn roads_known(key: &CellKey, state: &TerrainState, laid: &LaidRoads) -> bool {
+    let (lo, hi) = cell_box(key);
+    state.view.road_radius <= 0.0 || laid.covers(lo, hi)
+}
+
+/// A cell's box, grown by the widest road's half width (whatever stands in
+/// the cell may be kept off a road just outside it).
+fn cell_box(key: &CellKey) -> (DVec2, DVec2) {
+    let pad = 60.0;
+    (
+        key.corner() - pad,
+        key.corner() + DVec2::splat(OBJECT_CELL + pad),
+    )
 }
 
 /// Starts cell tasks near the focus; despawns cells that fell out of range.
@@ -181,6 +198,7 @@ pub(crate) fn request_cells(
     mut commands: Commands,
     focus: Res<FocusState>,
     state: Res<TerrainState>,
+    laid: Res<LaidRoads>,
     mut objects: ResMut<ObjectManager>,
     counts: Query<&Children, With<ObjectCell>>,
 ) {
@@ -189,7 +207,7 @@ pub(crate) fn request_cells(
     let om = &mut *objects;
     if om.generation != state.generation {
         // New world: everything goes and comes back.
-        for (_, e) in om.cells.drain() {
+        for (_, (e, _)) in om.cells.drain() {
             commands.entity(e).despawn();
         }
         om.pending.clear();
@@ -199,11 +217,28 @@ pub(crate) fn request_cells(
     }
     // Leave with a cell of slack, so cells at the edge do not flicker.
     let mut gone = Vec::new();
-    for (k, e) in &om.cells {
+    for (k, (e, _)) in &om.cells {
         if !wanted(k, f, &state, OBJECT_CELL) {
             gone.push((*k, *e));
         }
     }
+    // Roads laid anew: cells whose roads changed are placed again (the old
+    // objects stay until the new ones come).
+    if om.roads_version != laid.version {
+        om.roads_version = laid.version;
+        let changed: Vec<CellKey> = (om.cells.iter())
+            .filter(|(k, (_, print))| {
+                let (lo, hi) = cell_box(k);
+                laid.fingerprint(lo, hi) != *print
+            })
+            .map(|(k, _)| *k)
+            .collect();
+        for k in changed {
+            om.pending.remove(&k);
+            om.stale.insert(k);
+        }
+    }
+    om.stale.retain(|k| om.cells.contains_key(k));
     // A bounded number of entities go per frame (at least one cell); the
     // rest go on the next frames.
     gone.sort_by_key(|g| g.0);
@@ -231,7 +266,7 @@ pub(crate) fn request_cells(
         for x in c0.x as i64..=c1.x as i64 {
             let k = CellKey { x, y };
             if wanted(&k, f, &state, 0.0)
-                && roads_known(&k, &state)
+                && roads_known(&k, &state, &laid)
                 && !om.cells.contains_key(&k)
                 && !om.pending.contains_key(&k)
             {
@@ -239,21 +274,30 @@ pub(crate) fn request_cells(
             }
         }
     }
+    want.extend(
+        (om.stale.iter())
+            .filter(|k| roads_known(k, &state, &laid) && !om.pending.contains_key(k))
+            .copied(),
+    );
     want.sort_by(|a, b| a.distance(f).total_cmp(&b.distance(f)).then(a.cmp(b)));
     let pool = AsyncComputeTaskPool::get();
     for k in want {
         if om.pending.len() >= state.view.max_tasks {
             break;
         }
-        let terrain = Arc::clone(&state.terrain);
+        om.stale.remove(&k);
+        let ground = Arc::clone(&laid.ground);
         let generation = state.generation;
+        let (lo, hi) = cell_box(&k);
+        let print = laid.fingerprint(lo, hi);
         om.pending.insert(
             k,
             pool.spawn(async move {
                 CellContents {
                     key: k,
                     generation,
-                    instances: cell_contents(&terrain, k),
+                    print,
+                    instances: cell_contents(&ground, k),
                 }
             }),
         );
@@ -267,11 +311,18 @@ pub(crate) fn spawn_cells(
     origin: Res<RenderOrigin>,
     assets: Res<ReliefAssets>,
     mut objects: ResMut<ObjectManager>,
+    counts: Query<&Children, With<ObjectCell>>,
 ) {
     let om = &mut *objects;
     for c in super::take_finished(&mut om.pending) {
         if c.generation != state.generation {
             continue;
+        }
+        // A cell placed again replaces its old objects.
+        if let Some((old, _)) = om.cells.remove(&c.key) {
+            om.objects -= counts.get(old).map_or(0, |ch| ch.len());
+            om.spawning.retain(|s| s.0 != c.key);
+            commands.entity(old).despawn();
         }
         let corner = c.key.corner();
         let anchor = WorldAnchor(DVec3::new(corner.x, corner.y, 0.0));
@@ -284,7 +335,7 @@ pub(crate) fn spawn_cells(
                 Visibility::Inherited,
             ))
             .id();
-        om.cells.insert(c.key, e);
+        om.cells.insert(c.key, (e, c.print));
         om.spawning.push_back((c.key, e, c.instances));
     }
     let mut budget = state.view.object_spawns_per_frame;
@@ -346,14 +397,16 @@ pub fn feature_index(f: Feature) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::terrain::Terrain;
 
     #[test]
     fn cell_contents_are_deterministic_and_on_the_ground() {
         let t = Terrain::default();
+        let ground = LaidGround::new(Arc::new(t.clone()));
         // A cell with a known mine shaft at (285, 389).
         let key = CellKey { x: 2, y: 3 };
-        let a = cell_contents(&t, key);
-        let b = cell_contents(&t, key);
+        let a = cell_contents(&ground, key);
+        let b = cell_contents(&ground, key);
         assert_eq!(a.len(), b.len());
         assert!(
             a.iter()

@@ -1,40 +1,144 @@
-//! Roads and streams around the focus: a contour-road network generated on a worker
-//! thread for the square of `road_radius` around the focus (snapped to a
-//! 500 m grid, so it is regenerated only every few hundred metres of travel),
-//! laid on the terrain with the streams so that `terra()` reports `Road` and
-//! `Stream` and nothing is placed on them; chunks near the focus then drape
-//! ribbons on their own triangles. Because the roads inside any area never depend on what else is
-//! generated, a new network agrees with the old one wherever they overlap.
+//! Roads and streams around the focus. A [`RoadSource`] (any
+//! [`RoadGenerator`]; by default the contour roads of
+//! [`TerrainSettings::roads`]) is asked on a worker thread for the square of
+//! `road_radius` around the focus, snapped to a 500 m grid, so it runs only
+//! every few hundred metres of travel. The network and the streams of the
+//! square are then laid on the ground ([`LaidRoads::ground`]), so that
+//! `terra()` reports `Road` and `Stream` and nothing is placed on them.
+//! Because a generator's roads inside an area never depend on what else was
+//! asked for, a new network agrees with the old one wherever they overlap:
+//! chunks and object cells compare a fingerprint of the roads over them and
+//! rebuild only where it changed.
 
 use super::coords::FocusState;
-use super::settings::TerrainState;
-use crate::roads::{ContourParams, ContourRoads, Road, RoadClass, RoadLayer, RoadNetwork};
+use super::settings::{TerrainSettings, TerrainState};
+use super::{ReliefError, RoadsLaid};
+use crate::roads::{ContourRoads, RoadError, RoadGenerator, RoadLayer, RoadNetwork};
+use crate::terrain::{LaidGround, LaidKind, StreamLayer, Terrain};
 use bevy::math::DVec2;
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// The road-region grid, metres.
 const SNAP: f64 = 500.0;
-/// Width of a stream's water ribbon, metres.
-const STREAM_WIDTH: f64 = 1.6;
 
-/// What a road task produces: the roads, the streams (as a network of
-/// water lines, for drawing) and the square they cover.
-struct Laid {
-    roads: Arc<RoadLayer>,
-    streams: Arc<RoadLayer>,
-    region: (DVec2, DVec2),
+/// The road generator the plugin asks. Set it with
+/// [`ReliefPlugin::with_roads`](super::ReliefPlugin::with_roads); without
+/// one, the contour roads of [`TerrainSettings::roads`] are used (and
+/// follow that setting live).
+#[derive(Resource, Clone, Default)]
+pub struct RoadSource {
+    custom: Option<Arc<dyn RoadGenerator>>,
 }
 
-/// What a network is generated for: the snapped centre, the settings
-/// generation and the road settings (so that changing them live regenerates).
+impl std::fmt::Debug for RoadSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self.custom {
+            Some(_) => "RoadSource(custom)",
+            None => "RoadSource(contour roads of the settings)",
+        })
+    }
+}
+
+impl RoadSource {
+    /// A source that always asks `generator`.
+    pub fn new(generator: Arc<dyn RoadGenerator>) -> Self {
+        Self {
+            custom: Some(generator),
+        }
+    }
+
+    fn generator(&self, settings: &TerrainSettings) -> Result<Arc<dyn RoadGenerator>, RoadError> {
+        match &self.custom {
+            Some(g) => Ok(g.clone()),
+            None => Ok(Arc::new(ContourRoads::new(settings.roads.clone())?)),
+        }
+    }
+}
+
+/// What is laid on the ground around the focus: the ground everything reads
+/// (the terrain with the roads and streams on it), the indexed roads and
+/// streams, and the square they cover.
+#[derive(Resource, Clone)]
+pub struct LaidRoads {
+    /// The terrain with the roads and streams laid on it.
+    pub ground: Arc<LaidGround>,
+    /// The roads, indexed.
+    pub roads: Arc<RoadLayer>,
+    /// The streams, indexed.
+    pub streams: Arc<StreamLayer>,
+    /// The square whose roads (all roads with a point in it) and streams are
+    /// laid; objects are placed only inside it. `None` until the first network.
+    pub region: Option<(DVec2, DVec2)>,
+    /// Bumped whenever something is laid or taken away.
+    pub version: u64,
+    /// A hash per road, then per stream, for [`Self::fingerprint`].
+    hashes: Arc<(Vec<u64>, Vec<u64>)>,
+}
+
+impl LaidRoads {
+    /// Nothing laid on `terrain`.
+    pub fn bare(terrain: Arc<Terrain>) -> Self {
+        Self {
+            ground: Arc::new(LaidGround::new(terrain)),
+            roads: Arc::default(),
+            streams: Arc::default(),
+            region: None,
+            version: 0,
+            hashes: Arc::default(),
+        }
+    }
+
+    /// A hash of every road and stream near `[min, max]` (and of whether the
+    /// box lies in the laid region): equal fingerprints mean the same roads
+    /// there, so whatever was built over the box still stands.
+    pub fn fingerprint(&self, min: DVec2, max: DVec2) -> u64 {
+        let mut h = std::hash::DefaultHasher::new();
+        let known = self
+            .region
+            .is_some_and(|(a, b)| min.cmpge(a).all() && max.cmple(b).all());
+        known.hash(&mut h);
+        let (roads, streams) = &*self.hashes;
+        let mut near: Vec<u64> = (self.roads.roads_in(min, max).into_iter())
+            .map(|i| roads[i])
+            .chain(
+                self.streams
+                    .streams_near(min, max)
+                    .into_iter()
+                    .map(|i| streams[i]),
+            )
+            .collect();
+        near.sort_unstable();
+        near.hash(&mut h);
+        h.finish()
+    }
+
+    /// Whether the whole box lies in the laid region.
+    pub fn covers(&self, min: DVec2, max: DVec2) -> bool {
+        self.region
+            .is_some_and(|(a, b)| min.cmpge(a).all() && max.cmple(b).all())
+    }
+}
+
+/// What a road task produces.
+struct Laid {
+    roads: Arc<RoadLayer>,
+    streams: Arc<StreamLayer>,
+    region: (DVec2, DVec2),
+    hashes: (Vec<u64>, Vec<u64>),
+}
+
+/// What a network is generated for: the snapped centre, the terrain's
+/// generation, the radius and the road settings (so that changing them live
+/// regenerates).
 #[derive(Clone, PartialEq)]
 struct RoadKey {
     centre: DVec2,
     generation: u64,
     radius: f64,
-    params: ContourParams,
+    params: crate::roads::ContourParams,
 }
 
 /// Road bookkeeping.
@@ -42,27 +146,56 @@ struct RoadKey {
 pub struct RoadManager {
     /// The network being generated or shown.
     target: Option<RoadKey>,
-    task: Option<Task<Result<Laid, String>>>,
+    task: Option<Task<Result<Laid, RoadError>>>,
     /// Roads in the current network.
     pub roads: usize,
 }
 
+fn hash_points(points: &[DVec2], extra: u64) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    extra.hash(&mut h);
+    for p in points {
+        (p.x.to_bits(), p.y.to_bits()).hash(&mut h);
+    }
+    h.finish()
+}
+
 /// Starts a new network when the focus moves to another grid square or the
-/// road settings change, and lays finished networks on the terrain. A
-/// network that cannot be made is reported in [`TerrainState::error`] and
-/// laid empty, so that the rest of the world still comes.
+/// road settings change, and lays finished networks on the ground. A
+/// network that cannot be made is reported (a [`ReliefError`] message and
+/// [`TerrainState::error`]) and laid empty, so that the rest of the world
+/// still comes.
 pub(crate) fn update_roads(
     focus: Res<FocusState>,
+    settings: Res<TerrainSettings>,
+    source: Res<RoadSource>,
     mut state: ResMut<TerrainState>,
+    mut laid: ResMut<LaidRoads>,
     mut roads: ResMut<RoadManager>,
+    mut errors: MessageWriter<ReliefError>,
+    mut done: MessageWriter<RoadsLaid>,
 ) {
+    if !Arc::ptr_eq(laid.ground.terrain(), &state.terrain) {
+        // A new terrain: nothing is laid on it yet.
+        let version = laid.version + 1;
+        *laid = LaidRoads {
+            version,
+            ..LaidRoads::bare(state.terrain.clone())
+        };
+        roads.roads = 0;
+    }
     let r = state.view.road_radius;
     if r <= 0.0 {
         // Roads off: take any laid ones away.
         roads.target = None;
         roads.task = None;
-        if state.terrain.roads().is_some() || state.terrain.streams().is_some() {
-            lay(&mut state, &mut roads, None);
+        if !laid.ground.is_bare() || laid.region.is_some() {
+            let version = laid.version + 1;
+            *laid = LaidRoads {
+                version,
+                ..LaidRoads::bare(state.terrain.clone())
+            };
+            roads.roads = 0;
         }
         return;
     }
@@ -71,7 +204,7 @@ pub(crate) fn update_roads(
         centre: (f.truncate() / SNAP).round() * SNAP,
         generation: state.generation,
         radius: r,
-        params: state.view.roads.clone(),
+        params: settings.roads.clone(),
     };
     if let Some(task) = roads.task.as_mut()
         && let Some(result) = check_ready(task)
@@ -79,14 +212,22 @@ pub(crate) fn update_roads(
         roads.task = None;
         let current = roads.target.as_ref() == Some(&wanted);
         match result {
-            Ok(laid) if current => lay(&mut state, &mut roads, Some(laid)),
+            Ok(new) if current => {
+                lay(&state, &mut laid, &mut roads, new);
+                done.write(RoadsLaid {
+                    roads: roads.roads,
+                    version: laid.version,
+                });
+            }
             Ok(_) => {}
             Err(e) => {
                 warn!("roads: {e}");
-                state.error = Some(format!("roads: {e}"));
+                let e = ReliefError::Roads(e);
+                state.error = Some(e.clone());
+                errors.write(e);
                 if current {
                     let region = (wanted.centre - r, wanted.centre + r);
-                    lay(&mut state, &mut roads, Some(Laid::empty(region)));
+                    lay(&state, &mut laid, &mut roads, Laid::empty(region));
                 }
             }
         }
@@ -94,41 +235,35 @@ pub(crate) fn update_roads(
     if roads.target.as_ref() == Some(&wanted) || roads.task.is_some() {
         return;
     }
-    // The settings were validated, so this only fails on code paths that
-    // bypass them; report it like a failed network.
-    let generator = match ContourRoads::new(state.view.roads.clone()) {
+    let generator = match source.generator(&settings) {
         Ok(g) => g,
         Err(e) => {
-            state.error = Some(format!("roads: {e}"));
+            // Settings are validated first, so this is rare: report it like
+            // a failed network.
+            let e = ReliefError::Roads(e);
+            state.error = Some(e.clone());
+            errors.write(e);
             return;
         }
     };
     let (min, max) = (wanted.centre - r, wanted.centre + r);
     roads.target = Some(wanted);
-    // Generate from the terrain without roads and streams: the network
-    // depends only on the ground.
-    let mut bare = (*state.terrain).clone();
-    bare.set_roads(None);
-    bare.set_streams(None);
+    let terrain = state.terrain.clone();
     roads.task = Some(AsyncComputeTaskPool::get().spawn(async move {
-        let net = generator
-            .try_generate(&bare, min, max)
-            .map_err(|e| e.to_string())?;
-        let streams = bare.streams_in(min, max).map_err(|e| e.to_string())?;
-        let water = RoadNetwork::from_roads(
-            streams
-                .into_iter()
-                .map(|s| Road {
-                    points: s.points,
-                    class: RoadClass::Track,
-                    width: STREAM_WIDTH,
-                })
+        let net = generator.generate(&terrain, min, max)?;
+        let streams = terrain.streams_in(min, max)?;
+        let hashes = (
+            net.roads
+                .iter()
+                .map(|r| hash_points(&r.points, r.width.to_bits() ^ r.class as u64))
                 .collect(),
+            streams.iter().map(|s| hash_points(&s.points, 1)).collect(),
         );
         Ok(Laid {
             roads: Arc::new(RoadLayer::new(Arc::new(net))),
-            streams: Arc::new(RoadLayer::new(Arc::new(water))),
+            streams: Arc::new(StreamLayer::new(streams, StreamLayer::WIDTH)),
             region: (min, max),
+            hashes,
         })
     }));
 }
@@ -136,22 +271,27 @@ pub(crate) fn update_roads(
 impl Laid {
     /// No roads and no streams over `region`.
     fn empty(region: (DVec2, DVec2)) -> Self {
-        let none = || Arc::new(RoadLayer::new(Arc::new(RoadNetwork::default())));
         Self {
-            roads: none(),
-            streams: none(),
+            roads: Arc::new(RoadLayer::new(Arc::new(RoadNetwork::default()))),
+            streams: Arc::default(),
             region,
+            hashes: Default::default(),
         }
     }
 }
 
-/// Lays a network on the terrain (or takes the laid one away).
-fn lay(state: &mut TerrainState, roads: &mut RoadManager, laid: Option<Laid>) {
-    let mut terrain = (*state.terrain).clone();
-    roads.roads = laid.as_ref().map_or(0, |l| l.roads.network().roads.len());
-    terrain.set_roads(laid.as_ref().map(|l| l.roads.clone()));
-    terrain.set_streams(laid.as_ref().map(|l| l.streams.clone()));
-    state.road_region = laid.map(|l| l.region);
-    state.terrain = Arc::new(terrain);
-    state.roads_version += 1;
+/// Lays a network on the ground (no terrain copies: the ground shares it).
+fn lay(state: &TerrainState, laid: &mut LaidRoads, roads: &mut RoadManager, new: Laid) {
+    roads.roads = new.roads.network().roads.len();
+    let ground = LaidGround::new(state.terrain.clone())
+        .with(LaidKind::Road, new.roads.clone())
+        .with(LaidKind::Stream, new.streams.clone());
+    *laid = LaidRoads {
+        ground: Arc::new(ground),
+        roads: new.roads,
+        streams: new.streams,
+        region: Some(new.region),
+        version: laid.version + 1,
+        hashes: Arc::new(new.hashes),
+    };
 }

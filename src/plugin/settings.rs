@@ -1,6 +1,7 @@
 //! The live settings (`TerrainSettings`) and the terrain built from them.
 
-use crate::terrain::{ParamError, Terrain, TerrainParams};
+use super::ReliefError;
+use crate::terrain::{MAX_SCAN_AREA, ParamError, Terrain, TerrainParams};
 use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -12,17 +13,20 @@ use thiserror::Error;
 /// [`TerrainState::error`] and the last good world stays.
 #[derive(Resource, Clone, Debug, PartialEq, Default, Reflect, Serialize, Deserialize)]
 #[reflect(Resource)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct TerrainSettings {
     /// The world's parameters.
     pub params: TerrainParams,
     /// What is streamed around the focus.
     pub view: ViewSettings,
+    /// The contour-road generator's parameters, used when the plugin's road
+    /// source is the default one (see [`RoadSource`](super::roads::RoadSource)).
+    pub roads: crate::roads::ContourParams,
 }
 
 /// How much of the world is streamed, and how fast.
 #[derive(Clone, Debug, PartialEq, Reflect, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct ViewSettings {
     /// Ground is shown to this distance from the focus, metres.
     pub view_distance: f64,
@@ -43,11 +47,9 @@ pub struct ViewSettings {
     pub object_spawns_per_frame: usize,
     /// The render origin moves to the focus when it is this far away, metres.
     pub recenter_distance: f64,
-    /// Contour roads (and streams) are laid this far around the focus,
-    /// metres (0 = none).
+    /// Roads (and streams) are laid this far around the focus, metres
+    /// (0 = none).
     pub road_radius: f64,
-    /// The contour-road generator's parameters.
-    pub roads: crate::roads::ContourParams,
     /// Show the water surfaces of lakes.
     pub water: bool,
 }
@@ -65,7 +67,6 @@ impl Default for ViewSettings {
             object_spawns_per_frame: 250,
             recenter_distance: 1000.0,
             road_radius: 1500.0,
-            roads: crate::roads::ContourParams::default(),
             water: true,
         }
     }
@@ -78,6 +79,23 @@ pub enum SettingsError {
     /// A parameter or view setting is invalid.
     #[error(transparent)]
     Params(#[from] ParamError),
+    /// The road square with the streams' reach is larger than a stream scan
+    /// may cover.
+    #[error(
+        "view.road_radius: {radius} m with streams up to {max_length} m long needs a stream scan over {side:.0} m square (at most {:.0} m): lower one of them",
+        MAX_SCAN_AREA.sqrt()
+    )]
+    RoadRadius {
+        /// The road radius.
+        radius: f64,
+        /// `params.streams.max_length`.
+        max_length: f64,
+        /// The scan's side.
+        side: f64,
+    },
+    /// Settings text that could not be read (a misspelt key is named).
+    #[error("settings file: {0}")]
+    Parse(String),
 }
 
 fn range(field: &'static str, value: f64, min: f64, max: f64) -> Result<(), SettingsError> {
@@ -121,7 +139,6 @@ impl ViewSettings {
             100_000.0,
         )?;
         range("view.road_radius", self.road_radius, 0.0, 10_000.0)?;
-        self.roads.validate()?;
         Ok(())
     }
 }
@@ -130,7 +147,20 @@ impl TerrainSettings {
     /// Checks the parameters and the view settings.
     pub fn validate(&self) -> Result<(), SettingsError> {
         self.params.validate()?;
-        self.view.validate()
+        self.view.validate()?;
+        self.roads.validate()?;
+        // The road task scans the streams of its square, grown by the
+        // longest stream (as `Terrain::streams_in` does).
+        let (radius, max_length) = (self.view.road_radius, self.params.streams.max_length);
+        let side = 2.0 * radius + 2.0 * (max_length.ceil() + 1.0);
+        if radius > 0.0 && side * side > MAX_SCAN_AREA {
+            return Err(SettingsError::RoadRadius {
+                radius,
+                max_length,
+                side,
+            });
+        }
+        Ok(())
     }
 
     /// The settings as RON text (for `assets/worlds/*.ron`).
@@ -143,9 +173,9 @@ impl TerrainSettings {
 
     /// Settings from RON text; missing fields take their defaults. The result
     /// is validated.
-    pub fn from_ron(text: &str) -> Result<Self, String> {
-        let s: Self = ron::from_str(text).map_err(|e| e.to_string())?;
-        s.validate().map_err(|e| e.to_string())?;
+    pub fn from_ron(text: &str) -> Result<Self, SettingsError> {
+        let s: Self = ron::from_str(text).map_err(|e| SettingsError::Parse(e.to_string()))?;
+        s.validate()?;
         Ok(s)
     }
 }
@@ -157,16 +187,11 @@ pub struct TerrainState {
     pub terrain: Arc<Terrain>,
     /// The view settings in force.
     pub view: ViewSettings,
-    /// Bumped whenever the settings change: older chunks are regenerated.
+    /// Bumped whenever the terrain changes: older chunks are regenerated.
     pub generation: u64,
-    /// Bumped whenever a new road network is laid on the terrain.
-    pub roads_version: u64,
-    /// The square whose roads are laid on the terrain (all roads with a
-    /// point in it), for this generation; objects are placed only inside it,
-    /// so that nothing stands on a road. `None` until the first network.
-    pub road_region: Option<(bevy::math::DVec2, bevy::math::DVec2)>,
-    /// Why the latest settings were rejected, if they were.
-    pub error: Option<String>,
+    /// Why the latest settings (or the roads made from them) were rejected,
+    /// if they were.
+    pub error: Option<ReliefError>,
 }
 
 impl TerrainState {
@@ -177,8 +202,6 @@ impl TerrainState {
             terrain: Arc::new(Terrain::new(settings.params.clone())?),
             view: settings.view.clone(),
             generation: 0,
-            roads_version: 0,
-            road_region: None,
             error: None,
         })
     }
@@ -186,7 +209,11 @@ impl TerrainState {
 
 /// Rebuilds the terrain when the settings change (the inspector, a loaded
 /// file, game code). Invalid settings keep the last good world.
-pub(crate) fn apply_settings(settings: Res<TerrainSettings>, mut state: ResMut<TerrainState>) {
+pub(crate) fn apply_settings(
+    settings: Res<TerrainSettings>,
+    mut state: ResMut<TerrainState>,
+    mut errors: MessageWriter<ReliefError>,
+) {
     if !settings.is_changed() || settings.is_added() {
         return;
     }
@@ -197,7 +224,6 @@ pub(crate) fn apply_settings(settings: Res<TerrainSettings>, mut state: ResMut<T
                 let terrain = Terrain::new(settings.params.clone()).expect("validated");
                 state.terrain = Arc::new(terrain);
                 state.generation += 1;
-                state.road_region = None;
             }
             if state.view != settings.view {
                 state.view = settings.view.clone();
@@ -205,9 +231,11 @@ pub(crate) fn apply_settings(settings: Res<TerrainSettings>, mut state: ResMut<T
             state.error = None;
         }
         Err(e) => {
-            if state.error.as_deref() != Some(&e.to_string()) {
+            let e = ReliefError::Settings(e);
+            if state.error.as_ref() != Some(&e) {
                 warn!("terrain settings rejected: {e}");
-                state.error = Some(e.to_string());
+                state.error = Some(e.clone());
+                errors.write(e);
             }
         }
     }
@@ -229,9 +257,23 @@ mod tests {
             8000.0
         );
         let e = TerrainSettings::from_ron("(view: (min_chunk_size: 100.0))").unwrap_err();
-        assert!(e.contains("view.min_chunk_size"), "{e}");
+        assert!(e.to_string().contains("view.min_chunk_size"), "{e}");
         let e = TerrainSettings::from_ron("(params: (lake_level: inf))").unwrap_err();
-        assert!(e.contains("lake_level"), "{e}");
+        assert!(e.to_string().contains("lake_level"), "{e}");
         assert!(TerrainSettings::from_ron("(nonsense").is_err());
+        // A misspelt key is named, not silently replaced by its default.
+        let e = TerrainSettings::from_ron("(view: (view_distanse: 8000.0))").unwrap_err();
+        assert!(e.to_string().contains("view_distanse"), "{e}");
+        let e = TerrainSettings::from_ron("(road: (density: 3.0))").unwrap_err();
+        assert!(e.to_string().contains("road"), "{e}");
+        // Validation agrees with what the road task accepts.
+        let mut s = TerrainSettings::default();
+        s.view.road_radius = 4900.0;
+        assert!(matches!(
+            s.validate(),
+            Err(SettingsError::RoadRadius { .. })
+        ));
+        s.view.road_radius = 4000.0;
+        s.validate().unwrap();
     }
 }

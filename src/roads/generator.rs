@@ -2,7 +2,7 @@
 //! error [`RoadError`].
 
 use super::{ContourRoads, RoadAreaError, RoadNetwork};
-use crate::terrain::{ParamError, Terrain};
+use crate::terrain::{AreaError, ParamError, Terrain};
 use glam::DVec2;
 use thiserror::Error;
 
@@ -23,6 +23,9 @@ pub enum RoadError {
     /// The generator's parameters are invalid.
     #[error(transparent)]
     Params(#[from] ParamError),
+    /// The streams laid with the roads could not be scanned over the area.
+    #[error("streams: {0}")]
+    Streams(#[from] AreaError),
 }
 
 impl RoadGenerator for ContourRoads {

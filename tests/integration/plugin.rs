@@ -6,7 +6,7 @@ use bevy::mesh::MeshPlugin;
 use bevy::prelude::*;
 use bevy_relief::plugin::objects::{ObjectKind, ReliefObject};
 use bevy_relief::prelude::*;
-use bevy_relief::terrain::TerrainKind;
+use bevy_relief::terrain::{Overlay, TerrainKind};
 use std::time::{Duration, Instant};
 
 fn app_with(plugin: ReliefPlugin) -> App {
@@ -18,6 +18,10 @@ fn app_with(plugin: ReliefPlugin) -> App {
         MeshPlugin,
         plugin,
     ));
+    // Time advances by a fixed frame per update, whatever the wall clock does.
+    app.insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(
+        Duration::from_millis(16),
+    ));
     app
 }
 
@@ -27,7 +31,8 @@ fn small_world() -> ReliefPlugin {
         .object_radius(150.0)
 }
 
-/// Updates until `done` holds; panics after 60 s.
+/// Updates until `done` holds (yielding to the worker threads between
+/// frames); panics after 60 s.
 fn run_until(app: &mut App, what: &str, mut done: impl FnMut(&mut App) -> bool) {
     let start = Instant::now();
     loop {
@@ -39,7 +44,7 @@ fn run_until(app: &mut App, what: &str, mut done: impl FnMut(&mut App) -> bool) 
             start.elapsed() < Duration::from_secs(60),
             "timed out waiting for {what}"
         );
-        std::thread::sleep(Duration::from_millis(1));
+        std::thread::yield_now();
     }
 }
 
@@ -176,7 +181,15 @@ fn changing_the_settings_regenerates_the_world() {
         .clear();
     app.update();
     let state = app.world().resource::<TerrainState>();
-    assert!(state.error.as_deref().unwrap().starts_with("profile"));
+    assert!(
+        matches!(state.error, Some(ReliefError::Settings(_)))
+            && state
+                .error
+                .as_ref()
+                .unwrap()
+                .to_string()
+                .starts_with("profile")
+    );
     assert_eq!(state.generation, after);
 }
 
@@ -257,18 +270,20 @@ fn roads_are_laid_draped_and_kept_clear() {
         let s = app.world().resource::<ReliefStats>();
         s.complete && s.objects_pending == 0 && s.roads > 0
     });
-    let state = app.world().resource::<TerrainState>();
-    let terrain = state.terrain.clone();
-    // Streams of the same region are drawn with the roads, as water ribbons.
-    let streams = terrain.streams().expect("streams laid").clone();
-    let reference = terrain
-        .streams_in(state.road_region.unwrap().0, state.road_region.unwrap().1)
-        .unwrap();
-    assert_eq!(streams.network().roads.len(), reference.len());
-    let layer = terrain.roads().expect("roads laid").clone();
+    let laid = app.world().resource::<LaidRoads>().clone();
+    let terrain = laid.ground.terrain().clone();
+    let (min, max) = laid.region.unwrap();
+    // Streams of the same region are laid with the roads, drawn as water ribbons.
+    let streams = laid.streams.clone();
+    assert_eq!(
+        streams.streams().len(),
+        terrain.streams_in(min, max).unwrap().len()
+    );
+    let layer = laid.roads.clone();
     let net = layer.network();
     let v = net.roads[0].points[1];
-    assert_eq!(terrain.terra(v.x, v.y).kind, TerrainKind::Road);
+    assert_eq!(laid.ground.terra(v.x, v.y).kind, TerrainKind::Road);
+    assert_ne!(terrain.terra(v.x, v.y).kind, TerrainKind::Road);
     // Ribbons hang under the chunks near the focus.
     let mut ribbons = app
         .world_mut()
@@ -282,14 +297,10 @@ fn roads_are_laid_draped_and_kept_clear() {
             ObjectKind::Tree(_) | ObjectKind::Feature(_) | ObjectKind::Building(_)
         ) {
             let cell = DVec2::new(o.world.x.round(), o.world.y.round());
-            assert!(
-                !layer.on_road(cell) || matches!(o.kind, ObjectKind::Building(_)),
-                "{:?} on a road",
-                o.kind
-            );
+            assert!(!layer.on_road(cell), "{:?} on a road", o.kind);
             // Only a stream's spring (a water hole) stands on it.
             assert!(
-                !streams.on_road(cell) || matches!(o.kind, ObjectKind::Feature(Feature::WaterHole)),
+                !streams.covers(cell) || matches!(o.kind, ObjectKind::Feature(Feature::WaterHole)),
                 "{:?} in a stream",
                 o.kind
             );
@@ -305,25 +316,48 @@ fn road_settings_apply_live_and_failures_are_reported() {
     app.world_mut().resource_mut::<RenderOrigin>().0 = DVec2::new(19000.0, 1260.0);
     let roads = |app: &App| app.world().resource::<ReliefStats>().roads;
     run_until(&mut app, "the first roads", |app| roads(app) > 0);
+    run_until(&mut app, "the world around them", settled);
     let first = roads(&app);
+    let meshed = app.world().resource::<ReliefStats>().chunks_generated;
     // Denser start points, same place: a new network without moving.
     app.world_mut()
         .resource_mut::<TerrainSettings>()
-        .view
         .roads
         .density = 30.0;
     run_until(&mut app, "denser roads", |app| roads(app) > first);
+    run_until(&mut app, "the world around them", settled);
+    // The ground was not re-meshed for the roads, and no object stands on
+    // one of the new roads (the trees placed before them are gone).
+    assert_eq!(
+        app.world().resource::<ReliefStats>().chunks_generated,
+        meshed
+    );
+    let laid = app.world().resource::<LaidRoads>().clone();
+    let mut q = app.world_mut().query::<&ReliefObject>();
+    let mut objects = 0;
+    for o in q.iter(app.world()) {
+        let cell = DVec2::new(o.world.x.round(), o.world.y.round());
+        assert!(
+            !laid.roads.on_road(cell),
+            "{:?} on a new road at {cell}",
+            o.kind
+        );
+        objects += 1;
+    }
+    assert!(objects > 100, "{objects}");
     // Settings that would take minutes: refused with a clear message, the
     // roads taken away and the rest of the world still placed.
     {
         let mut s = app.world_mut().resource_mut::<TerrainSettings>();
-        s.view.roads.step = 1.0;
-        s.view.roads.max_points = 10_000;
-        s.view.roads.max_rounds = 100_000;
+        s.roads.step = 1.0;
+        s.roads.max_points = 10_000;
+        s.roads.max_rounds = 100_000;
     }
     run_until(&mut app, "the refusal", |app| {
         let error = app.world().resource::<TerrainState>().error.clone();
-        error.is_some_and(|e| e.starts_with("roads:") && e.contains("max_points"))
+        error.is_some_and(|e| {
+            matches!(e, ReliefError::Roads(_)) && e.to_string().contains("max_points")
+        })
     });
     run_until(&mut app, "objects without roads", |app| {
         settled(app) && roads(app) == 0
@@ -335,7 +369,6 @@ fn road_settings_apply_live_and_failures_are_reported() {
         .view
         .road_radius = 0.0;
     app.update();
-    let state = app.world().resource::<TerrainState>();
-    assert!(state.terrain.roads().is_none() && state.terrain.streams().is_none());
-    assert_eq!(state.error, None);
+    assert!(app.world().resource::<LaidRoads>().ground.is_bare());
+    assert_eq!(app.world().resource::<TerrainState>().error, None);
 }

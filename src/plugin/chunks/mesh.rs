@@ -1,0 +1,171 @@
+//! A chunk's ground mesh as plain data: a height grid with skirts, normals and
+//! colours by kind, built off the main thread.
+
+use super::ChunkKey;
+use crate::plugin::coords::to_bevy;
+use crate::plugin::mesh::{SNOW, colored_mesh, kind_color};
+use crate::plugin::settings::ViewSettings;
+use crate::terrain::Terrain;
+use bevy::math::{DVec2, DVec3};
+use bevy::prelude::*;
+
+/// A chunk's mesh as plain data, built off the main thread. Positions are
+/// Bevy-axis offsets from the chunk's south-west corner at height 0.
+#[derive(Clone, Debug, Default)]
+pub struct ChunkMesh {
+    /// Which chunk.
+    pub key: ChunkKey,
+    /// The settings generation it was built for.
+    pub generation: u64,
+    /// Vertex positions.
+    pub positions: Vec<[f32; 3]>,
+    /// Vertex normals.
+    pub normals: Vec<[f32; 3]>,
+    /// Vertex colours (linear RGBA).
+    pub colors: Vec<[f32; 4]>,
+    /// Triangle indices.
+    pub indices: Vec<u32>,
+    /// Lowest ground height.
+    pub min_height: f64,
+    /// Highest ground height.
+    pub max_height: f64,
+}
+
+impl ChunkMesh {
+    /// Builds the mesh: a grid of `chunk_quads` quads per side with a skirt
+    /// hanging from every edge (deep enough to hide the step to a coarser
+    /// neighbour), normals from the height field, colours by kind and snow.
+    pub fn build(terrain: &Terrain, key: ChunkKey, generation: u64, view: &ViewSettings) -> Self {
+        let q = view.chunk_quads as usize;
+        let n = q + 1;
+        let step = key.spacing(view);
+        let min = key.corner(view);
+        let mut h = Vec::new();
+        terrain
+            .heights_grid(min.x - step, min.y - step, step, n + 2, n + 2, &mut h)
+            .expect("chunk grids are small");
+        let w = n + 2;
+        let height = |i: usize, j: usize| h[(j + 1) * w + i + 1];
+        let mut m = ChunkMesh {
+            key,
+            generation,
+            min_height: f64::MAX,
+            max_height: f64::MIN,
+            ..default()
+        };
+        for j in 0..n {
+            for i in 0..n {
+                let z = height(i, j);
+                m.min_height = m.min_height.min(z);
+                m.max_height = m.max_height.max(z);
+                let local = DVec3::new(i as f64 * step, j as f64 * step, z);
+                m.positions.push(to_bevy(local, DVec2::ZERO).to_array());
+                let dzdx = (h[(j + 1) * w + i + 2] - h[(j + 1) * w + i]) / (2.0 * step);
+                let dzdy = (h[(j + 2) * w + i + 1] - h[j * w + i + 1]) / (2.0 * step);
+                let nrm = DVec3::new(-dzdx, -dzdy, 1.0).normalize();
+                m.normals.push([nrm.x as f32, nrm.z as f32, -nrm.y as f32]);
+                let (x, y) = (min.x + local.x, min.y + local.y);
+                // The ground's own colour: roads and streams are drawn by
+                // ribbons of their own, so the ground never re-meshes for them.
+                let t = terrain.terra(x, y);
+                let c = if t.snow { SNOW } else { kind_color(t.kind) };
+                m.colors.push([c[0], c[1], c[2], 1.0]);
+            }
+        }
+        for j in 0..q as u32 {
+            for i in 0..q as u32 {
+                let v00 = j * n as u32 + i;
+                let (v10, v01, v11) = (v00 + 1, v00 + n as u32, v00 + n as u32 + 1);
+                m.indices.extend_from_slice(&[v00, v10, v11, v00, v11, v01]);
+            }
+        }
+        // Skirts: each edge's vertices again, lowered; the quads face outwards.
+        let depth = (step * 1.5 + 2.0) as f32;
+        let edge = |k: usize| -> Vec<u32> {
+            let k = k as u32;
+            let n = n as u32;
+            match k {
+                0 => (0..n).collect(),                                // south, west → east
+                1 => (0..n).map(|j| j * n + n - 1).collect(),         // east, south → north
+                2 => (0..n).rev().map(|i| (n - 1) * n + i).collect(), // north, east → west
+                _ => (0..n).rev().map(|j| j * n).collect(),           // west, north → south
+            }
+        };
+        for side in 0..4 {
+            let top = edge(side);
+            let base = m.positions.len() as u32;
+            for &v in &top {
+                let mut p = m.positions[v as usize];
+                p[1] -= depth;
+                m.positions.push(p);
+                m.normals.push(m.normals[v as usize]);
+                m.colors.push(m.colors[v as usize]);
+            }
+            for k in 0..top.len() as u32 - 1 {
+                let (a, b) = (top[k as usize], top[k as usize + 1]);
+                let (c, d) = (base + k, base + k + 1);
+                // Walking the edge anticlockwise, the outside is on the right.
+                m.indices.extend_from_slice(&[a, c, d, a, d, b]);
+            }
+        }
+        m
+    }
+
+    /// The Bevy mesh.
+    pub fn into_mesh(self) -> Mesh {
+        colored_mesh(self.positions, self.normals, self.colors, self.indices)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunk_mesh_matches_heights_and_has_skirts() {
+        let t = Terrain::default();
+        let view = ViewSettings {
+            chunk_quads: 8,
+            ..Default::default()
+        };
+        let key = ChunkKey {
+            level: 1,
+            x: 148,
+            y: 9,
+        };
+        let m = ChunkMesh::build(&t, key, 3, &view);
+        let n = 9;
+        assert_eq!(m.positions.len(), n * n + 4 * n);
+        assert_eq!(m.indices.len(), 8 * 8 * 6 + 4 * 8 * 6);
+        let min = key.corner(&view);
+        let step = key.size(&view) / 8.0;
+        for j in 0..n {
+            for i in 0..n {
+                let p = m.positions[j * n + i];
+                let h = t.height(min.x + i as f64 * step, min.y + j as f64 * step);
+                assert_eq!(
+                    p,
+                    [
+                        (i as f64 * step) as f32,
+                        h as f32,
+                        -(j as f64 * step) as f32
+                    ]
+                );
+            }
+        }
+        // Every triangle faces up or outwards, never into the chunk.
+        let centre = Vec3::new(64.0, 0.0, -64.0);
+        for tri in m.indices.chunks(3) {
+            let [a, b, c] = [tri[0], tri[1], tri[2]].map(|i| Vec3::from(m.positions[i as usize]));
+            let nrm = (b - a).cross(c - a);
+            let mid = (a + b + c) / 3.0;
+            let outward = Vec3::new(mid.x - centre.x, 0.0, mid.z - centre.z);
+            assert!(
+                nrm.y > 0.0 || (nrm.y.abs() < 1e-3 && nrm.dot(outward) > 0.0),
+                "{tri:?} {nrm}"
+            );
+        }
+        assert!(m.min_height <= m.max_height);
+        assert_eq!(m.generation, 3);
+    }
+}

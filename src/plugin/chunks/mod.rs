@@ -1,0 +1,420 @@
+//! Terrain chunks: which ones to show around the focus ([`select`]: a
+//! quadtree, fine near and coarse far), building their meshes on worker
+//! threads ([`mesh`]), swapping them in without holes, cracks (skirts hide
+//! level changes) or overlaps, and the road ribbons over them ([`ribbons`]),
+//! rebuilt only where the roads over a chunk changed.
+
+mod mesh;
+mod ribbons;
+mod select;
+
+pub use mesh::ChunkMesh;
+pub use ribbons::{Ribbons, build_ribbons};
+pub use select::{ChunkKey, select_chunks};
+
+use super::ReliefAssets;
+use super::coords::{FocusState, RenderOrigin, WorldAnchor};
+use super::roads::LaidRoads;
+use super::settings::{TerrainState, ViewSettings};
+use bevy::math::{DVec2, DVec3};
+use bevy::prelude::*;
+use bevy::tasks::{AsyncComputeTaskPool, Task};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+
+/// Marks every terrain chunk entity.
+#[derive(Component, Clone, Copy, Debug, Reflect)]
+pub struct TerrainChunk {
+    /// Which chunk.
+    pub key: ChunkKey,
+    /// The settings generation its mesh was built for.
+    pub generation: u64,
+}
+
+/// Marks the water surface of a chunk (a child of the chunk entity).
+#[derive(Component, Clone, Copy, Debug, Reflect)]
+pub struct ChunkWater;
+
+/// Marks the road ribbons of a chunk (a child of the chunk entity).
+#[derive(Component, Clone, Copy, Debug, Reflect)]
+pub struct ChunkRoads;
+
+struct Present {
+    entity: Entity,
+    generation: u64,
+    water: Option<Entity>,
+    road: Option<Entity>,
+    /// The laid-roads version its ribbons were last checked against, and the
+    /// fingerprint of the roads they show.
+    ribbons: Option<(u64, u64)>,
+    visible: bool,
+}
+
+/// A finished ribbon task: the chunk, the generation and the laid-roads
+/// fingerprint it was built for, and the ribbons.
+type RibbonResult = (ChunkKey, u64, u64, Option<Ribbons>);
+
+/// The chunk bookkeeping: what is wanted, shown and being built.
+#[derive(Resource, Default)]
+pub struct ChunkManager {
+    desired: Vec<ChunkKey>,
+    desired_set: HashSet<ChunkKey>,
+    present: HashMap<ChunkKey, Present>,
+    pending: HashMap<ChunkKey, Task<ChunkMesh>>,
+    ready: VecDeque<ChunkMesh>,
+    ribbon_tasks: HashMap<ChunkKey, Task<RibbonResult>>,
+    selected_at: Option<(DVec2, u64, ViewSettings)>,
+    /// Something changed since the last retire pass.
+    dirty: bool,
+    /// Chunk meshes built since start.
+    pub generated: u64,
+}
+
+impl ChunkManager {
+    /// Chunks wanted around the focus.
+    pub fn desired(&self) -> &[ChunkKey] {
+        &self.desired
+    }
+
+    /// Chunk entities alive (shown or waiting to be replaced).
+    pub fn present_count(&self) -> usize {
+        self.present.len()
+    }
+
+    /// Tasks running or results waiting for upload.
+    pub fn pending_count(&self) -> usize {
+        self.pending.len() + self.ready.len() + self.ribbon_tasks.len()
+    }
+
+    /// Whether every wanted chunk is shown, current and nothing is pending.
+    pub fn complete(&self, generation: u64) -> bool {
+        self.pending_count() == 0
+            && !self.desired.is_empty()
+            && self.desired.iter().all(|k| {
+                self.present
+                    .get(k)
+                    .is_some_and(|p| p.generation == generation && p.visible)
+            })
+    }
+
+    /// Whether a shown chunk covers the point (ground under the focus).
+    pub fn ground_at(&self, view: &ViewSettings, p: DVec2) -> bool {
+        self.present
+            .iter()
+            .any(|(k, v)| v.visible && k.contains(view, p))
+    }
+}
+
+/// Chooses the chunks around the focus and starts building missing ones.
+pub(crate) fn request_chunks(
+    focus: Res<FocusState>,
+    state: Res<TerrainState>,
+    mut chunks: ResMut<ChunkManager>,
+) {
+    let Some(f) = focus.world else { return };
+    let view = &state.view;
+    let f2 = f.truncate();
+    let reselect = match &chunks.selected_at {
+        None => true,
+        Some((at, generation, v)) => {
+            at.distance(f2) > view.min_chunk_size / 8.0
+                || *generation != state.generation
+                || v != view
+        }
+    };
+    if reselect {
+        let desired = select_chunks(f2, view);
+        chunks.desired_set = desired.iter().copied().collect();
+        chunks.desired = desired;
+        chunks.selected_at = Some((f2, state.generation, view.clone()));
+        chunks.dirty = true;
+        // Tasks for chunks no longer wanted are dropped (which cancels them).
+        let ChunkManager {
+            pending,
+            desired_set,
+            ready,
+            ..
+        } = &mut *chunks;
+        pending.retain(|k, _| desired_set.contains(k));
+        ready.retain(|m| desired_set.contains(&m.key));
+    }
+    let pool = AsyncComputeTaskPool::get();
+    let ChunkManager {
+        desired,
+        present,
+        pending,
+        ready,
+        ..
+    } = &mut *chunks;
+    for &key in desired.iter() {
+        if pending.len() >= view.max_tasks {
+            break;
+        }
+        // Current: built for this terrain (roads have meshes of their own).
+        let current = present
+            .get(&key)
+            .is_some_and(|p| p.generation == state.generation)
+            || ready
+                .iter()
+                .any(|m| m.key == key && m.generation == state.generation);
+        if current || pending.contains_key(&key) {
+            continue;
+        }
+        let terrain = Arc::clone(&state.terrain);
+        let (generation, view) = (state.generation, view.clone());
+        pending.insert(
+            key,
+            pool.spawn(async move { ChunkMesh::build(&terrain, key, generation, &view) }),
+        );
+    }
+}
+
+/// Collects finished meshes and uploads a few per frame (nearest first).
+pub(crate) fn receive_chunks(
+    mut commands: Commands,
+    state: Res<TerrainState>,
+    origin: Res<RenderOrigin>,
+    assets: Res<ReliefAssets>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut chunks: ResMut<ChunkManager>,
+    mut existing: Query<(&mut Mesh3d, &mut TerrainChunk)>,
+) {
+    let ChunkManager {
+        pending,
+        ready,
+        desired,
+        ..
+    } = &mut *chunks;
+    ready.extend(super::take_finished(pending));
+    if ready.is_empty() {
+        return;
+    }
+    // Upload in the order of the desired list (nearest first).
+    let rank: HashMap<ChunkKey, usize> = desired.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+    ready
+        .make_contiguous()
+        .sort_by_key(|m| rank.get(&m.key).copied().unwrap_or(usize::MAX));
+    let view = state.view.clone();
+    let lake = state.terrain.params().lake_level;
+    for _ in 0..view.chunk_uploads_per_frame {
+        let Some(data) = chunks.ready.pop_front() else {
+            break;
+        };
+        if data.generation != state.generation || !chunks.desired_set.contains(&data.key) {
+            continue;
+        }
+        chunks.generated += 1;
+        chunks.dirty = true;
+        let (key, generation) = (data.key, data.generation);
+        let wet = view.water && data.min_height < lake;
+        let handle = meshes.add(data.into_mesh());
+        let size = key.size(&view) as f32;
+        let tag = TerrainChunk { key, generation };
+        let entity = match chunks.present.get(&key) {
+            Some(p) => {
+                if let Ok((mut m, mut t)) = existing.get_mut(p.entity) {
+                    m.0 = handle;
+                    *t = tag;
+                }
+                p.entity
+            }
+            None => {
+                let min = key.corner(&view);
+                let anchor = WorldAnchor(DVec3::new(min.x, min.y, 0.0));
+                let mut e = commands.spawn((
+                    Name::new(format!("chunk L{} ({}, {})", key.level, key.x, key.y)),
+                    tag,
+                    anchor,
+                    Transform::from_translation(origin.to_render(anchor.0)),
+                    Visibility::Hidden,
+                    Mesh3d(handle),
+                ));
+                if let Some(mat) = &assets.ground {
+                    e.insert(MeshMaterial3d(mat.clone()));
+                }
+                let entity = e.id();
+                let p = Present {
+                    entity,
+                    generation,
+                    water: None,
+                    road: None,
+                    ribbons: None,
+                    visible: false,
+                };
+                chunks.present.insert(key, p);
+                entity
+            }
+        };
+        let p = chunks.present.get_mut(&key).expect("just ensured");
+        p.generation = generation;
+        // New ground: its ribbons are draped anew.
+        p.ribbons = None;
+        // The water surface is a child of the chunk.
+        let water = wet.then(|| {
+            let tf = Transform::from_xyz(size / 2.0, lake as f32, -size / 2.0)
+                .with_scale(Vec3::new(size, 1.0, size));
+            (
+                Name::new("water"),
+                ChunkWater,
+                tf,
+                Mesh3d(assets.water_quad.clone()),
+                assets.water.clone(),
+            )
+        });
+        replace_child(&mut commands, entity, &mut p.water, water);
+    }
+}
+
+/// Keeps every shown chunk's road ribbons current: when roads are laid anew,
+/// a chunk whose roads fingerprint changed gets new ribbons (built on a
+/// worker, swapped in whole); the others keep theirs. The ground is not
+/// touched.
+pub(crate) fn update_ribbons(
+    mut commands: Commands,
+    state: Res<TerrainState>,
+    laid: Res<LaidRoads>,
+    assets: Res<ReliefAssets>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut chunks: ResMut<ChunkManager>,
+) {
+    let view = &state.view;
+    let ChunkManager {
+        present,
+        ribbon_tasks,
+        desired,
+        ..
+    } = &mut *chunks;
+    for (key, generation, print, ribbons) in super::take_finished(ribbon_tasks) {
+        let Some(p) = present.get_mut(&key) else {
+            continue;
+        };
+        if generation != p.generation || p.ribbons.map(|r| r.1) != Some(print) {
+            continue; // stale: another task is (or will be) on its way
+        }
+        let child = ribbons.map(|r| {
+            (
+                Name::new("roads"),
+                ChunkRoads,
+                Transform::IDENTITY,
+                Mesh3d(meshes.add(r.into_mesh())),
+                assets.road.clone(),
+            )
+        });
+        replace_child(&mut commands, p.entity, &mut p.road, child);
+    }
+    let pool = AsyncComputeTaskPool::get();
+    // Nearest first (the desired list's order), then any other shown chunk.
+    let keys: Vec<ChunkKey> = desired
+        .iter()
+        .copied()
+        .filter(|k| present.contains_key(k))
+        .chain(present.keys().copied().filter(|k| !desired.contains(k)))
+        .collect();
+    for key in keys {
+        let Some(p) = present.get_mut(&key) else {
+            continue;
+        };
+        if p.generation != state.generation
+            || p.ribbons.is_some_and(|r| r.0 == laid.version)
+            || !key.draws_ribbons(view)
+        {
+            continue;
+        }
+        if ribbon_tasks.len() >= view.max_tasks {
+            break;
+        }
+        let min = key.corner(view);
+        let print = laid.fingerprint(min, min + DVec2::splat(key.size(view)));
+        let unchanged = p.ribbons.is_some_and(|r| r.1 == print);
+        p.ribbons = Some((laid.version, print));
+        if unchanged {
+            continue;
+        }
+        let (terrain, view, generation) = (state.terrain.clone(), view.clone(), p.generation);
+        let (roads, streams) = (laid.roads.clone(), laid.streams.clone());
+        ribbon_tasks.insert(
+            key,
+            pool.spawn(async move {
+                let r = build_ribbons(&terrain, key, &view, &roads, &streams);
+                (key, generation, print, r)
+            }),
+        );
+    }
+}
+
+/// Despawns a chunk's old child in `slot` and spawns the new one, if any
+/// (with its material when rendering).
+fn replace_child<B: Bundle>(
+    commands: &mut Commands,
+    parent: Entity,
+    slot: &mut Option<Entity>,
+    child: Option<(Name, B, Transform, Mesh3d, Option<Handle<StandardMaterial>>)>,
+) {
+    if let Some(old) = slot.take() {
+        commands.entity(old).despawn();
+    }
+    if let Some((name, marker, tf, mesh, material)) = child {
+        let mut e = commands.spawn((
+            name,
+            marker,
+            tf,
+            Visibility::Inherited,
+            mesh,
+            ChildOf(parent),
+        ));
+        if let Some(m) = material {
+            e.insert(MeshMaterial3d(m));
+        }
+        *slot = Some(e.id());
+    }
+}
+
+/// Shows wanted chunks and retires unwanted ones once the ground they cover
+/// is fully shown by wanted chunks, so the switch happens in one frame: no
+/// holes, no two levels drawn over each other.
+pub(crate) fn retire_chunks(
+    mut commands: Commands,
+    mut chunks: ResMut<ChunkManager>,
+    mut vis: Query<&mut Visibility, With<TerrainChunk>>,
+) {
+    if !chunks.dirty {
+        return;
+    }
+    chunks.dirty = false;
+    let ChunkManager {
+        desired,
+        desired_set,
+        present,
+        ..
+    } = &mut *chunks;
+    let ready: HashSet<ChunkKey> = desired
+        .iter()
+        .copied()
+        .filter(|k| present.contains_key(k))
+        .collect();
+    // Unwanted chunks still needed because some wanted chunk over them is missing.
+    let mut kept: Vec<ChunkKey> = Vec::new();
+    let mut gone: Vec<ChunkKey> = Vec::new();
+    for (&k, _) in present.iter().filter(|(k, _)| !desired_set.contains(k)) {
+        let needed = desired.iter().any(|d| d.overlaps(&k) && !ready.contains(d));
+        if needed { kept.push(k) } else { gone.push(k) }
+    }
+    for k in gone {
+        if let Some(p) = present.remove(&k) {
+            commands.entity(p.entity).despawn();
+        }
+    }
+    for (k, p) in present.iter_mut() {
+        let show = !kept.iter().any(|s| s != k && s.overlaps(k));
+        if show != p.visible {
+            p.visible = show;
+            if let Ok(mut v) = vis.get_mut(p.entity) {
+                *v = if show {
+                    Visibility::Inherited
+                } else {
+                    Visibility::Hidden
+                };
+            }
+        }
+    }
+}

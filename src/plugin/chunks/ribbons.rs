@@ -1,0 +1,208 @@
+//! Road and stream ribbons over one chunk: their own meshes, draped on the
+//! chunk's triangles, so the ground never re-meshes when roads are re-laid.
+
+use super::ChunkKey;
+use crate::plugin::coords::to_bevy;
+use crate::plugin::mesh::colored_mesh;
+use crate::plugin::settings::ViewSettings;
+use crate::roads::{RoadClass, RoadLayer};
+use crate::terrain::{StreamLayer, Terrain};
+use bevy::math::{DVec2, DVec3};
+use bevy::prelude::*;
+
+/// Triangle-list geometry for the road ribbons of one chunk (same layout as
+/// the ground: Bevy-axis offsets from the chunk's south-west corner).
+#[derive(Clone, Debug, Default)]
+pub struct Ribbons {
+    /// Vertex positions.
+    pub positions: Vec<[f32; 3]>,
+    /// Vertex normals.
+    pub normals: Vec<[f32; 3]>,
+    /// Vertex colours.
+    pub colors: Vec<[f32; 4]>,
+    /// Triangle indices.
+    pub indices: Vec<u32>,
+}
+
+/// The ribbons of the roads and streams over one chunk, draped on the
+/// chunk's own triangles (the same height grid its ground mesh uses), or
+/// `None` where nothing crosses it.
+pub fn build_ribbons(
+    terrain: &Terrain,
+    key: ChunkKey,
+    view: &ViewSettings,
+    roads: &RoadLayer,
+    streams: &StreamLayer,
+) -> Option<Ribbons> {
+    let size = key.size(view);
+    let step = key.spacing(view);
+    let min = key.corner(view);
+    let max = min + DVec2::splat(size);
+    let (road_ids, stream_ids) = (roads.roads_in(min, max), streams.streams_near(min, max));
+    if road_ids.is_empty() && stream_ids.is_empty() {
+        return None;
+    }
+    let q = view.chunk_quads as usize;
+    let n = q + 1;
+    // The same grid call as the ground mesh's, so the heights are the same bits.
+    let mut h = Vec::new();
+    let w = n + 2;
+    terrain
+        .heights_grid(min.x - step, min.y - step, step, w, w, &mut h)
+        .ok()?;
+    let height = |i: usize, j: usize| h[(j + 1) * w + i + 1];
+    let ground = |p: DVec2| {
+        // The height of this chunk's own triangles at p (clamped to the chunk).
+        let l = ((p - min) / step).clamp(DVec2::ZERO, DVec2::splat(q as f64 - 1e-9));
+        let (i, j) = (l.x.floor() as usize, l.y.floor() as usize);
+        let (fx, fy) = (l.x - i as f64, l.y - j as f64);
+        let (h00, h10, h01, h11) = (
+            height(i, j),
+            height(i + 1, j),
+            height(i, j + 1),
+            height(i + 1, j + 1),
+        );
+        if fx >= fy {
+            h00 + fx * (h10 - h00) + fy * (h11 - h10)
+        } else {
+            h00 + fy * (h01 - h00) + fx * (h11 - h01)
+        }
+    };
+    // Far out, ribbons are at least a quarter of a grid step wide, so that
+    // roads stay visible on coarse chunks.
+    let least = step / 4.0;
+    let net = roads.network();
+    let mut r = Ribbons::default();
+    let road_lines = road_ids.into_iter().map(|i| {
+        let road = &net.roads[i];
+        let color = match road.class {
+            RoadClass::Track => [0.32, 0.25, 0.17, 1.0],
+            _ => [0.13, 0.13, 0.13, 1.0],
+        };
+        (road.points.as_slice(), road.width.max(least), color)
+    });
+    ribbons(&mut r, road_lines, min, size, step, &ground);
+    let water = [0.08, 0.22, 0.36, 1.0];
+    let stream_lines = stream_ids.into_iter().map(|i| {
+        let s = &streams.streams()[i];
+        (s.points.as_slice(), streams.width().max(least), water)
+    });
+    ribbons(&mut r, stream_lines, min, size, step, &ground);
+    (!r.indices.is_empty()).then_some(r)
+}
+
+impl Ribbons {
+    /// The Bevy mesh.
+    pub fn into_mesh(self) -> Mesh {
+        colored_mesh(self.positions, self.normals, self.colors, self.indices)
+    }
+}
+
+/// Adds ribbons for `lines` (centre line, width, colour) over the chunk
+/// `[min, min + size)`: the centre lines resampled finely enough to follow
+/// the chunk's triangles, each sample given its width across, heights from
+/// `ground` plus a small lift.
+fn ribbons<'a>(
+    r: &mut Ribbons,
+    lines: impl Iterator<Item = (&'a [DVec2], f64, [f32; 4])>,
+    min: DVec2,
+    size: f64,
+    step: f64,
+    ground: &dyn Fn(DVec2) -> f64,
+) {
+    let max = min + DVec2::splat(size);
+    let lift = 0.15 + 0.03 * step;
+    let inside = |p: DVec2| p.x >= min.x && p.y >= min.y && p.x < max.x && p.y < max.y;
+    let ds = (step / 2.0).clamp(0.5, 4.0);
+    for (points, width, color) in lines {
+        // Samples along the centre line.
+        let mut pts: Vec<DVec2> = Vec::new();
+        for w in points.windows(2) {
+            let n = (w[0].distance(w[1]) / ds).ceil().max(1.0) as usize;
+            pts.extend((0..n).map(|k| w[0].lerp(w[1], k as f64 / n as f64)));
+        }
+        pts.extend(points.last());
+        // Keep the samples inside, and one either side of each inside run, so
+        // that neighbouring chunks' ribbons overlap rather than gap.
+        let keep: Vec<bool> = (0..pts.len())
+            .map(|k| {
+                inside(pts[k])
+                    || (k > 0 && inside(pts[k - 1]))
+                    || (k + 1 < pts.len() && inside(pts[k + 1]))
+            })
+            .collect();
+        let mut prev: Option<u32> = None;
+        for k in 0..pts.len() {
+            if !keep[k] {
+                prev = None;
+                continue;
+            }
+            let (a, b) = (pts[k.saturating_sub(1)], pts[(k + 1).min(pts.len() - 1)]);
+            let dir = (b - a).normalize_or(DVec2::X);
+            let side = DVec2::new(dir.y, -dir.x) * (width / 2.0);
+            let base = r.positions.len() as u32;
+            // Three vertices across (left, centre, right), so that the ribbon
+            // follows the ground's triangles across its width too.
+            for q in [pts[k] - side, pts[k], pts[k] + side] {
+                let z = ground(q) + lift;
+                r.positions
+                    .push(to_bevy(DVec3::new(q.x - min.x, q.y - min.y, z), DVec2::ZERO).to_array());
+                r.normals.push([0.0, 1.0, 0.0]);
+                r.colors.push(color);
+            }
+            if let Some(p) = prev {
+                // Counter-clockwise seen from above, left to right.
+                for d in 0..2 {
+                    let (a, b) = (p + d, base + d);
+                    r.indices.extend_from_slice(&[a, a + 1, b + 1, a, b + 1, b]);
+                }
+            }
+            prev = Some(base);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ribbons_drape_on_fine_chunks_and_face_up() {
+        use crate::roads::{ContourParams, ContourRoads};
+        use std::sync::Arc;
+        let t = Terrain::default();
+        let (min, max) = (DVec2::new(18600.0, 960.0), DVec2::new(19400.0, 1560.0));
+        let net = ContourRoads::new(ContourParams::default())
+            .unwrap()
+            .generate(&t, min, max);
+        let p = net.roads[0].points[2];
+        let roads = RoadLayer::new(Arc::new(net));
+        let streams = StreamLayer::default();
+        let view = ViewSettings::default();
+        let key = ChunkKey {
+            level: 0,
+            x: (p.x / 64.0).floor() as i64,
+            y: (p.y / 64.0).floor() as i64,
+        };
+        let r = build_ribbons(&t, key, &view, &roads, &streams).expect("a road crosses this chunk");
+        assert_eq!(r.positions.len() % 3, 0);
+        for tri in r.indices.chunks(3) {
+            let [a, b, c] = [tri[0], tri[1], tri[2]].map(|i| Vec3::from(r.positions[i as usize]));
+            assert!((b - a).cross(c - a).y > 0.0);
+        }
+        // Ribbon vertices stand just above the true ground (within the
+        // chunk's own interpolation error at 2 m spacing).
+        for q in &r.positions {
+            let w = key.corner(&view) + DVec2::new(q[0] as f64, -q[2] as f64);
+            let h = t.height(w.x, w.y);
+            assert!((q[1] as f64 - h).abs() < 1.5, "{} vs {h}", q[1]);
+        }
+        // Nothing crosses a chunk far away.
+        let far = ChunkKey {
+            level: 0,
+            x: key.x + 1000,
+            y: key.y,
+        };
+        assert!(build_ribbons(&t, far, &view, &roads, &streams).is_none());
+    }
+}
