@@ -11,8 +11,10 @@
 //! This module owns heights ([`Terrain::height`], [`Terrain::heights_grid`]),
 //! lakes, terrain kinds and point features ([`Terrain::terra`]) and placed
 //! overrides; the submodules add trees and buildings, streams, mines and
-//! caverns, random profiles and site finding.
+//! caverns, random profiles and site finding, and bounds on heights and
+//! town sums for callers that rule ground out without sampling it.
 
+mod bounds;
 mod grid;
 mod kinds;
 mod laid;
@@ -23,6 +25,7 @@ mod random;
 mod streams;
 mod underground;
 
+pub use bounds::{HeightSlopeBound, TownBound};
 pub use grid::{GridError, GridKernel, MAX_GRID_SAMPLES};
 pub use kinds::{ControlCode, Feature, Terra, TerrainKind};
 pub use laid::{LaidGround, LaidKind, Overlay, StreamLayer};

@@ -1,0 +1,258 @@
+//! End-to-end tests of the contour roads: the seed's properties, region
+//! stability, the focus-box search, laid roads, refused requests, and the
+//! roads pinned bit for bit.
+
+use super::output::segment_meets_rect;
+use super::*;
+use crate::num::java_round;
+use crate::roads::Road;
+use crate::terrain::TerrainKind;
+
+fn generate_area(min: (f64, f64), max: (f64, f64)) -> RoadNetwork {
+    let t = Terrain::default();
+    ContourRoads::new(ContourParams::default())
+        .unwrap()
+        .generate(&t, DVec2::new(min.0, min.1), DVec2::new(max.0, max.1))
+}
+
+#[test]
+fn the_seed_map_has_roads_with_the_seed_properties() {
+    let t = Terrain::default();
+    let net = generate_area((18600.0, 960.0), (19400.0, 1560.0));
+    assert!(net.roads.len() >= 5, "{} roads", net.roads.len());
+    for r in &net.roads {
+        assert!(r.points.len() >= 2);
+        // Sample every metre: never in a lake or a town, but at the very end.
+        let n = r.points.len();
+        for (k, w) in r.points.windows(2).enumerate() {
+            let len = w[0].distance(w[1]);
+            let samples = len.floor() as usize;
+            for s in 0..=samples {
+                let q = w[0].lerp(w[1], s as f64 / len.max(1e-9));
+                let last = k + 2 == n && s == samples;
+                if !last {
+                    let k = t.terra(java_round(q.x) as f64, java_round(q.y) as f64).kind;
+                    assert!(
+                        k != TerrainKind::Lake && k != TerrainKind::Town,
+                        "{q} in {k:?}"
+                    );
+                }
+            }
+            assert!(len <= 10.0 + 1e-9);
+        }
+    }
+    net.check_planar().unwrap();
+}
+
+#[test]
+fn roads_have_at_most_100_points_10_m_apart() {
+    // Roads touching A, with every road joined to them present: B is A
+    // grown by more than a road's length.
+    let (a0, a1) = (DVec2::new(18800.0, 1000.0), DVec2::new(19300.0, 1400.0));
+    let net = generate_area((17600.0, -200.0), (20500.0, 2600.0));
+    let junction: std::collections::HashSet<(u64, u64)> = net
+        .junctions
+        .iter()
+        .map(|j| (j.pos.x.to_bits(), j.pos.y.to_bits()))
+        .collect();
+    let in_a = |r: &&Road| {
+        r.points
+            .windows(2)
+            .any(|w| segment_meets_rect(w[0], w[1], a0, a1))
+    };
+    assert!(net.roads.iter().filter(in_a).count() > 5);
+    for r in net.roads.iter().filter(in_a) {
+        // Growth points: the first, and every vertex that is not a junction
+        // (junction points are inserted on segments).
+        let n = r.points.len();
+        let mut growth = 1;
+        let mut run = 0.0;
+        for k in 1..n {
+            run += r.points[k - 1].distance(r.points[k]);
+            let is_junction =
+                junction.contains(&(r.points[k].x.to_bits(), r.points[k].y.to_bits()));
+            if k + 1 < n && !is_junction {
+                assert!((run - 10.0).abs() < 1e-6, "spacing {run}");
+                growth += 1;
+                run = 0.0;
+            }
+        }
+        assert!(run <= 10.0 + 1e-6);
+        assert!(growth < 100, "{growth} growth points");
+    }
+    net.check_planar().unwrap();
+    assert_eq!(
+        net,
+        generate_area((17600.0, -200.0), (20500.0, 2600.0)),
+        "same inputs, same network"
+    );
+}
+
+#[test]
+fn roads_inside_an_area_do_not_depend_on_what_else_is_generated() {
+    let a = ((19000.0, 1000.0), (19500.0, 1400.0));
+    let alone = generate_area(a.0, a.1);
+    let inside_bigger = generate_area((17000.0, -500.0), (21000.0, 3000.0));
+    let shifted = generate_area((18800.0, 900.0), (19700.0, 1500.0));
+    let pick = |net: &RoadNetwork| -> Vec<Road> {
+        let (min, max) = (DVec2::new(a.0.0, a.0.1), DVec2::new(a.1.0, a.1.1));
+        let mut v: Vec<Road> = net
+            .roads
+            .iter()
+            .filter(|r| {
+                r.points
+                    .windows(2)
+                    .any(|w| segment_meets_rect(w[0], w[1], min, max))
+            })
+            .cloned()
+            .collect();
+        v.sort_by(|x, y| {
+            x.points[0]
+                .x
+                .total_cmp(&y.points[0].x)
+                .then(x.points[0].y.total_cmp(&y.points[0].y))
+                .then(x.points[1].x.total_cmp(&y.points[1].x))
+        });
+        v
+    };
+    assert!(!alone.roads.is_empty());
+    assert_eq!(pick(&alone), pick(&inside_bigger));
+    assert_eq!(pick(&alone), pick(&shifted));
+}
+
+#[test]
+fn the_focus_box_search_gives_the_same_roads_from_any_first_margin() {
+    let t = Terrain::default();
+    let with = |m: f64| {
+        ContourRoads::new(ContourParams {
+            initial_margin: m,
+            ..Default::default()
+        })
+        .unwrap()
+    };
+    // Away from the seed's map: hills, lake shores, town patches.
+    for (x, y) in [
+        (-2300.0, 400.0),
+        (-800.0, 9000.0),
+        (3000.0, 3000.0),
+        (1500.0, -10000.0),
+    ] {
+        let (min, max) = (DVec2::new(x, y), DVec2::new(x + 300.0, y + 300.0));
+        // The full margin at once holds every road: the reference.
+        let reference = with(1.0e5).generate(&t, min, max);
+        assert!(!reference.roads.is_empty(), "{min}");
+        for m in [0.0, 150.0, 700.0] {
+            assert_eq!(
+                with(m).generate(&t, min, max),
+                reference,
+                "{min}, first margin {m}"
+            );
+        }
+    }
+}
+
+#[test]
+fn bad_parameters_and_areas_are_refused() {
+    let p = ContourParams {
+        step: f64::NAN,
+        ..Default::default()
+    };
+    assert!(
+        ContourRoads::new(p)
+            .unwrap_err()
+            .to_string()
+            .starts_with("step")
+    );
+    let p = ContourParams {
+        max_points: 1,
+        ..Default::default()
+    };
+    assert!(
+        ContourRoads::new(p)
+            .unwrap_err()
+            .to_string()
+            .starts_with("max_points")
+    );
+    let c = ContourRoads::new(ContourParams::default()).unwrap();
+    let t = Terrain::default();
+    assert!(matches!(
+        c.try_generate(&t, DVec2::ZERO, DVec2::splat(1.0e5)),
+        Err(RoadAreaError::TooLarge { .. })
+    ));
+    assert!(matches!(
+        c.try_generate(&t, DVec2::splat(f64::NAN), DVec2::ONE),
+        Err(RoadAreaError::TooLarge { .. })
+    ));
+    // A small area is fine with the defaults...
+    assert!(c.try_generate(&t, DVec2::ZERO, DVec2::splat(500.0)).is_ok());
+    // ...but 1 m steps for 10,000 points would take minutes: refused at once.
+    let long = ContourRoads::new(ContourParams {
+        step: 1.0,
+        max_points: 10_000,
+        max_rounds: 100_000,
+        ..Default::default()
+    })
+    .unwrap();
+    let err = long
+        .try_generate(&t, DVec2::ZERO, DVec2::splat(500.0))
+        .unwrap_err();
+    assert!(matches!(err, RoadAreaError::TooMuchGrowth { .. }));
+    assert!(err.to_string().contains("max_points"), "{err}");
+    assert_eq!(
+        c.generate(&t, DVec2::ONE, DVec2::ZERO),
+        RoadNetwork::default()
+    );
+}
+
+/// FNV-1a over every road point and junction, as bits: any change to the
+/// roads changes it.
+fn network_hash(net: &RoadNetwork) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut write = |v: u64| {
+        for b in v.to_le_bytes() {
+            h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    };
+    write(net.roads.len() as u64);
+    for r in &net.roads {
+        write(r.points.len() as u64);
+        for p in &r.points {
+            write(p.x.to_bits());
+            write(p.y.to_bits());
+        }
+        write(r.width.to_bits());
+        write(r.class as u64);
+    }
+    write(net.junctions.len() as u64);
+    for j in &net.junctions {
+        write(j.pos.x.to_bits());
+        write(j.pos.y.to_bits());
+        for &r in &j.roads {
+            write(r as u64);
+        }
+    }
+    h
+}
+
+#[test]
+fn the_roads_stay_the_same_bit_for_bit() {
+    // Hashes taken from the single-file generator before it was split, so
+    // refactoring cannot change a road without this noticing.
+    let t = Terrain::default();
+    let (min, max) = (DVec2::ZERO, DVec2::new(800.0, 600.0));
+    let with = |p: ContourParams| ContourRoads::new(p).unwrap().try_generate(&t, min, max);
+    let default = with(ContourParams::default()).unwrap();
+    assert_eq!(default.roads.len(), 17);
+    assert_eq!(network_hash(&default), 0x0d9d_d681_ae2e_a837);
+    let other = with(ContourParams {
+        step: 2.5,
+        turn: 0.4,
+        density: 60.0,
+        seed: 1,
+        max_points: 40,
+        ..Default::default()
+    })
+    .unwrap();
+    assert_eq!(other.roads.len(), 82);
+    assert_eq!(network_hash(&other), 0xfb07_2b36_dfe2_928b);
+}
