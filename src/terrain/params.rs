@@ -211,7 +211,7 @@ impl Default for TownParams {
 pub struct StreamParams {
     /// Side of the square window searched for the next, lowest point (odd; seed: 11).
     pub window: u32,
-    /// Longest stream in metres (seed: 300).
+    /// Longest stream in metres (seed: 300; at most 3000).
     pub max_length: f64,
 }
 
@@ -379,6 +379,12 @@ fn vector_set(field: &'static str, set: &[DVec2]) -> Result<(), ParamError> {
     Ok(())
 }
 
+/// Longest `streams.max_length` accepted, metres (the seed uses 300): with
+/// its margin of `max_length + 1` on every side, a 3 km × 3 km request
+/// scans (3000 + 2·3001 + 1)² ≈ 8.1·10⁷ m², within
+/// [`MAX_SCAN_AREA`](super::MAX_SCAN_AREA).
+pub(crate) const MAX_STREAM_LENGTH: f64 = 3000.0;
+
 /// Largest magnitude of any height or threshold we accept (metres).
 const BIG: f64 = 1e9;
 
@@ -469,7 +475,9 @@ impl TerrainParams {
             });
         }
         in_range("streams.window", s.window as f64, 3.0, 101.0)?;
-        in_range("streams.max_length", s.max_length, 0.0, 10_000.0)?;
+        // Longer streams would grow the stream scan's margin past
+        // MAX_SCAN_AREA; this bound leaves `streams_in` at least 3 km × 3 km.
+        in_range("streams.max_length", s.max_length, 0.0, MAX_STREAM_LENGTH)?;
         let m = &self.mines;
         in_range("mines.cell", m.cell as f64, 1.0, 1024.0)?;
         in_range("mines.openness", m.openness, 0.0, 1.0)?;
@@ -609,6 +617,20 @@ mod tests {
         let p: TerrainParams = ron::from_str("(trees: (spacing: 4.0))").unwrap();
         assert_eq!(p.trees.spacing, 4.0);
         assert_eq!(p.trees.jitter, TreeParams::default().jitter);
+    }
+
+    #[test]
+    fn stream_length_is_bounded() {
+        let mut p = TerrainParams::default();
+        p.streams.max_length = MAX_STREAM_LENGTH;
+        p.validate().unwrap();
+        p.streams.max_length = MAX_STREAM_LENGTH + 0.5;
+        assert!(
+            p.validate()
+                .unwrap_err()
+                .to_string()
+                .starts_with("streams.max_length")
+        );
     }
 
     #[test]
