@@ -7,6 +7,10 @@ use super::{PI10000, Terrain, TerrainKind, hash2, pi_bits, unit};
 use crate::num::{floor_i64, lattice_coord};
 use glam::DVec2;
 
+#[cfg(test)]
+#[path = "hostile_tests.rs"]
+mod hostile_tests;
+
 const TREE_SALT: u64 = 0x7733_0001;
 const BUILDING_SALT: u64 = 0xb1d6_0002;
 
