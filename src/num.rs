@@ -61,6 +61,35 @@ pub fn floor_i64(v: f64) -> i64 {
     }
 }
 
+/// The edge of the placed world: ±2⁵² m (about 4.5·10¹⁵ m, 30 000 au).
+///
+/// Every lattice point or whole metre at which something is found (a
+/// tree's lattice point, a building's centre, a mine cell's corner or a
+/// shaft, a stream's source, a site) lies within this distance of the
+/// origin on both axes; queries beyond it find nothing. Up to 2⁵³ every
+/// whole metre is an exact `f64`, so a position inside the limit, with any
+/// neighbourhood a query examines around it (all far smaller than 2⁵²),
+/// converts between `i64` and `f64` exactly and never overflows. Heights and
+/// `terra` are defined everywhere.
+pub const WORLD_LIMIT: i64 = 1 << 52;
+
+/// [`WORLD_LIMIT`] as an `f64` (exact).
+pub const WORLD_LIMIT_F64: f64 = WORLD_LIMIT as f64;
+
+/// Whether a whole-metre position lies within [`WORLD_LIMIT`] on both axes.
+#[inline]
+pub fn within_world(x: i64, y: i64) -> bool {
+    x.unsigned_abs() <= WORLD_LIMIT as u64 && y.unsigned_abs() <= WORLD_LIMIT as u64
+}
+
+/// The coordinate `i · spacing` of a lattice index, or `None` where it would
+/// overflow or lie beyond [`WORLD_LIMIT`].
+#[inline]
+pub fn lattice_coord(i: i64, spacing: i64) -> Option<i64> {
+    i.checked_mul(spacing)
+        .filter(|v| v.unsigned_abs() <= WORLD_LIMIT as u64)
+}
+
 /// A 64-bit mix (splitmix64 finaliser) of a lattice point and a salt, for
 /// variations the seed leaves free. Deterministic on every platform.
 #[inline]
@@ -146,6 +175,23 @@ mod tests {
             // `as` saturates and maps NaN to 0.
             assert_eq!(floor_i64(v), v.floor() as i64, "{v}");
         }
+    }
+
+    #[test]
+    fn lattice_coords_stay_inside_the_world() {
+        assert_eq!(lattice_coord(3, 16), Some(48));
+        assert_eq!(lattice_coord(-3, 16), Some(-48));
+        assert_eq!(lattice_coord(WORLD_LIMIT / 16, 16), Some(WORLD_LIMIT));
+        assert_eq!(lattice_coord(WORLD_LIMIT / 16 + 1, 16), None);
+        assert_eq!(lattice_coord(i64::MAX, 16), None);
+        assert_eq!(lattice_coord(i64::MIN, 1), None);
+        assert_eq!(lattice_coord(i64::MIN, -1), None);
+        assert!(within_world(WORLD_LIMIT, -WORLD_LIMIT));
+        assert!(!within_world(WORLD_LIMIT + 1, 0));
+        assert!(!within_world(0, i64::MIN));
+        // Every whole metre up to the limit (and well past it) is exact.
+        assert_eq!((WORLD_LIMIT_F64 + 1.0) as i64, WORLD_LIMIT + 1);
+        assert_eq!((-WORLD_LIMIT_F64 - 3001.0) as i64, -WORLD_LIMIT - 3001);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 mod font;
 
+use crate::num::WORLD_LIMIT_F64;
 use crate::roads::{RoadClass, RoadNetwork};
 use crate::terrain::{Feature, Stream, Terrain, TerrainKind};
 use glam::DVec2;
@@ -17,9 +18,10 @@ pub struct MapStyle {
     pub metres_per_pixel: f64,
     /// Contour interval, metres (every fifth contour is thicker).
     pub contour_interval: f64,
-    /// Spacing of the north lines, metres (0 = none).
+    /// Spacing of the north lines, metres (0 = none; none either when they
+    /// would be closer than a pixel, or not finite).
     pub north_lines: f64,
-    /// Draw the scale bar.
+    /// Draw the scale bar (left out when even 1 m would not fit the image).
     pub scale_bar: bool,
 }
 
@@ -97,11 +99,19 @@ impl MapImage {
         }
     }
 
+    /// The pixels within `r` of `(cx, cy)`; nothing unless the disc is finite
+    /// and touches the image, and only the image's pixels are visited.
     fn disc(&mut self, cx: f64, cy: f64, r: f64, c: Rgb) {
+        let (w, h) = (self.width as f64, self.height as f64);
+        if !(r >= 0.0 && cx + r >= -1.0 && cy + r >= -1.0 && cx - r <= w && cy - r <= h) {
+            return;
+        }
+        // The centre lies within r of the image: the loops visit only pixels.
         let ri = r.ceil() as i64;
-        for dy in -ri..=ri {
-            for dx in -ri..=ri {
-                let (x, y) = (cx.round() as i64 + dx, cy.round() as i64 + dy);
+        let (rx, ry) = (cx.round() as i64, cy.round() as i64);
+        let (w, h) = (self.width as i64, self.height as i64);
+        for y in ry.saturating_sub(ri).max(0)..=ry.saturating_add(ri).min(h - 1) {
+            for x in rx.saturating_sub(ri).max(0)..=rx.saturating_add(ri).min(w - 1) {
                 if ((x as f64 - cx).powi(2) + (y as f64 - cy).powi(2)) <= r * r {
                     self.put(x, y, c);
                 }
@@ -109,8 +119,16 @@ impl MapImage {
         }
     }
 
-    /// A line of the given width from `a` to `b` (pixel coordinates).
+    /// A line of the given width from `a` to `b` (pixel coordinates),
+    /// clipped to the image (grown by the half width): the work is bounded
+    /// by the image's size, wherever the ends lie.
     fn line(&mut self, a: DVec2, b: DVec2, width: f64, c: Rgb) {
+        let m = width / 2.0 + 1.0;
+        let lo = DVec2::splat(-m);
+        let hi = DVec2::new(self.width as f64, self.height as f64) + m;
+        let Some((a, b)) = clip_segment(a, b, lo, hi) else {
+            return;
+        };
         let n = (a.distance(b).ceil() as usize * 2).max(1);
         for k in 0..=n {
             let p = a.lerp(b, k as f64 / n as f64);
@@ -118,9 +136,11 @@ impl MapImage {
         }
     }
 
+    /// Fills `[x0, x1) × [y0, y1)`, clipped to the image.
     fn rect(&mut self, x0: i64, y0: i64, x1: i64, y1: i64, c: Rgb) {
-        for y in y0..y1 {
-            for x in x0..x1 {
+        let (w, h) = (self.width as i64, self.height as i64);
+        for y in y0.max(0)..y1.min(h) {
+            for x in x0.max(0)..x1.min(w) {
                 self.put(x, y, c);
             }
         }
@@ -133,18 +153,14 @@ impl MapImage {
                 for (ry, row) in rows.iter().enumerate() {
                     for rx in 0..3 {
                         if row & (4 >> rx) != 0 {
-                            self.rect(
-                                cx + rx * 2,
-                                y + ry as i64 * 2,
-                                cx + rx * 2 + 2,
-                                y + ry as i64 * 2 + 2,
-                                c,
-                            );
+                            let (px, py) =
+                                (cx.saturating_add(rx * 2), y.saturating_add(ry as i64 * 2));
+                            self.rect(px, py, px.saturating_add(2), py.saturating_add(2), c);
                         }
                     }
                 }
             }
-            cx += 8;
+            cx = cx.saturating_add(8);
         }
     }
 
@@ -160,6 +176,67 @@ impl MapImage {
         Ok(out)
     }
 }
+
+/// The part of the segment `a`–`b` inside the box `[lo, hi]`, or `None`
+/// when it misses the box or is not finite. Ends inside the box are kept
+/// exactly.
+fn clip_segment(a: DVec2, b: DVec2, lo: DVec2, hi: DVec2) -> Option<(DVec2, DVec2)> {
+    if !(a.is_finite() && b.is_finite()) {
+        return None;
+    }
+    if !(b - a).is_finite() {
+        // Ends more than f64::MAX apart: clip each half (whose extent is finite).
+        let m = a * 0.5 + b * 0.5;
+        return match (clip_finite(a, m, lo, hi), clip_finite(m, b, lo, hi)) {
+            (Some((p, _)), Some((_, q))) => Some((p, q)),
+            (one, None) | (None, one) => one,
+        };
+    }
+    clip_finite(a, b, lo, hi)
+}
+
+/// [`clip_segment`] for `b − a` finite (Liang–Barsky).
+fn clip_finite(a: DVec2, b: DVec2, lo: DVec2, hi: DVec2) -> Option<(DVec2, DVec2)> {
+    let d = b - a;
+    if !d.is_finite() {
+        return None;
+    }
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for (p, q) in [
+        (-d.x, a.x - lo.x),
+        (d.x, hi.x - a.x),
+        (-d.y, a.y - lo.y),
+        (d.y, hi.y - a.y),
+    ] {
+        if p == 0.0 {
+            if q < 0.0 {
+                return None;
+            }
+        } else if p < 0.0 {
+            t0 = t0.max(q / p);
+        } else {
+            t1 = t1.min(q / p);
+        }
+    }
+    // (Both are finite: `d` and the box are.)
+    if t0 > t1 {
+        return None;
+    }
+    let at = |t: f64| match t {
+        0.0 => a,
+        1.0 => b,
+        _ => a + d * t,
+    };
+    Some((at(t0), at(t1)))
+}
+
+/// Side of a building's square footprint, metres (as the terrain's): the
+/// map draws buildings at this many metres per pixel or finer.
+const BUILDING_SIDE: f64 = 12.0;
+
+/// Side of the tiles in which the map looks for buildings, metres: a tile's
+/// lattice cells stay within [`crate::terrain::MAX_SCAN_AREA`].
+const BUILDING_TILE: f64 = 8000.0;
 
 /// Largest map in pixels (the renderer allocates a height grid as large).
 pub const MAX_MAP_PIXELS: usize = 4096 * 4096;
@@ -186,6 +263,11 @@ pub struct MapLayers<'a> {
 
 /// Draws the map of `width × height` pixels centred on `centre`.
 /// Errors for sizes beyond [`MAX_MAP_PIXELS`] or a bad scale.
+///
+/// The work is bounded by the pixel count (plus the layers' own points):
+/// buildings are drawn up to 12 m per pixel (where one covers a pixel),
+/// point features up to 1 m per pixel, north lines at least a pixel apart,
+/// and every line, symbol and label is clipped to the image.
 pub fn render_map(
     terrain: &Terrain,
     centre: DVec2,
@@ -260,7 +342,9 @@ pub fn render_map(
                 continue;
             }
             img.put(px as i64, py as i64, colors::CONTOUR);
-            if (l0 as i64 + 1..=l1 as i64).any(|l| l.rem_euclid(5) == 0) {
+            // A level in l0+1 ..= l1 is a multiple of 5 (an index contour):
+            // one comparison, however many levels a tiny interval puts here.
+            if (l1 / 5.0).floor() > (l0 / 5.0).floor() {
                 index.push((px as i64, py as i64));
             }
         }
@@ -284,17 +368,36 @@ pub fn render_map(
         DVec2::new(x0, y0 - height as f64 * s),
         DVec2::new(x0 + width as f64 * s, y0),
     );
-    // Buildings: black squares.
-    for b in terrain.buildings_in(wmin - 8.0, wmax + 8.0) {
-        let (lo, hi) = b.footprint();
-        let (a, c) = (to_px(DVec2::new(lo.x, hi.y)), to_px(DVec2::new(hi.x, lo.y)));
-        img.rect(
-            a.x.round() as i64,
-            a.y.round() as i64,
-            c.x.round().max(a.x.round() + 1.0) as i64,
-            c.y.round().max(a.y.round() + 1.0) as i64,
-            colors::BLACK,
-        );
+    // Buildings: black squares, where one covers at least a pixel. Scanned
+    // in tiles that each stay within the buildings' scan limit: at most
+    // MAX_MAP_PIXELS · BUILDING_SIDE² / 16² lattice points in all.
+    if s <= BUILDING_SIDE {
+        let (bmin, bmax) = (wmin - 8.0, wmax + 8.0);
+        let tiles = ((bmax - bmin) / BUILDING_TILE)
+            .ceil()
+            .min(DVec2::splat(1e6));
+        let tile_min = |tx: f64, ty: f64| (bmin + DVec2::new(tx, ty) * BUILDING_TILE).min(bmax);
+        for ty in 0..tiles.y as usize {
+            for tx in 0..tiles.x as usize {
+                let (tx, ty) = (tx as f64, ty as f64);
+                let Ok(found) =
+                    terrain.try_buildings_in(tile_min(tx, ty), tile_min(tx + 1.0, ty + 1.0))
+                else {
+                    continue;
+                };
+                for b in found {
+                    let (lo, hi) = b.footprint();
+                    let (a, c) = (to_px(DVec2::new(lo.x, hi.y)), to_px(DVec2::new(hi.x, lo.y)));
+                    img.rect(
+                        a.x.round() as i64,
+                        a.y.round() as i64,
+                        c.x.round().max(a.x.round() + 1.0) as i64,
+                        c.y.round().max(a.y.round() + 1.0) as i64,
+                        colors::BLACK,
+                    );
+                }
+            }
+        }
     }
     // Streams.
     for st in layers.streams {
@@ -326,12 +429,19 @@ pub fn render_map(
     }
     // Point features as map symbols (scanned on whole metres; cones are movable
     // and so not on the map).
-    // Only at 1 m per pixel or finer, where every whole metre has its pixel.
-    let (fx0, fx1) = (wmin.x.ceil() as i64, wmax.x.floor() as i64);
-    let (fy0, fy1) = (wmin.y.ceil() as i64, wmax.y.floor() as i64);
+    // Only at 1 m per pixel or finer, where every whole metre has its pixel,
+    // and within the world limit, where whole metres are exact: at most
+    // (width + 1) × (height + 1) points.
+    let metres = |lo: f64, hi: f64| {
+        let (a, b) = (
+            lo.ceil().max(-WORLD_LIMIT_F64),
+            hi.floor().min(WORLD_LIMIT_F64),
+        );
+        a as i64..=b as i64
+    };
     if s <= 1.0 {
-        for y in fy0..=fy1 {
-            for x in fx0..=fx1 {
+        for y in metres(wmin.y, wmax.y) {
+            for x in metres(wmin.x, wmax.x) {
                 if terrain.generated_feature(x, y).is_none() {
                     continue;
                 }
@@ -343,15 +453,20 @@ pub fn render_map(
             }
         }
     }
-    // North lines, along world x multiples of the spacing.
-    if style.north_lines > 0.0 {
-        let n = style.north_lines;
+    // North lines, along world x multiples of the spacing: none closer than
+    // a pixel, so at most one per pixel column (and as many tries where the
+    // f64 steps stall, far out).
+    let n = style.north_lines;
+    if n.is_finite() && n >= s {
         let mut x = (wmin.x / n).ceil() * n;
-        while x < wmax.x {
-            let px = to_px(DVec2::new(x, 0.0)).x.round() as i64;
-            for py in 0..height as i64 {
-                if py % 6 < 4 {
-                    img.put(px, py, colors::NORTH);
+        for _ in 0..=width {
+            if x.is_nan() || x >= wmax.x {
+                break;
+            }
+            let px = to_px(DVec2::new(x, 0.0)).x.round();
+            if (0.0..width as f64).contains(&px) {
+                for py in (0..height as i64).filter(|py| py % 6 < 4) {
+                    img.put(px as i64, py, colors::NORTH);
                 }
             }
             x += n;
@@ -408,8 +523,13 @@ fn scale_bar(img: &mut MapImage, s: f64) {
         .flat_map(|m| (0..7).map(move |e| m * 10f64.powi(e)))
         .filter(|&v| v <= target)
         .fold(1.0, f64::max);
-    let len = (round / s).round() as i64;
     let (x, y) = (12, img.height as i64 - 26);
+    // At very fine scales even the shortest bar (1 m) would not fit: none.
+    let len = (round / s).round();
+    if len.is_nan() || len > (img.width as i64 - x) as f64 {
+        return;
+    }
+    let len = len as i64;
     let label = if round >= 1000.0 {
         format!("{} km", round / 1000.0)
     } else {
@@ -479,6 +599,199 @@ mod tests {
             ..Default::default()
         };
         assert!(render_map(&t, DVec2::ZERO, 10, 10, &bad, MapLayers::default()).is_err());
+    }
+
+    fn plain() -> MapStyle {
+        MapStyle {
+            scale_bar: false,
+            north_lines: 0.0,
+            ..Default::default()
+        }
+    }
+
+    fn count(img: &MapImage, c: Rgb) -> usize {
+        img.rgba.chunks(4).filter(|p| p[..3] == c).count()
+    }
+
+    #[test]
+    fn north_lines_closer_than_a_pixel_are_left_out() {
+        let t = Terrain::default();
+        for n in [1e-9, 0.5, f64::MIN_POSITIVE, f64::INFINITY, f64::NAN, -5.0] {
+            let style = MapStyle {
+                north_lines: n,
+                ..plain()
+            };
+            let img = render_map(&t, DVec2::ZERO, 30, 20, &style, MapLayers::default()).unwrap();
+            assert_eq!(count(&img, colors::NORTH), 0, "{n}");
+        }
+        // One a pixel apart fills every column, four rows in six.
+        let style = MapStyle {
+            north_lines: 1.0,
+            ..plain()
+        };
+        let img = render_map(&t, DVec2::ZERO, 30, 12, &style, MapLayers::default()).unwrap();
+        // (Pixel centres sit half-way between whole metres; the first line
+        // rounds off the image.)
+        assert_eq!(count(&img, colors::NORTH), 29 * 8);
+        // Far out, where x + n no longer moves, the loop still ends.
+        for c in [1e17, 9.2e18, 1e300] {
+            let style = MapStyle {
+                north_lines: 5.0,
+                metres_per_pixel: 2.0,
+                ..plain()
+            };
+            let centre = DVec2::new(c, -c);
+            let img = render_map(&t, centre, 16, 6, &style, MapLayers::default()).unwrap();
+            assert!(count(&img, colors::NORTH) <= 16 * 4);
+        }
+    }
+
+    #[test]
+    fn the_scale_bar_stays_in_the_image() {
+        let t = Terrain::default();
+        for s in [1e-300, 1e-9, 1e-3, 0.01, 1.0, 1000.0] {
+            let style = MapStyle {
+                metres_per_pixel: s,
+                scale_bar: true,
+                north_lines: 0.0,
+                ..Default::default()
+            };
+            for (w, h) in [(1, 1), (5, 40), (40, 5), (200, 60)] {
+                let img = render_map(&t, DVec2::ZERO, w, h, &style, MapLayers::default()).unwrap();
+                assert_eq!(img.rgba.len(), w * h * 4);
+            }
+        }
+        // A bar that fits is drawn: 50 m at 1 m per pixel on 200 px.
+        let style = MapStyle {
+            scale_bar: true,
+            ..plain()
+        };
+        let img = render_map(&t, DVec2::ZERO, 200, 60, &style, MapLayers::default()).unwrap();
+        let bar_row = 60 - 26 + 11;
+        let black = (0..200)
+            .filter(|&x| img.rgba[(bar_row * 200 + x) * 4..][..3] == colors::BLACK)
+            .count();
+        assert_eq!(black, 50);
+    }
+
+    #[test]
+    fn extreme_centres_sizes_and_layers_are_safe() {
+        let t = Terrain::default();
+        let far = [
+            1e6,
+            -1e12,
+            1e18,
+            9.2e18,
+            -9.3e18,
+            i64::MAX as f64,
+            4503599627370496.0,
+            1e300,
+            f64::MAX,
+            -f64::MAX,
+        ];
+        let streams = [Stream {
+            source: (0, 0),
+            points: vec![
+                DVec2::new(-1e300, 0.0),
+                DVec2::new(1e300, 1.0),
+                DVec2::new(f64::MAX, -f64::MAX),
+                DVec2::new(f64::NAN, 0.0),
+                DVec2::new(f64::INFINITY, 3.0),
+                DVec2::new(-f64::MAX, f64::MAX),
+            ],
+            end: crate::terrain::StreamEnd::Marsh,
+            length: 1.0,
+        }];
+        for &c in &far {
+            for centre in [DVec2::new(c, 0.0), DVec2::new(0.0, c), DVec2::splat(c)] {
+                for s in [1e-6, 1.0, 12.0, 1000.0] {
+                    let style = MapStyle {
+                        metres_per_pixel: s,
+                        contour_interval: 1e-300,
+                        north_lines: s,
+                        scale_bar: true,
+                    };
+                    let layers = MapLayers {
+                        roads: None,
+                        streams: &streams,
+                        marker: Some(MapMarker {
+                            pos: DVec2::new(-c, c),
+                            heading: 1.0,
+                        }),
+                    };
+                    let img = render_map(&t, centre, 9, 7, &style, layers).unwrap();
+                    assert_eq!(img.rgba.len(), 9 * 7 * 4);
+                }
+            }
+        }
+        // Sizes beyond the limit are refused before anything is allocated.
+        for (w, h) in [
+            (usize::MAX, 2),
+            (2, usize::MAX),
+            (usize::MAX, usize::MAX),
+            (MAX_MAP_PIXELS + 1, 1),
+            (4097, 4096),
+        ] {
+            let r = render_map(&t, DVec2::ZERO, w, h, &plain(), MapLayers::default());
+            assert!(r.unwrap_err().contains("map size"), "{w} {h}");
+        }
+        // A long thin map is fine, and bounded by its pixels.
+        let img = render_map(&t, DVec2::ZERO, 20_000, 1, &plain(), MapLayers::default()).unwrap();
+        assert_eq!(img.width, 20_000);
+    }
+
+    #[test]
+    fn lines_from_far_away_are_clipped_not_lost() {
+        let t = Terrain::default();
+        // A stream crossing the map from 10¹² m west to 10¹² m east.
+        let streams = [Stream {
+            source: (0, 0),
+            points: vec![DVec2::new(-1e12, 0.0), DVec2::new(1e12, 0.0)],
+            end: crate::terrain::StreamEnd::Marsh,
+            length: 2e12,
+        }];
+        let layers = MapLayers {
+            streams: &streams,
+            ..Default::default()
+        };
+        let img = render_map(&t, DVec2::ZERO, 40, 20, &plain(), layers).unwrap();
+        // Row 9 or 10 (the line's centre is between them) is water line all across.
+        let row = |y: usize| {
+            (0..40)
+                .filter(|&x| img.rgba[(y * 40 + x) * 4..][..3] == colors::WATER_LINE)
+                .count()
+        };
+        assert_eq!(row(9).max(row(10)), 40);
+        // Clipping keeps ends inside the box exactly, and handles overflow.
+        let (lo, hi) = (DVec2::ZERO, DVec2::splat(10.0));
+        let (a, b) = (DVec2::new(1.5, 2.5), DVec2::new(7.25, 3.0));
+        assert_eq!(clip_segment(a, b, lo, hi), Some((a, b)));
+        let (p, q) = clip_segment(
+            DVec2::new(-f64::MAX, 5.0),
+            DVec2::new(f64::MAX, 5.0),
+            lo,
+            hi,
+        )
+        .unwrap();
+        assert_eq!((p, q), (DVec2::new(0.0, 5.0), DVec2::new(10.0, 5.0)));
+        assert_eq!(
+            clip_segment(DVec2::splat(20.0), DVec2::splat(30.0), lo, hi),
+            None
+        );
+        assert_eq!(clip_segment(DVec2::NAN, DVec2::ONE, lo, hi), None);
+    }
+
+    #[test]
+    fn buildings_are_drawn_at_their_own_size() {
+        let t = Terrain::default();
+        let b = t
+            .buildings_in(DVec2::splat(-3000.0), DVec2::splat(3000.0))
+            .next()
+            .unwrap();
+        let (lo, hi) = b.footprint();
+        assert_eq!(hi - lo, DVec2::splat(BUILDING_SIDE));
+        let img = render_map(&t, b.centre, 40, 40, &plain(), MapLayers::default()).unwrap();
+        assert!(count(&img, colors::BLACK) >= 144);
     }
 
     #[test]

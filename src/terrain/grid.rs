@@ -105,34 +105,101 @@ pub(super) struct Row {
     pub by: [f64; MAX_VECTORS],
 }
 
+/// `b·y`, or 0 where it overflows for finite `y`: the exact product is then
+/// a multiple of 2⁹²⁰, so of the profile's period, and adds nothing.
+#[inline(always)]
+pub(super) fn by_term(b: f64, y: f64) -> f64 {
+    let by = b * y;
+    if by.is_infinite() && y.is_finite() {
+        0.0
+    } else {
+        by
+    }
+}
+
 impl Terrain {
     pub(super) fn row_constants(&self, y: f64) -> Row {
         let mut by = [0.0; MAX_VECTORS];
         for (i, v) in self.height_b.iter().enumerate() {
-            by[i] = v * y + self.height_off[i];
+            by[i] = by_term(*v, y) + self.height_off[i];
         }
         Row { by }
     }
 
     /// One profile term: `P[k] + frac·(P[k+1] − P[k])` with `j = (a·x + by)/128`.
     /// The index is `k` modulo the profile length, exact for every finite `k`.
+    ///
+    /// Finite `x` and `by` always give a finite term: where `a·x` or the sum
+    /// overflows f64, [`Self::term_overflowed`] reduces it modulo the
+    /// period exactly. Non-finite `x` or `by` give NaN.
     #[inline(always)]
     pub(super) fn term(&self, a: f64, by: f64, x: f64) -> f64 {
         let j = (a * x + by) * super::RECIP128;
-        let (k, idx) = match crate::num::floor_int(j) {
-            Some(k) => (k as f64, (k & self.mask) as usize),
-            None => {
-                // Huge (whole already) or non-finite: wrap in f64, exactly
-                // (NaN lands on 0, and its height is NaN anyway).
-                let len = self.prof.len() as f64;
-                (
-                    j,
-                    (((j - (j / len).floor() * len) as i64) & self.mask) as usize,
-                )
+        match crate::num::floor_int(j) {
+            Some(k) => {
+                let idx = (k & self.mask) as usize;
+                self.prof[idx] + (j - k as f64) * self.slope[idx]
             }
+            None if j.is_finite() => self.term_whole(j),
+            None => self.term_overflowed(a, by, x),
+        }
+    }
+
+    /// The term at a huge, finite `j` (|j| ≥ 2⁵², so whole already):
+    /// `P[j mod len]`, the wrap done in f64, exactly.
+    #[inline]
+    fn term_whole(&self, j: f64) -> f64 {
+        let len = self.prof.len() as f64;
+        let idx = (((j - (j / len).floor() * len) as i64) & self.mask) as usize;
+        // `frac = j − k` is +0 here: the same operations as the finite case.
+        self.prof[idx] + 0.0 * self.slope[idx]
+    }
+
+    /// The term where `j` is not finite. Non-finite `x` or `by` give NaN;
+    /// for finite ones `a·x` or `a·x + by` overflowed, and both are reduced
+    /// modulo the period `128·len` (a power of two, at most 2²⁷) exactly:
+    /// - an overflowing `a·x` (|a| > 1, |x| ≥ 2¹⁰⁰⁴, validated |a| ≤ 10⁶) is
+    ///   a multiple of at least 2⁸⁹⁹, so of the period: it counts as 0;
+    /// - an overflowing sum of two finite f64 has both terms of magnitude at
+    ///   least 2⁹⁷⁰, multiples of 2⁹¹⁸, so the sum is a multiple of the
+    ///   period too: `j` counts as 0.
+    ///
+    /// Where the sum of finite terms stays finite nothing changes, so every
+    /// height that was finite before is bit-identical.
+    #[cold]
+    #[inline(never)]
+    fn term_overflowed(&self, a: f64, by: f64, x: f64) -> f64 {
+        if !(x.is_finite() && by.is_finite()) {
+            return f64::NAN;
+        }
+        let ax = a * x;
+        let ax = if ax.is_finite() { ax } else { 0.0 };
+        let sum = ax + by;
+        let j = if sum.is_finite() {
+            sum * super::RECIP128
+        } else {
+            0.0
         };
-        let frac = j - k;
-        self.prof[idx] + frac * self.slope[idx]
+        match crate::num::floor_int(j) {
+            Some(k) => {
+                let idx = (k & self.mask) as usize;
+                self.prof[idx] + (j - k as f64) * self.slope[idx]
+            }
+            None => self.term_whole(j),
+        }
+    }
+
+    /// Whether `a·x + by` stays finite for every height vector and every
+    /// `x = x0 + i·step`, `i < w` (false for non-finite input): then the
+    /// SIMD kernels, which do not reduce overflowing terms, give exactly the
+    /// scalar results. Rounding is monotonic, so the bound computed with
+    /// `|x0| + w·|step|` bounds every sample's.
+    fn row_is_finite(&self, x0: f64, step: f64, w: usize, row: &Row) -> bool {
+        let xm = x0.abs() + w as f64 * step.abs();
+        self.height_a
+            .iter()
+            .zip(&row.by)
+            .all(|(a, by)| a.abs() * xm + by.abs() < f64::INFINITY)
     }
 
     /// The unshaped sum for one grid sample (before mountains).
@@ -164,9 +231,14 @@ impl Terrain {
         };
         #[cfg(not(target_arch = "x86_64"))]
         let done = 0;
-        if let Some(base) = self.params.mountain_base {
-            for v in &mut out[..done] {
-                *v = super::mountain(*v, base);
+        // The SIMD lanes give NaN where `a·x + b·y` overflows f64; the
+        // scalar path reduces such terms exactly (see `term`), so those
+        // points are done again (never the case within 10³⁰⁰ m).
+        for i in 0..done {
+            if out[i].is_nan() && xs[i].is_finite() && ys[i].is_finite() {
+                out[i] = self.height(xs[i], ys[i]);
+            } else if let Some(base) = self.params.mountain_base {
+                out[i] = super::mountain(out[i], base);
             }
         }
         for i in done..n {
@@ -234,6 +306,13 @@ impl Terrain {
         for (j, dst) in out.chunks_exact_mut(w).enumerate() {
             let y = y0 + j as f64 * step;
             let row = self.row_constants(y);
+            // Rows where `a·x + b·y` could overflow (or is not finite) take
+            // the scalar path, which handles overflow exactly (see `term`).
+            let kernel = if self.row_is_finite(x0, step, w, &row) {
+                kernel
+            } else {
+                GridKernel::Scalar
+            };
             let done = match kernel {
                 GridKernel::Scalar => 0,
                 // SAFETY: `available()` confirmed the CPU feature.

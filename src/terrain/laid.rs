@@ -120,8 +120,10 @@ impl LaidGround {
 
     /// [`Terrain::trees_in`] on the laid ground.
     pub fn trees_in(&self, min: DVec2, max: DVec2) -> impl Iterator<Item = Tree> + '_ {
-        self.terrain
-            .trees_in_on(min, max, move |x, y| self.terra(x, y))
+        (self.terrain)
+            .try_trees_in_on(min, max, move |x, y| self.terra(x, y))
+            .into_iter()
+            .flatten()
     }
 
     /// [`Terrain::building_at`] on the laid ground (no building on a road).
@@ -131,8 +133,10 @@ impl LaidGround {
 
     /// [`Terrain::buildings_in`] on the laid ground.
     pub fn buildings_in(&self, min: DVec2, max: DVec2) -> impl Iterator<Item = Building> + '_ {
-        self.terrain
-            .buildings_in_on(min, max, move |x, y| self.terra(x, y))
+        (self.terrain)
+            .try_buildings_in_on(min, max, move |x, y| self.terra(x, y))
+            .into_iter()
+            .flatten()
     }
 }
 

@@ -16,6 +16,8 @@
 
 mod bounds;
 mod grid;
+#[cfg(test)]
+mod hostile_tests;
 mod kinds;
 mod laid;
 mod objects;
@@ -129,7 +131,7 @@ impl Terrain {
         for i in 0..self.height_a.len() {
             ht += self.term(
                 self.height_a[i],
-                self.height_b[i] * y + self.height_off[i],
+                grid::by_term(self.height_b[i], y) + self.height_off[i],
                 x,
             );
         }

@@ -2,7 +2,9 @@
 //! towns. Both are deterministic per lattice point, so any rectangle that
 //! contains a point yields the same object there.
 
+use super::streams::{AreaError, Scan, clip_to_world};
 use super::{PI10000, Terrain, TerrainKind, hash2, pi_bits, unit};
+use crate::num::{floor_i64, lattice_coord};
 use glam::DVec2;
 
 const TREE_SALT: u64 = 0x7733_0001;
@@ -52,12 +54,17 @@ impl Building {
 }
 
 /// Lattice indices whose point `i·s + offset` (|offset| ≤ reach) can fall in
-/// `[lo, hi)`; empty for non-finite or inverted bounds.
+/// `[lo, hi)` within the world limit; empty for non-finite or inverted
+/// bounds. The indices stay within ±2⁵²/s + 1, so nothing overflows.
 fn lattice_range(lo: f64, hi: f64, s: f64, reach: f64) -> std::ops::Range<i64> {
     if !(lo.is_finite() && hi.is_finite()) || hi <= lo {
         return 0..0;
     }
-    ((lo - reach) / s).floor() as i64..((hi + reach) / s).floor() as i64 + 1
+    let (lo, hi) = (clip_to_world(lo - reach), clip_to_world(hi + reach));
+    if hi < lo {
+        return 0..0;
+    }
+    floor_i64(lo / s)..floor_i64(hi / s) + 1
 }
 
 fn in_rect(p: DVec2, min: DVec2, max: DVec2) -> bool {
@@ -71,7 +78,8 @@ impl Terrain {
         (pi_bits(xr.wrapping_mul(yr), PI10000) & 3) as u8
     }
 
-    /// The tree at lattice point `(i, j)`, if one grows there.
+    /// The tree at lattice point `(i, j)`, if one grows there (never beyond
+    /// [`WORLD_LIMIT`](crate::num::WORLD_LIMIT)).
     pub fn tree_at(&self, i: i64, j: i64) -> Option<Tree> {
         self.tree_at_on(i, j, |x, y| self.terra(x, y))
     }
@@ -86,7 +94,7 @@ impl Terrain {
     ) -> Option<Tree> {
         let p = &self.params.trees;
         let s = p.spacing;
-        let (xr, yr) = (i.wrapping_mul(s as i64), j.wrapping_mul(s as i64));
+        let (xr, yr) = (lattice_coord(i, s as i64)?, lattice_coord(j, s as i64)?);
         let h = hash2(i, j, self.params.seed ^ TREE_SALT);
         let off = DVec2::new(unit(h) - 0.5, unit(h.rotate_left(21)) - 0.5) * (2.0 * p.jitter * s);
         let pos = DVec2::new(xr as f64, yr as f64) + off;
@@ -108,29 +116,47 @@ impl Terrain {
         })
     }
 
-    /// Every tree standing in `[min, max)`, row by row from the south-west.
+    /// Every tree standing in `[min, max)`, row by row from the south-west;
+    /// nothing when [`Self::try_trees_in`] refuses the rectangle (not
+    /// finite, or more than [`MAX_SCAN_AREA`](super::MAX_SCAN_AREA) of
+    /// lattice cells).
     pub fn trees_in(&self, min: DVec2, max: DVec2) -> impl Iterator<Item = Tree> + '_ {
-        self.trees_in_on(min, max, |x, y| self.terra(x, y))
+        self.try_trees_in(min, max).into_iter().flatten()
     }
 
-    /// [`Self::trees_in`] on the ground that `terra` describes.
-    pub(crate) fn trees_in_on<'a>(
+    /// Every tree standing in `[min, max)`, row by row from the south-west,
+    /// or an error when the corners are not finite or the lattice cells
+    /// examined (the rectangle grown by the largest jitter, rounded out to
+    /// whole cells) cover more than [`MAX_SCAN_AREA`](super::MAX_SCAN_AREA).
+    /// No tree stands beyond [`WORLD_LIMIT`](crate::num::WORLD_LIMIT).
+    pub fn try_trees_in(
+        &self,
+        min: DVec2,
+        max: DVec2,
+    ) -> Result<impl Iterator<Item = Tree> + '_, AreaError> {
+        self.try_trees_in_on(min, max, |x, y| self.terra(x, y))
+    }
+
+    /// [`Self::try_trees_in`] on the ground that `terra` describes (e.g.
+    /// with roads laid on it).
+    pub(crate) fn try_trees_in_on<'a>(
         &'a self,
         min: DVec2,
         max: DVec2,
         terra: impl Fn(f64, f64) -> super::Terra + 'a,
-    ) -> impl Iterator<Item = Tree> + 'a {
+    ) -> Result<impl Iterator<Item = Tree> + 'a, AreaError> {
         let s = self.params.trees.spacing;
         let reach = self.params.trees.jitter * s;
-        let is = lattice_range(min.x, max.x, s, reach);
-        lattice_range(min.y, max.y, s, reach)
-            .flat_map(move |j| is.clone().map(move |i| (i, j)))
+        let scan = Scan::new(min, max, s, |lo, hi| lattice_range(lo, hi, s, reach))?;
+        Ok(scan
+            .points()
             .filter_map(move |(i, j)| self.tree_at_on(i, j, &terra))
-            .filter(move |t| in_rect(t.pos, min, max))
+            .filter(move |t| in_rect(t.pos, min, max)))
     }
 
     /// The building centred on lattice point `(i, j)` (at `16i, 16j`), if any:
-    /// the centre and all four corners must be town ground.
+    /// the centre and all four corners must be town ground. None beyond
+    /// [`WORLD_LIMIT`](crate::num::WORLD_LIMIT).
     pub fn building_at(&self, i: i64, j: i64) -> Option<Building> {
         self.building_at_on(i, j, |x, y| self.terra(x, y))
     }
@@ -143,7 +169,11 @@ impl Terrain {
         terra: impl Fn(f64, f64) -> super::Terra,
     ) -> Option<Building> {
         let p = &self.params.towns;
-        let centre = DVec2::new((i * BUILDING_SPACING) as f64, (j * BUILDING_SPACING) as f64);
+        let (x, y) = (
+            lattice_coord(i, BUILDING_SPACING)?,
+            lattice_coord(j, BUILDING_SPACING)?,
+        );
+        let centre = DVec2::new(x as f64, y as f64);
         let h = hash2(i, j, self.params.seed ^ BUILDING_SALT);
         if unit(h) >= p.building_chance {
             return None;
@@ -176,24 +206,37 @@ impl Terrain {
         })
     }
 
-    /// Every building whose centre lies in `[min, max)`, row by row.
+    /// Every building whose centre lies in `[min, max)`, row by row; nothing
+    /// when [`Self::try_buildings_in`] refuses the rectangle.
     pub fn buildings_in(&self, min: DVec2, max: DVec2) -> impl Iterator<Item = Building> + '_ {
-        self.buildings_in_on(min, max, |x, y| self.terra(x, y))
+        self.try_buildings_in(min, max).into_iter().flatten()
     }
 
-    /// [`Self::buildings_in`] on the ground that `terra` describes.
-    pub(crate) fn buildings_in_on<'a>(
+    /// Every building whose centre lies in `[min, max)`, row by row, or an
+    /// error when the corners are not finite or the 16 m lattice cells
+    /// examined cover more than [`MAX_SCAN_AREA`](super::MAX_SCAN_AREA).
+    /// No building stands beyond [`WORLD_LIMIT`](crate::num::WORLD_LIMIT).
+    pub fn try_buildings_in(
+        &self,
+        min: DVec2,
+        max: DVec2,
+    ) -> Result<impl Iterator<Item = Building> + '_, AreaError> {
+        self.try_buildings_in_on(min, max, |x, y| self.terra(x, y))
+    }
+
+    /// [`Self::try_buildings_in`] on the ground that `terra` describes.
+    pub(crate) fn try_buildings_in_on<'a>(
         &'a self,
         min: DVec2,
         max: DVec2,
         terra: impl Fn(f64, f64) -> super::Terra + 'a,
-    ) -> impl Iterator<Item = Building> + 'a {
+    ) -> Result<impl Iterator<Item = Building> + 'a, AreaError> {
         let s = BUILDING_SPACING as f64;
-        let is = lattice_range(min.x, max.x, s, 0.0);
-        lattice_range(min.y, max.y, s, 0.0)
-            .flat_map(move |j| is.clone().map(move |i| (i, j)))
+        let scan = Scan::new(min, max, s, |lo, hi| lattice_range(lo, hi, s, 0.0))?;
+        Ok(scan
+            .points()
             .filter_map(move |(i, j)| self.building_at_on(i, j, &terra))
-            .filter(move |b| in_rect(b.centre, min, max))
+            .filter(move |b| in_rect(b.centre, min, max)))
     }
 }
 
@@ -252,6 +295,81 @@ mod tests {
             0
         );
         assert_eq!(t.trees_in(DVec2::splat(50.0), DVec2::splat(5.0)).count(), 0);
+    }
+
+    #[test]
+    fn extreme_lattice_points_have_nothing_and_never_overflow() {
+        use crate::num::WORLD_LIMIT;
+        let t = Terrain::default();
+        for i in [
+            i64::MIN,
+            i64::MIN + 1,
+            -(1 << 60),
+            i64::MAX / 16 + 1,
+            i64::MAX,
+        ] {
+            for j in [0, i, -1, i64::MAX] {
+                assert_eq!(t.building_at(i, j), None);
+                assert_eq!(t.building_at(j, i), None);
+                assert_eq!(t.tree_at(i, j), None);
+                assert_eq!(t.tree_at(j, i), None);
+            }
+        }
+        // Just inside the limit lattice points are still examined, exactly.
+        let i = WORLD_LIMIT / BUILDING_SPACING;
+        if let Some(b) = t.building_at(i, -i) {
+            assert_eq!(
+                b.centre,
+                DVec2::new(WORLD_LIMIT as f64, -WORLD_LIMIT as f64)
+            );
+        }
+        assert_eq!(t.building_at(i + 1, 0), None);
+    }
+
+    #[test]
+    fn object_scans_are_bounded_by_the_cells_they_visit() {
+        use crate::terrain::MAX_SCAN_AREA;
+        let t = Terrain::default();
+        let side = MAX_SCAN_AREA.sqrt();
+        // Refused: too large, too long and thin, straddling the world's edge,
+        // not finite. The plain iterators then yield nothing.
+        for (min, max) in [
+            (DVec2::ZERO, DVec2::splat(1.0e6)),
+            (DVec2::ZERO, DVec2::new(1.0e12, 1.0e-9)),
+            (DVec2::splat(-1.0e300), DVec2::splat(1.0e300)),
+            (DVec2::splat(f64::MIN), DVec2::splat(f64::MAX)),
+            (DVec2::ZERO, DVec2::new(f64::INFINITY, 1.0)),
+            (DVec2::new(f64::NAN, 0.0), DVec2::ONE),
+        ] {
+            assert!(t.try_trees_in(min, max).is_err(), "{min} {max}");
+            assert!(t.try_buildings_in(min, max).is_err(), "{min} {max}");
+            assert_eq!(t.trees_in(min, max).count(), 0);
+            assert_eq!(t.buildings_in(min, max).count(), 0);
+        }
+        // Accepted: within the limit (buildings' cells are 16 m, so a larger
+        // rectangle than for trees), empty, inverted, or beyond the world.
+        let near = DVec2::splat(side * 0.9);
+        assert!(t.try_trees_in(DVec2::ZERO, near).is_ok());
+        assert!(t.try_buildings_in(DVec2::ZERO, near).is_ok());
+        assert!(
+            t.try_trees_in(DVec2::ZERO, DVec2::splat(side * 1.01))
+                .is_err()
+        );
+        assert_eq!(
+            t.try_buildings_in(DVec2::ONE, DVec2::ZERO).unwrap().count(),
+            0
+        );
+        let beyond = DVec2::splat(1.0e17);
+        assert_eq!(t.try_trees_in(beyond, beyond * 2.0).unwrap().count(), 0);
+        assert_eq!(
+            t.try_buildings_in(-beyond * 2.0, -beyond).unwrap().count(),
+            0
+        );
+        let err = t
+            .try_trees_in(DVec2::ZERO, DVec2::splat(1.0e6))
+            .err()
+            .unwrap();
+        assert!(err.width >= 1.0e6 && err.height >= 1.0e6, "{err}");
     }
 
     #[test]

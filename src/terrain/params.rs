@@ -35,11 +35,15 @@ fn vectors(a: [f64; 5], b: [f64; 5]) -> Vec<DVec2> {
 /// Everything that shapes a Relf world. `Default` is the reference world of
 /// `shared/reference/RELF_REFERENCE.md`.
 ///
+/// Deserialising fills missing fields from the defaults and rejects unknown
+/// ones (a misspelt key is an error naming it), here and in every nested
+/// parameter struct.
+///
 /// A direction vector `(a, b)` contributes `profile[(a·x + b·y) / 128]` to a
 /// sum; the "A" and "B" tables of the seed are the x and y components.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct TerrainParams {
     /// The periodic 1-D profile; its length must be a power of two ≥ 2.
     pub profile: Vec<f64>,
@@ -128,7 +132,7 @@ impl Default for TerrainParams {
 /// Paths where the ground has the same height as the ground at a fixed offset.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct PathParams {
     /// The offset to the second surface (the seed uses 4000, 2000).
     pub offset: DVec2,
@@ -148,7 +152,7 @@ impl Default for PathParams {
 /// Trees stand on a square lattice, jittered within each tile.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct TreeParams {
     /// Lattice spacing in metres (a whole number ≥ 1).
     pub spacing: f64,
@@ -174,7 +178,7 @@ impl Default for TreeParams {
 /// Buildings: 12 m squares on the 16 m lattice inside towns.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct TownParams {
     /// Chance that a town lattice point has a building (0 ..= 1).
     pub building_chance: f64,
@@ -203,11 +207,11 @@ impl Default for TownParams {
 /// Streams run downhill from water holes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct StreamParams {
     /// Side of the square window searched for the next, lowest point (odd; seed: 11).
     pub window: u32,
-    /// Longest stream in metres (seed: 300).
+    /// Longest stream in metres (seed: 300; at most 3000).
     pub max_length: f64,
 }
 
@@ -223,7 +227,7 @@ impl Default for StreamParams {
 /// The mine level: a 16 m grid of cells, open or solid rock.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct MineParams {
     /// Cell size in metres (seed: 16).
     pub cell: u32,
@@ -246,7 +250,7 @@ impl Default for MineParams {
 /// Caverns: open space between a floor and a roof height field.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct CavernParams {
     /// Height of the cavern layer's datum (negative: below the lakes).
     pub level: f64,
@@ -375,6 +379,12 @@ fn vector_set(field: &'static str, set: &[DVec2]) -> Result<(), ParamError> {
     Ok(())
 }
 
+/// Longest `streams.max_length` accepted, metres (the seed uses 300): with
+/// its margin of `max_length + 1` on every side, a 3 km × 3 km request
+/// scans (3000 + 2·3001 + 1)² ≈ 8.1·10⁷ m², within
+/// [`MAX_SCAN_AREA`](super::MAX_SCAN_AREA).
+pub(crate) const MAX_STREAM_LENGTH: f64 = 3000.0;
+
 /// Largest magnitude of any height or threshold we accept (metres).
 const BIG: f64 = 1e9;
 
@@ -465,7 +475,9 @@ impl TerrainParams {
             });
         }
         in_range("streams.window", s.window as f64, 3.0, 101.0)?;
-        in_range("streams.max_length", s.max_length, 0.0, 10_000.0)?;
+        // Longer streams would grow the stream scan's margin past
+        // MAX_SCAN_AREA; this bound leaves `streams_in` at least 3 km × 3 km.
+        in_range("streams.max_length", s.max_length, 0.0, MAX_STREAM_LENGTH)?;
         let m = &self.mines;
         in_range("mines.cell", m.cell as f64, 1.0, 1024.0)?;
         in_range("mines.openness", m.openness, 0.0, 1.0)?;
@@ -583,6 +595,42 @@ mod tests {
         let text = include_str!("../../assets/worlds/reference.ron");
         let p: TerrainParams = ron::from_str(text).unwrap();
         assert_eq!(p, TerrainParams::default());
+    }
+
+    #[test]
+    fn misspelt_keys_are_rejected_by_name() {
+        let err = ron::from_str::<TerrainParams>("(lake_levl: 3.0)").unwrap_err();
+        assert!(err.to_string().contains("lake_levl"), "{err}");
+        // In every nested struct too.
+        for (text, key) in [
+            ("(trees: (spacin: 4.0))", "spacin"),
+            ("(towns: (variant: 2))", "variant"),
+            ("(streams: (max_len: 10.0))", "max_len"),
+            ("(mines: (depht: 5.0))", "depht"),
+            ("(caverns: (levle: 1.0))", "levle"),
+            ("(paths: Some((tolerence: 1.0)))", "tolerence"),
+        ] {
+            let err = ron::from_str::<TerrainParams>(text).unwrap_err();
+            assert!(err.to_string().contains(key), "{text}: {err}");
+        }
+        // Known keys still load, missing ones still default.
+        let p: TerrainParams = ron::from_str("(trees: (spacing: 4.0))").unwrap();
+        assert_eq!(p.trees.spacing, 4.0);
+        assert_eq!(p.trees.jitter, TreeParams::default().jitter);
+    }
+
+    #[test]
+    fn stream_length_is_bounded() {
+        let mut p = TerrainParams::default();
+        p.streams.max_length = MAX_STREAM_LENGTH;
+        p.validate().unwrap();
+        p.streams.max_length = MAX_STREAM_LENGTH + 0.5;
+        assert!(
+            p.validate()
+                .unwrap_err()
+                .to_string()
+                .starts_with("streams.max_length")
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use super::objects::{BUILDING_SIZE, BUILDING_SPACING};
 use super::params::{MAX_PROFILE_LEN, ParamError};
 use super::{Feature, Terrain, TerrainKind, java_round};
+use crate::num::{WORLD_LIMIT_F64, within_world};
 use glam::DVec2;
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
@@ -73,8 +74,13 @@ impl Terrain {
     /// How many of the site criteria hold at a whole-metre position, checked
     /// in order of importance (the count stops at the first failure):
     /// dry land ≥ 10 m above the lake; grass, moor or open wood; no feature;
-    /// ≥ 7 m from any mine shaft; ≥ 10 m from any building.
+    /// ≥ 7 m from any mine shaft; ≥ 10 m from any building. Positions
+    /// beyond [`WORLD_LIMIT`](crate::num::WORLD_LIMIT) score 0: nothing is
+    /// placed there, and their neighbourhood is not exact in `f64`.
     pub fn site_score(&self, xr: i64, yr: i64) -> u32 {
+        if !within_world(xr, yr) {
+            return 0;
+        }
         let t = self.terra(xr as f64, yr as f64);
         if t.height < self.params.lake_level + 10.0 {
             return 0;
@@ -115,10 +121,12 @@ impl Terrain {
 
     /// Searches outward from `(x, y)` for a site meeting all the criteria of
     /// [`Self::site_score`]. Examines at most [`MAX_SITE_CANDIDATES`]
-    /// positions on a widening spiral (about 270 m out); if none qualifies, returns the best one with
-    /// `ok == false`. Non-finite input returns itself, not ok.
+    /// positions on a widening spiral (about 270 m out); if none qualifies,
+    /// returns the best one with `ok == false`. Every position returned was
+    /// scored. Non-finite input, or input beyond
+    /// [`WORLD_LIMIT`](crate::num::WORLD_LIMIT), returns itself, not ok.
     pub fn find_good_site(&self, x: f64, y: f64) -> GoodSite {
-        if !(x.is_finite() && y.is_finite()) {
+        if !(x.abs() <= WORLD_LIMIT_F64 && y.abs() <= WORLD_LIMIT_F64) {
             return GoodSite {
                 pos: DVec2::new(x, y),
                 ok: false,
@@ -128,7 +136,8 @@ impl Terrain {
         let mut best = (0, x0, y0);
         for (dx, dy) in spiral().take(MAX_SITE_CANDIDATES) {
             let scale = SITE_STEP + dx.abs().max(dy.abs());
-            let (cx, cy) = (x0.saturating_add(dx * scale), y0.saturating_add(dy * scale));
+            // Within a few hundred metres of a point inside the limit: exact.
+            let (cx, cy) = (x0 + dx * scale, y0 + dy * scale);
             let score = self.site_score(cx, cy);
             if score == 5 {
                 return GoodSite {
@@ -211,6 +220,40 @@ mod tests {
         let s = flooded.find_good_site(100.0, 100.0);
         assert!(!s.ok);
         assert!(!t.find_good_site(f64::NAN, 0.0).ok);
+    }
+
+    #[test]
+    fn sites_are_only_reported_where_they_were_scored() {
+        use crate::num::WORLD_LIMIT;
+        let t = Terrain::default();
+        for (x, y) in [
+            (i64::MAX, i64::MAX),
+            (i64::MIN, 0),
+            (0, i64::MIN),
+            (WORLD_LIMIT + 1, 0),
+            (-WORLD_LIMIT - 1, 5),
+        ] {
+            assert_eq!(t.site_score(x, y), 0);
+        }
+        // Input beyond the world's edge returns itself, not ok.
+        for (x, y) in [
+            (1.0e18, 1.0e18),
+            (-1.0e30, 0.0),
+            (0.0, f64::MAX),
+            (9.3e18, -9.3e18),
+            (f64::INFINITY, 0.0),
+        ] {
+            let s = t.find_good_site(x, y);
+            assert!(!s.ok && s.pos == DVec2::new(x, y), "{x} {y}: {s:?}");
+        }
+        // At the edge, candidates past it are never chosen.
+        let edge = WORLD_LIMIT as f64;
+        let s = t.find_good_site(edge, -edge);
+        assert!(s.pos.x <= edge && s.pos.y >= -edge, "{s:?}");
+        assert!(s.pos.distance(DVec2::new(edge, -edge)) < 400.0);
+        if s.ok {
+            assert_eq!(t.site_score(s.pos.x as i64, s.pos.y as i64), 5);
+        }
     }
 
     #[test]

@@ -2,11 +2,14 @@
 //! neighbourhood window until a lake, a hollow (marsh) or the length limit.
 
 use super::{Feature, Terrain, TerrainKind, java_round};
+use crate::num::{WORLD_LIMIT_F64, within_world};
 use glam::DVec2;
 use thiserror::Error;
 
 /// Largest area, in square metres, that one eager scan (streams, mine
-/// shafts) may cover: 10 km × 10 km, about two seconds of work.
+/// shafts, trees, buildings) may cover: 10 km × 10 km, about two seconds of
+/// work. It is measured on the points actually visited (whole metres, or
+/// lattice cells for trees and buildings), margins included.
 pub const MAX_SCAN_AREA: f64 = 1.0e8;
 
 /// A rectangle too large (or not finite) to scan point by point.
@@ -19,18 +22,62 @@ pub struct AreaError {
     pub height: f64,
 }
 
-/// Checks a scan rectangle; an empty or inverted one is fine (nothing to scan).
-pub(crate) fn check_area(min: DVec2, max: DVec2) -> Result<(), AreaError> {
-    let size = (max - min).max(DVec2::ZERO);
-    let ok = min.is_finite() && max.is_finite() && size.x * size.y <= MAX_SCAN_AREA;
-    if ok {
-        Ok(())
-    } else {
-        Err(AreaError {
-            width: size.x,
-            height: size.y,
-        })
+/// The lattice points one eager scan visits: indices `xs × ys`, whose
+/// points lie within [`WORLD_LIMIT`](crate::num::WORLD_LIMIT).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Scan {
+    pub xs: std::ops::Range<i64>,
+    pub ys: std::ops::Range<i64>,
+}
+
+impl Scan {
+    const EMPTY: Self = Self { xs: 0..0, ys: 0..0 };
+
+    /// The scan of `[min, max)`: `indices(lo, hi)` gives the index range
+    /// visited along one axis (clipped to the world limit), `cell` the
+    /// spacing of the points in metres. Non-finite corners are refused; an
+    /// empty or inverted rectangle scans nothing; more than
+    /// [`MAX_SCAN_AREA`] m² of visited cells (`cell²` each) is refused, so
+    /// the work is bounded whatever the shape of the rectangle.
+    pub(crate) fn new(
+        min: DVec2,
+        max: DVec2,
+        cell: f64,
+        indices: impl Fn(f64, f64) -> std::ops::Range<i64>,
+    ) -> Result<Self, AreaError> {
+        if !(min.is_finite() && max.is_finite()) {
+            let size = (max - min).max(DVec2::ZERO);
+            return Err(AreaError {
+                width: size.x,
+                height: size.y,
+            });
+        }
+        if !(max.x > min.x && max.y > min.y) {
+            return Ok(Self::EMPTY);
+        }
+        let (xs, ys) = (indices(min.x, max.x), indices(min.y, max.y));
+        if xs.is_empty() || ys.is_empty() {
+            return Ok(Self::EMPTY);
+        }
+        let side = |r: &std::ops::Range<i64>| r.end.saturating_sub(r.start) as f64 * cell;
+        let (width, height) = (side(&xs), side(&ys));
+        if width * height <= MAX_SCAN_AREA {
+            Ok(Self { xs, ys })
+        } else {
+            Err(AreaError { width, height })
+        }
     }
+
+    /// Every point, row by row from the south-west.
+    pub(crate) fn points(self) -> impl Iterator<Item = (i64, i64)> {
+        let xs = self.xs;
+        self.ys.flat_map(move |y| xs.clone().map(move |x| (x, y)))
+    }
+}
+
+/// A coordinate clamped to the placed world, `±WORLD_LIMIT`.
+pub(crate) fn clip_to_world(v: f64) -> f64 {
+    v.clamp(-WORLD_LIMIT_F64, WORLD_LIMIT_F64)
 }
 
 /// How a stream ends.
@@ -68,8 +115,11 @@ impl Terrain {
     /// The stream from the water hole at `(xr, yr)`, or `None` when there is
     /// no water hole there or no lower ground beside it. At most
     /// `max_length` metres (each step is at least 1 m, so it always ends).
+    /// Sources beyond [`WORLD_LIMIT`](crate::num::WORLD_LIMIT) have none.
     pub fn stream_from(&self, xr: i64, yr: i64) -> Option<Stream> {
-        if !self.is_water_hole(xr, yr) {
+        // Within the limit every point of the stream (at most `max_length`
+        // away) is an exact f64 and no step overflows.
+        if !within_world(xr, yr) || !self.is_water_hole(xr, yr) {
             return None;
         }
         let p = &self.params.streams;
@@ -115,27 +165,26 @@ impl Terrain {
     /// Every stream with a point in `[min, max)`, ordered by source (row by
     /// row). A stream is the same whichever rectangle finds it: sources are
     /// searched in the rectangle grown by the longest possible stream. The
-    /// grown rectangle may cover at most [`MAX_SCAN_AREA`].
+    /// whole metres of the grown rectangle (within
+    /// [`WORLD_LIMIT`](crate::num::WORLD_LIMIT)) may cover at most
+    /// [`MAX_SCAN_AREA`]; validated parameters always allow 3 km × 3 km.
     pub fn streams_in(&self, min: DVec2, max: DVec2) -> Result<Vec<Stream>, AreaError> {
-        let reach = self.params.streams.max_length.ceil() + 1.0;
-        check_area(min - reach, max + reach)?;
-        if max.x <= min.x || max.y <= min.y {
-            return Ok(Vec::new());
-        }
-        let (x0, x1) = (java_round(min.x - reach), java_round(max.x + reach));
-        let (y0, y1) = (java_round(min.y - reach), java_round(max.y + reach));
+        let scan = self.stream_scan(min, max)?;
         let inside = |p: &DVec2| p.x >= min.x && p.y >= min.y && p.x < max.x && p.y < max.y;
-        let mut out = Vec::new();
-        for y in y0..=y1 {
-            for x in x0..=x1 {
-                if let Some(s) = self.stream_from(x, y)
-                    && s.points.iter().any(inside)
-                {
-                    out.push(s);
-                }
-            }
-        }
-        Ok(out)
+        Ok(scan
+            .points()
+            .filter_map(|(x, y)| self.stream_from(x, y))
+            .filter(|s| s.points.iter().any(inside))
+            .collect())
+    }
+
+    /// The sources [`Self::streams_in`] searches for `[min, max)`: the whole
+    /// metres of the rectangle grown by the longest possible stream.
+    fn stream_scan(&self, min: DVec2, max: DVec2) -> Result<Scan, AreaError> {
+        let reach = self.params.streams.max_length.ceil() + 1.0;
+        Scan::new(min, max, 1.0, |lo, hi| {
+            java_round(clip_to_world(lo - reach))..java_round(clip_to_world(hi + reach)) + 1
+        })
     }
 
     /// Stamps a stream's points onto the terrain as `Stream` cells (and its
@@ -172,6 +221,39 @@ mod tests {
         assert!(t.streams_in(DVec2::splat(f64::NAN), DVec2::ONE).is_err());
         assert_eq!(t.streams_in(DVec2::ONE, DVec2::ZERO), Ok(vec![]));
         assert!(t.mine_shafts_in(DVec2::ZERO, DVec2::splat(1.0e9)).is_err());
+    }
+
+    #[test]
+    fn every_valid_stream_setting_scans_three_km_square() {
+        use crate::terrain::params::MAX_STREAM_LENGTH;
+        use crate::terrain::{StreamParams, TerrainParams};
+        let (min, max) = (DVec2::new(-1234.5, 777.25), DVec2::new(1765.5, 3777.25));
+        let mut checked = 0;
+        for window in [3, 5, 11, 51, 101] {
+            for max_length in [0.0, 0.5, 300.0, 2999.5, MAX_STREAM_LENGTH, 3000.5, 5000.0] {
+                let p = TerrainParams {
+                    streams: StreamParams { window, max_length },
+                    ..Default::default()
+                };
+                // Only what validation accepts needs to work, and all of it must.
+                let Ok(t) = Terrain::new(p) else {
+                    assert!(max_length > MAX_STREAM_LENGTH);
+                    continue;
+                };
+                let scan = t.stream_scan(min, max).unwrap();
+                assert!(scan.xs.end - scan.xs.start >= 3000);
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 25);
+        // The margin counts: a request that fits alone is refused when grown.
+        let t = Terrain::default();
+        assert!(t.streams_in(DVec2::ZERO, DVec2::splat(9700.0)).is_err());
+        // Thin rectangles are measured by the points visited, not their area.
+        assert!(
+            t.mine_shafts_in(DVec2::ZERO, DVec2::new(1.0e9, 1.0e-9))
+                .is_err()
+        );
     }
 
     #[test]

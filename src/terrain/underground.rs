@@ -1,8 +1,9 @@
 //! Below the ground: the mine level (a grid of open or solid cells reached by
 //! mine shafts) and irregular caverns between two height fields.
 
-use super::streams::{AreaError, check_area};
+use super::streams::{AreaError, Scan};
 use super::{Feature, PI10000, Terrain, pi_frac};
+use crate::num::{WORLD_LIMIT_F64, lattice_coord};
 use glam::DVec2;
 
 impl Terrain {
@@ -13,12 +14,16 @@ impl Terrain {
     }
 
     /// Whether mine cell `(i, j)` lies under a mine shaft: some whole-metre
-    /// point of its square carries a `Mine` feature.
+    /// point of its square carries a `Mine` feature. False for cells beyond
+    /// [`WORLD_LIMIT`](crate::num::WORLD_LIMIT).
     pub fn mine_open_above(&self, i: i64, j: i64) -> bool {
         let c = self.params.mines.cell as i64;
+        let (Some(x0), Some(y0)) = (lattice_coord(i, c), lattice_coord(j, c)) else {
+            return false;
+        };
         (0..c).any(|dy| {
             (0..c).any(|dx| {
-                let (x, y) = (i * c + dx, j * c + dy);
+                let (x, y) = (x0 + dx, y0 + dy);
                 self.generated_feature(x, y) == Some(Feature::Mine)
                     && self.terra(x as f64, y as f64).feature == Some(Feature::Mine)
             })
@@ -28,33 +33,36 @@ impl Terrain {
     /// Whether mine cell `(i, j)` is open (a tunnel) rather than rock: always
     /// under a shaft, else where the fraction of π·10000·x·y of the cell's
     /// centre exceeds the openness threshold. Cells connect only through
-    /// their edges, never diagonally.
+    /// their edges, never diagonally. Cells beyond
+    /// [`WORLD_LIMIT`](crate::num::WORLD_LIMIT) are rock.
     pub fn mine_is_open(&self, i: i64, j: i64) -> bool {
+        let c = self.params.mines.cell as i64;
+        let (Some(x0), Some(y0)) = (lattice_coord(i, c), lattice_coord(j, c)) else {
+            return false;
+        };
         if self.mine_open_above(i, j) {
             return true;
         }
-        let c = self.params.mines.cell as i64;
-        let (x, y) = (i * c + c / 2, j * c + c / 2);
+        let (x, y) = (x0 + c / 2, y0 + c / 2);
         pi_frac(x.wrapping_mul(y), PI10000) > self.params.mines.openness
     }
 
     /// Every mine shaft (a `Mine` feature that `terra()` reports) in
-    /// `[min, max)`, row by row; at most [`super::MAX_SCAN_AREA`] at once.
+    /// `[min, max)`, row by row; at most [`super::MAX_SCAN_AREA`] whole
+    /// metres at once, none beyond [`WORLD_LIMIT`](crate::num::WORLD_LIMIT).
     pub fn mine_shafts_in(&self, min: DVec2, max: DVec2) -> Result<Vec<(i64, i64)>, AreaError> {
-        check_area(min, max)?;
-        let (x0, x1) = (min.x.ceil() as i64, max.x.ceil() as i64);
-        let (y0, y1) = (min.y.ceil() as i64, max.y.ceil() as i64);
-        let mut out = Vec::new();
-        for y in y0..y1 {
-            for x in x0..x1 {
-                if self.generated_feature(x, y) == Some(Feature::Mine)
+        // Half-open ranges: a metre past the limit so that it is included.
+        let clip = |v: f64| v.clamp(-WORLD_LIMIT_F64, WORLD_LIMIT_F64 + 1.0);
+        let scan = Scan::new(min, max, 1.0, |lo, hi| {
+            clip(lo).ceil() as i64..clip(hi).ceil() as i64
+        })?;
+        Ok(scan
+            .points()
+            .filter(|&(x, y)| {
+                self.generated_feature(x, y) == Some(Feature::Mine)
                     && self.terra(x as f64, y as f64).feature == Some(Feature::Mine)
-                {
-                    out.push((x, y));
-                }
-            }
-        }
-        Ok(out)
+            })
+            .collect())
     }
 
     /// Height of the mine floor at a shaft: the ground less the mine depth.
@@ -102,6 +110,30 @@ mod tests {
             .count();
         // The threshold 0.4 leaves about 60 % open.
         assert!((800..1100).contains(&open), "{open}");
+    }
+
+    #[test]
+    fn extreme_mine_cells_are_rock_and_never_overflow() {
+        let t = Terrain::default();
+        for i in [i64::MIN, -(1 << 50), i64::MAX / 16, i64::MAX] {
+            for j in [0, i, i64::MIN, i64::MAX] {
+                assert!(!t.mine_is_open(i, j));
+                assert!(!t.mine_open_above(j, i));
+            }
+        }
+        // The cell of any position converts without overflow.
+        for v in [f64::MAX, -f64::MAX, f64::NAN, 1e300, i64::MAX as f64] {
+            let (i, j) = t.mine_cell(v, -v);
+            let _ = t.mine_is_open(i, j);
+        }
+        // Scans beyond the world's edge find nothing; straddling it is refused
+        // when too large.
+        let far = DVec2::splat(1.0e17);
+        assert_eq!(t.mine_shafts_in(far, far + 100.0), Ok(vec![]));
+        assert!(
+            t.mine_shafts_in(DVec2::splat(-1e300), DVec2::splat(1e300))
+                .is_err()
+        );
     }
 
     #[test]
