@@ -147,7 +147,10 @@ impl RoadNetwork {
 
     /// Checks planarity: wherever two segments (of different roads, or
     /// non-adjacent segments of one road) touch or cross, the point must be
-    /// a vertex of both.
+    /// a vertex of both. A point where they meet must lie on both: for
+    /// nearly parallel segments the intersection formula can give a ratio of
+    /// two rounding errors, a point where they do not meet at all (collinear
+    /// overlaps are not reported, as by [`segment_intersection`]).
     pub fn check_planar(&self) -> Result<(), PlanarityError> {
         const CELL: f64 = 32.0;
         let mut grid: HashMap<(i64, i64), Vec<(usize, usize)>> = HashMap::new();
@@ -168,8 +171,11 @@ impl RoadNetwork {
                     let (a, b) = (&self.roads[i], &self.roads[j]);
                     let (a0, a1, b0, b1) =
                         (a.points[s], a.points[s + 1], b.points[t], b.points[t + 1]);
-                    if let Some((u, _)) = segment_intersection(a0, a1, b0, b1) {
+                    if let Some((u, v)) = segment_intersection(a0, a1, b0, b1) {
                         let p = a0.lerp(a1, u);
+                        if p.distance(b0.lerp(b1, v)) > 1e-6 {
+                            continue; // Not a point of both.
+                        }
                         if !(is_vertex(a, p) && is_vertex(b, p)) {
                             return Err(PlanarityError {
                                 roads: (i, j),
@@ -249,6 +255,27 @@ mod tests {
             }]
         );
         net.check_planar().unwrap();
+        // Two paths leaving a start point in opposite directions (found in
+        // contour roads): collinear segments 7 m apart, whose intersection
+        // formula divides a zero by a rounding error. Not a meeting.
+        let apart = RoadNetwork::from_roads(vec![
+            road(&[
+                (3452.0, -7.0),
+                (3453.3882411994805, -8.439717462582465),
+                (3454.776482398961, -9.87943492516493),
+            ]),
+            road(&[
+                (3452.0, -7.0),
+                (3446.447035202078, -1.2411301496701415),
+                (3445.0587940025976, 0.198587312912323),
+            ]),
+        ]);
+        let (a, b) = (&apart.roads[0].points, &apart.roads[1].points);
+        assert_eq!(
+            segment_intersection(a[1], a[2], b[1], b[2]),
+            Some((-0.0, -0.0))
+        );
+        apart.check_planar().unwrap();
         let crossing = RoadNetwork::from_roads(vec![
             road(&[(0.0, 0.0), (20.0, 0.0)]),
             road(&[(10.0, 10.0), (10.0, -10.0)]),

@@ -106,7 +106,9 @@ pub struct ContourParams {
     pub max_points: usize,
     /// Most growth rounds (seed: 300).
     pub max_rounds: usize,
-    /// Bearing change tried either side each step, radians (seed: 0.09).
+    /// Bearing change tried either side each step, radians (seed: 0.09); at
+    /// most a right angle (a larger turn points back, and a path would double
+    /// back along its own last segment, which is no road).
     pub turn: f64,
     /// Class of the roads made.
     pub class: RoadClass,
@@ -142,7 +144,7 @@ impl ContourParams {
         ParamError::check_range("step", self.step, 1.0, 100.0)?;
         ParamError::check_range("max_points", self.max_points as f64, 2.0, 10_000.0)?;
         ParamError::check_range("max_rounds", self.max_rounds as f64, 1.0, 100_000.0)?;
-        ParamError::check_range("turn", self.turn, 0.0, std::f64::consts::PI)?;
+        ParamError::check_range("turn", self.turn, 0.0, std::f64::consts::FRAC_PI_2)?;
         ParamError::check_range("width", self.width, 0.1, 100.0)?;
         ParamError::check_range("initial_margin", self.initial_margin, 0.0, 1.0e5)?;
         Ok(())

@@ -288,8 +288,11 @@ impl<'a> Sim<'a> {
                 if stop[e.path].is_some() {
                     continue;
                 }
+                // Another path this round is an obstacle where it gets to
+                // (at its start only if it leaves it: a path stopped where
+                // it began lays nothing).
                 let valid = match e.obstacle {
-                    Obstacle::New { path, u } => stop[path].is_none_or(|s| s.0 >= u),
+                    Obstacle::New { path, u } => stop[path].is_none_or(|s| s.0 >= u && s.0 > 0.0),
                     _ => true,
                 };
                 if valid {
