@@ -6,7 +6,7 @@ mod contour;
 mod layer;
 
 pub use contour::{
-    ContourParams, ContourRoads, MAX_ROAD_AREA, MAX_ROAD_STEPS, RoadAreaError, RoadStart,
+    ContourParams, ContourRoads, MAX_ROAD_AREA, MAX_ROAD_STEPS, RoadAreaError, RoadStart, RoadWork,
 };
 pub use layer::RoadLayer;
 

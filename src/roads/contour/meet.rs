@@ -123,7 +123,8 @@ pub(super) struct Cross {
 
 impl Sim<'_> {
     /// Every event that could stop proposal `i` (and crossings with its own
-    /// start's paths) against laid and proposed segments.
+    /// start's paths) against laid and proposed segments; returns how many
+    /// filed segments it looked at.
     pub(super) fn meetings(
         &self,
         i: usize,
@@ -131,15 +132,17 @@ impl Sim<'_> {
         props: &[Proposal],
         events: &mut Vec<Event>,
         crosses: &mut Vec<Cross>,
-    ) {
+    ) -> u64 {
         let Proposal {
             a, b, span, near, ..
         } = props[i];
         let me = self.start_id(i);
         let (mine, hi) = span;
+        let mut tests = 0;
         for c in cells_between(mine, hi) {
             let cell = self.cells.index(c);
             for e in self.segments.iter(cell) {
+                tests += 1;
                 let (j, s, lo) = (e.path as usize, e.seg as usize, e.lo);
                 // A pair sharing several cells is seen in the first only.
                 if (c != first_shared(mine, (lo.0 as i64, lo.1 as i64))) | near.apart(&e.near) {
@@ -187,6 +190,7 @@ impl Sim<'_> {
                 }
             }
         }
+        tests
     }
 
     /// What proposal `k` means for proposal `i` (both of this round).
