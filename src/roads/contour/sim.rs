@@ -5,7 +5,7 @@
 use super::bounds::{GroundStops, QuickStops};
 use super::cells::{CellLists, Cells, NearBox};
 use super::meet::{Cross, Event, Insert, Obstacle};
-use super::steps::{LANES, StepConsts, Steps, candidates};
+use super::steps::{LANES, StepConsts, StepKernel, Steps, candidates};
 use super::work::{Budget, RoadWork};
 use super::{ContourParams, RoadAreaError, RoadStart};
 use crate::terrain::Terrain;
@@ -119,6 +119,7 @@ impl<'a> Sim<'a> {
         }
         let n = cells.len();
         let consts = StepConsts {
+            kernel: StepKernel::detect(),
             turn: p.turn.sin_cos(),
             step: p.step,
             origin: cells.origin,
