@@ -11,7 +11,7 @@ mod network;
 mod planarize;
 
 pub use contour::{
-    ContourParams, ContourRoads, MAX_ROAD_AREA, MAX_ROAD_STEPS, RoadAreaError, RoadStart,
+    ContourParams, ContourRoads, MAX_ROAD_AREA, MAX_ROAD_STEPS, RoadAreaError, RoadStart, RoadWork,
 };
 pub use generator::{RoadError, RoadGenerator};
 pub use layer::RoadLayer;

@@ -309,6 +309,23 @@ mod tests {
         assert!(overlap.check_planar().is_err());
         let retrace = RoadNetwork::from_roads(vec![road(&[(0.0, 0.0), (10.0, 0.0), (4.0, 0.0)])]);
         assert!(retrace.check_planar().is_err());
+        // Two paths leaving a start point in opposite directions (found in
+        // contour roads): collinear segments 7 m apart, where the plain
+        // intersection formula divides a zero by a rounding error. Not a
+        // meeting.
+        let apart = RoadNetwork::from_roads(vec![
+            road(&[
+                (3452.0, -7.0),
+                (3453.3882411994805, -8.439717462582465),
+                (3454.776482398961, -9.87943492516493),
+            ]),
+            road(&[
+                (3452.0, -7.0),
+                (3446.447035202078, -1.2411301496701415),
+                (3445.0587940025976, 0.198587312912323),
+            ]),
+        ]);
+        apart.check_planar().unwrap();
         // −0 and +0 are one junction.
         let signed = RoadNetwork::from_roads(vec![
             road(&[(-0.0, 0.0), (10.0, 0.0)]),

@@ -223,8 +223,8 @@ impl Terrain {
         out.resize(n, 0.0);
         #[cfg(target_arch = "x86_64")]
         let done = match &self.bytes {
-            // SAFETY: `available()` confirmed the CPU features.
-            Some(b) if GridKernel::Avx512Vbmi.available() => unsafe {
+            // SAFETY: `points_kernel` confirmed the CPU features.
+            Some(b) if self.points_kernel() == GridKernel::Avx512Vbmi => unsafe {
                 simd::points_vbmi(self, b, xs, ys, out)
             },
             _ => 0,
@@ -248,11 +248,32 @@ impl Terrain {
 
     /// The fastest kernel for this terrain on this CPU.
     pub fn grid_kernel(&self) -> GridKernel {
-        let k = GridKernel::detect();
-        if k == GridKernel::Avx512Vbmi && self.bytes.is_none() {
-            GridKernel::Avx512
+        self.grid_kernel_for(GridKernel::detect())
+    }
+
+    /// The kernel that [`Self::heights_grid_with`] runs when asked for
+    /// `kernel`: that one where the CPU and the profile allow it,
+    /// [`GridKernel::Avx512`] for VBMI on a profile without byte tables,
+    /// otherwise [`GridKernel::Scalar`].
+    pub fn grid_kernel_for(&self, kernel: GridKernel) -> GridKernel {
+        let kernel = match kernel {
+            GridKernel::Avx512Vbmi if self.bytes.is_none() => GridKernel::Avx512,
+            k => k,
+        };
+        if kernel.available() {
+            kernel
         } else {
-            k
+            GridKernel::Scalar
+        }
+    }
+
+    /// The kernel that [`Self::heights_at_points`] runs: VBMI where the CPU
+    /// and the profile allow it, otherwise [`GridKernel::Scalar`].
+    pub fn points_kernel(&self) -> GridKernel {
+        if self.bytes.is_some() && GridKernel::Avx512Vbmi.available() {
+            GridKernel::Avx512Vbmi
+        } else {
+            GridKernel::Scalar
         }
     }
 
@@ -273,7 +294,8 @@ impl Terrain {
     }
 
     /// [`Self::heights_grid`] with a chosen kernel (for tests and benchmarks);
-    /// a kernel the CPU or the profile cannot use falls back to one that can.
+    /// a kernel the CPU or the profile cannot use falls back to one that can
+    /// ([`Self::grid_kernel_for`] says which runs).
     pub fn heights_grid_with(
         &self,
         kernel: GridKernel,
@@ -289,15 +311,7 @@ impl Terrain {
             out.clear();
             return Err(GridError::TooLarge { w, h });
         };
-        let kernel = match kernel {
-            GridKernel::Avx512Vbmi if self.bytes.is_none() => GridKernel::Avx512,
-            k => k,
-        };
-        let kernel = if kernel.available() {
-            kernel
-        } else {
-            GridKernel::Scalar
-        };
+        let kernel = self.grid_kernel_for(kernel);
         out.clear();
         out.resize(n, 0.0);
         if n == 0 {
@@ -557,5 +571,92 @@ mod simd {
             c += 8;
         }
         lanes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terrain::TerrainParams;
+
+    /// Whether this CPU has what a kernel is compiled for, asked directly
+    /// (not through [`GridKernel::available`], which is under test).
+    fn cpu_has(kernel: GridKernel) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            match kernel {
+                GridKernel::Scalar => true,
+                GridKernel::Avx2 => has!("avx2"),
+                GridKernel::Avx512 => has!("avx512f"),
+                GridKernel::Avx512Vbmi => {
+                    has!("avx512f")
+                        && has!("avx512bw")
+                        && has!("avx512dq")
+                        && has!("avx512vbmi")
+                        && has!("avx2")
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            kernel == GridKernel::Scalar
+        }
+    }
+
+    #[test]
+    fn every_kernel_the_cpu_has_runs_and_gives_the_heights_bit_for_bit() {
+        let reference = Terrain::default();
+        // A profile too long for byte tables, with mountains.
+        let mut p = TerrainParams::random(5, 1024).unwrap();
+        p.mountain_base = Some(30.0);
+        let random = Terrain::new(p).unwrap();
+        let mut out = Vec::new();
+        let mut tested = Vec::new();
+        for kernel in GridKernel::ALL {
+            if !cpu_has(kernel) {
+                let instead = reference.grid_kernel_for(kernel);
+                assert!(cpu_has(instead), "{kernel:?} falls back to {instead:?}");
+                eprintln!("GridKernel::{kernel:?} is not on this CPU: untested ({instead:?} runs)");
+                continue;
+            }
+            // The kernel asked for is the one that runs (VBMI needs a
+            // byte-sized profile: the long one gets plain AVX-512).
+            assert_eq!(reference.grid_kernel_for(kernel), kernel);
+            let on_random = match kernel {
+                GridKernel::Avx512Vbmi => GridKernel::Avx512,
+                k => k,
+            };
+            assert_eq!(random.grid_kernel_for(kernel), on_random);
+            for t in [&reference, &random] {
+                // Odd sizes exercise the SIMD tails.
+                for (x0, y0, step, w, h) in [
+                    (18990.0, 1250.0, 1.0, 37, 5),
+                    (-4999.7, -4999.3, 3.7, 23, 7),
+                    (1e7 + 0.5, 3.0, -2.5, 9, 9),
+                ] {
+                    t.heights_grid_with(kernel, x0, y0, step, w, h, &mut out)
+                        .unwrap();
+                    for j in 0..h {
+                        for i in 0..w {
+                            let e = t.height(x0 + i as f64 * step, y0 + j as f64 * step);
+                            assert_eq!(out[j * w + i].to_bits(), e.to_bits(), "{kernel:?}");
+                        }
+                    }
+                }
+            }
+            tested.push(kernel);
+        }
+        eprintln!("grid kernels tested on this CPU: {tested:?}");
+        let fastest = GridKernel::ALL.into_iter().rev().find(|&k| cpu_has(k));
+        assert_eq!(Some(GridKernel::detect()), fastest);
+        // Scattered points: VBMI where the CPU and the profile have it.
+        assert_eq!(random.points_kernel(), GridKernel::Scalar);
+        if cpu_has(GridKernel::Avx512Vbmi) {
+            assert_eq!(reference.points_kernel(), GridKernel::Avx512Vbmi);
+        } else {
+            assert_eq!(reference.points_kernel(), GridKernel::Scalar);
+            eprintln!("heights_at_points: no AVX-512 VBMI on this CPU, only the scalar path ran");
+        }
     }
 }

@@ -2,6 +2,8 @@
 //! lake (the terrain's slope bound) and no town (its town-sum bounds), and
 //! the whole-metre samples of the steps they cannot clear.
 
+use super::RoadAreaError;
+use super::work::{Budget, RoadWork};
 use crate::num::java_round_f64;
 use crate::terrain::{HeightSlopeBound, Terrain, TownBound};
 use glam::DVec2;
@@ -103,14 +105,16 @@ impl GroundStops {
     /// For each segment `a → b` (with the heights at its ends, and whether it
     /// is already known to meet no lake, or no town) that lake or town stops,
     /// its index and where it must stop, as a fraction: at the last
-    /// whole-metre sample before the first blocked one.
+    /// whole-metre sample before the first blocked one. The samples are
+    /// counted in `budget` before they are taken, and taken in batches of
+    /// at most about [`Self::BATCH`] (so memory does not grow with a round).
     pub(super) fn find(
         &mut self,
         quick: &QuickStops,
         segments: impl Iterator<Item = (DVec2, DVec2, f64, f64, bool, bool)>,
         stops: &mut Vec<(usize, f64)>,
-    ) {
-        let terrain = quick.terrain;
+        budget: &mut Budget,
+    ) -> Result<(), RoadAreaError> {
         self.open.clear();
         self.xs.clear();
         self.ys.clear();
@@ -126,6 +130,7 @@ impl GroundStops {
             }
             // Samples at every whole metre along the segment and at its end.
             let len = a.distance(b);
+            budget.spend(RoadWork::Samples, len as u64 + 1)?;
             let first = self.xs.len();
             for k in 1..=len.floor() as usize + 1 {
                 let d = (k as f64).min(len);
@@ -139,7 +144,20 @@ impl GroundStops {
             }
             let range = first..self.xs.len();
             self.open.push((n, lake_clear, town_clear, len, range));
+            if self.xs.len() >= Self::BATCH {
+                self.sample(quick.terrain, stops);
+            }
         }
+        self.sample(quick.terrain, stops);
+        Ok(())
+    }
+
+    /// Samples gathered before heights are taken for all of them at once.
+    const BATCH: usize = 1 << 16;
+
+    /// Takes the samples gathered so far, adds the stops they give to
+    /// `stops` (in the order of the segments) and clears them.
+    fn sample(&mut self, terrain: &Terrain, stops: &mut Vec<(usize, f64)>) {
         terrain.heights_at_points(&self.xs, &self.ys, &mut self.hs);
         let level = terrain.params().lake_level;
         for (n, lake_clear, town_clear, len, range) in self.open.drain(..) {
@@ -153,6 +171,9 @@ impl GroundStops {
                 prev = self.ds[k];
             }
         }
+        self.xs.clear();
+        self.ys.clear();
+        self.ds.clear();
     }
 }
 
@@ -214,7 +235,14 @@ mod tests {
             let batch_segments = segments[start..end]
                 .iter()
                 .map(|&(a, b, ha, hb)| (a, b, ha, hb, false, false));
-            GroundStops::default().find(&quick, batch_segments, &mut batch);
+            GroundStops::default()
+                .find(
+                    &quick,
+                    batch_segments,
+                    &mut batch,
+                    &mut Budget::for_area(0.0),
+                )
+                .unwrap();
             found.extend(batch.into_iter().map(|(n, t)| (start + n, t)));
             start = end;
             if start == segments.len() {
@@ -225,6 +253,15 @@ mod tests {
             .filter_map(|(n, &(a, b, _, _))| Some((n, ground_stop_by_samples(&t, a, b)?)))
             .collect();
         assert_eq!(found, expected);
+        // All at once, in several batches of samples.
+        let mut all = Vec::new();
+        let every = segments
+            .iter()
+            .map(|&(a, b, ha, hb)| (a, b, ha, hb, false, false));
+        (GroundStops::default())
+            .find(&quick, every, &mut all, &mut Budget::for_area(0.0))
+            .unwrap();
+        assert_eq!(all, expected);
         let stops = found.len();
         let towns = (segments.iter())
             .filter(|(a, b, _, _)| {

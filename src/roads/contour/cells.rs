@@ -44,6 +44,11 @@ impl Cells {
         ((a.0.min(b.0), a.1.min(b.1)), (a.0.max(b.0), a.1.max(b.1)))
     }
 
+    /// How many cells a span from [`Self::span`] holds.
+    pub(super) fn count((lo, hi): ((i64, i64), (i64, i64))) -> u64 {
+        ((hi.0 - lo.0 + 1) * (hi.1 - lo.1 + 1)) as u64
+    }
+
     pub(super) fn index(&self, (x, y): (i64, i64)) -> usize {
         (y * self.w + x) as usize
     }

@@ -36,12 +36,19 @@
 //! 40 m cells its box touches when it is proposed, with a small `f32` box
 //! that passes over most pairs before any exact intersection.
 //!
+//! **Bounded work.** Every kind of work a request does (start-grid cells,
+//! growth steps, cell entries, lake and town samples, segment pair tests,
+//! crossings) is counted against a budget that grows with the area asked
+//! for ([`RoadWork`]): whatever parameters [`ContourParams::validate`]
+//! accepts, a request ends in bounded time and memory, with roads or a
+//! [`RoadAreaError::TooMuchWork`] that says what to change.
+//!
 //! **Layout.** This file holds the public API and the focus-box driver
 //! ([`ContourRoads::try_generate`]); `starts` the start points; `cells` the
 //! 40 m cell index of filed segments; `bounds` the quick lake and town
 //! tests; `steps` the vectorised step lanes; `sim` the simultaneous growth;
 //! `meet` the events and crossings that stop paths; `output` the roads
-//! returned.
+//! returned; `work` the budgets.
 
 mod bounds;
 mod cells;
@@ -50,8 +57,10 @@ mod output;
 mod sim;
 mod starts;
 mod steps;
+mod work;
 
 pub use starts::RoadStart;
+pub use work::RoadWork;
 
 use super::{RoadClass, RoadNetwork};
 use crate::terrain::{ParamError, Terrain};
@@ -60,13 +69,16 @@ use glam::DVec2;
 use serde::{Deserialize, Serialize};
 use sim::Sim;
 use thiserror::Error;
+use work::Budget;
 
 /// Largest area (with its margin) one call simulates: 50 km × 50 km.
 pub const MAX_ROAD_AREA: f64 = 2.5e9;
 
-/// Most growth steps one simulation may take, at worst (every path of every
-/// start growing to the horizon): about 10 s of work. With the defaults even
-/// [`MAX_ROAD_AREA`] stays at half of it.
+/// Most growth steps one simulation could take at worst (every path of every
+/// start growing to the horizon), checked before simulating: requests beyond
+/// it are refused at once. With the defaults even [`MAX_ROAD_AREA`] stays at
+/// half of it. (The steps really taken are bounded by
+/// [`RoadWork::Steps`].)
 pub const MAX_ROAD_STEPS: f64 = 2.0e7;
 
 /// Why a road request was refused.
@@ -90,6 +102,15 @@ pub enum RoadAreaError {
         /// The bound: start points × 4 paths × growth rounds.
         steps: f64,
     },
+    /// The request needs more of some work than its budget
+    /// ([`RoadWork::limit`]) allows.
+    #[error("roads here need more than {limit} {} (the limit for an area this size): {}", .work.name(), .work.advice())]
+    TooMuchWork {
+        /// The work that ran out.
+        work: RoadWork,
+        /// Its limit.
+        limit: u64,
+    },
 }
 
 /// The contour-road generator's parameters; defaults are the seed's numbers.
@@ -106,7 +127,9 @@ pub struct ContourParams {
     pub max_points: usize,
     /// Most growth rounds (seed: 300).
     pub max_rounds: usize,
-    /// Bearing change tried either side each step, radians (seed: 0.09).
+    /// Bearing change tried either side each step, radians (seed: 0.09); at
+    /// most a right angle (a larger turn points back, and a path would double
+    /// back along its own last segment, which is no road).
     pub turn: f64,
     /// Class of the roads made.
     pub class: RoadClass,
@@ -142,7 +165,7 @@ impl ContourParams {
         ParamError::check_range("step", self.step, 1.0, 100.0)?;
         ParamError::check_range("max_points", self.max_points as f64, 2.0, 10_000.0)?;
         ParamError::check_range("max_rounds", self.max_rounds as f64, 1.0, 100_000.0)?;
-        ParamError::check_range("turn", self.turn, 0.0, std::f64::consts::PI)?;
+        ParamError::check_range("turn", self.turn, 0.0, std::f64::consts::FRAC_PI_2)?;
         ParamError::check_range("width", self.width, 0.1, 100.0)?;
         ParamError::check_range("initial_margin", self.initial_margin, 0.0, 1.0e5)?;
         Ok(())
@@ -185,12 +208,26 @@ impl ContourRoads {
 
     /// [`Self::generate`], refusing areas (with their margin) beyond
     /// [`MAX_ROAD_AREA`] or not finite, and parameters that could need more
-    /// than [`MAX_ROAD_STEPS`] growth steps there.
+    /// than [`MAX_ROAD_STEPS`] growth steps there, at once; and requests
+    /// that turn out to need more of some work than its budget allows (see
+    /// [`RoadWork`]), as soon as they do.
     pub fn try_generate(
         &self,
         terrain: &Terrain,
         min: DVec2,
         max: DVec2,
+    ) -> Result<RoadNetwork, RoadAreaError> {
+        let area = (max - min).max(DVec2::ZERO).element_product();
+        self.generate_within(terrain, min, max, &mut Budget::for_area(area))
+    }
+
+    /// [`Self::try_generate`] within `budget`, which counts the work done.
+    fn generate_within(
+        &self,
+        terrain: &Terrain,
+        min: DVec2,
+        max: DVec2,
+        budget: &mut Budget,
     ) -> Result<RoadNetwork, RoadAreaError> {
         let step = self.params.step;
         // Every start whose paths could reach the focus box before growth ends.
@@ -233,9 +270,10 @@ impl ContourRoads {
         loop {
             check(f0, f1)?;
             let area = (f0 - reach, f1 + reach);
-            let starts = self.starts_in(terrain, area.0, area.1);
+            budget.spend(RoadWork::StartCells, self.start_cells(area.0, area.1))?;
+            let starts = self.scan_starts(terrain, area.0, area.1);
             let mut sim = Sim::new(terrain, &self.params, &quick, &starts, (f0, f1), area);
-            sim.run();
+            sim.run(budget)?;
             let roads = sim.roads_touching(min, max);
             let (mut bmin, mut bmax) = (min, max);
             for p in roads.iter().flat_map(|r| &r.points) {

@@ -5,8 +5,9 @@
 use super::bounds::{GroundStops, QuickStops};
 use super::cells::{CellLists, Cells, NearBox};
 use super::meet::{Cross, Event, Insert, Obstacle};
-use super::steps::{LANES, StepConsts, Steps, candidates};
-use super::{ContourParams, RoadStart};
+use super::steps::{LANES, StepConsts, StepKernel, Steps, candidates};
+use super::work::{Budget, RoadWork};
+use super::{ContourParams, RoadAreaError, RoadStart};
 use crate::terrain::Terrain;
 use glam::DVec2;
 
@@ -89,7 +90,11 @@ impl<'a> Sim<'a> {
         // Paths never leave the cone, which ends a step beyond the starts.
         let pad = DVec2::splat(2.0 * p.step);
         let cells = Cells::new(lo - pad, hi + pad);
-        let mut paths = Vec::new();
+        // Room for the first points of each path, a million in all at most
+        // (the rest as they come).
+        let count: usize = starts.iter().map(|s| s.bearings.len()).sum();
+        let room = (p.max_points.min(64)).min((1 << 20) / count.max(1)).max(4);
+        let mut paths = Vec::with_capacity(count);
         for s in starts {
             let h = terrain.height(s.pos.x, s.pos.y);
             for (k, &b) in s.bearings.iter().enumerate() {
@@ -97,7 +102,7 @@ impl<'a> Sim<'a> {
                 paths.push(Path {
                     key: (s.id, k as u32),
                     points: {
-                        let mut v = Vec::with_capacity(p.max_points.min(128));
+                        let mut v = Vec::with_capacity(room);
                         v.push(s.pos);
                         v
                     },
@@ -114,6 +119,7 @@ impl<'a> Sim<'a> {
         }
         let n = cells.len();
         let consts = StepConsts {
+            kernel: StepKernel::detect(),
             turn: p.turn.sin_cos(),
             step: p.step,
             origin: cells.origin,
@@ -160,6 +166,7 @@ impl<'a> Sim<'a> {
     /// The segments up to eight paths propose this round (filed at once),
     /// given the heights of their three candidate points each: the
     /// arithmetic lane by lane (see [`Steps`]), then what needs branches.
+    /// Returns how many cell entries were filed.
     #[inline(never)] // Measured: the growth loop runs faster around a call.
     fn propose(
         &mut self,
@@ -168,7 +175,8 @@ impl<'a> Sim<'a> {
         heights: &[f64],
         r: usize,
         props: &mut [Proposal],
-    ) {
+    ) -> u64 {
+        let mut filed = 0;
         for (k, &i) in chunk.iter().enumerate() {
             let path = &self.paths[i];
             lanes.load(
@@ -201,6 +209,7 @@ impl<'a> Sim<'a> {
                 clear
             };
             self.segments.push(&self.cells, span, i, seg, r, near);
+            filed += Cells::count(span);
             props[i] = Proposal {
                 a: tip,
                 b: next,
@@ -215,9 +224,12 @@ impl<'a> Sim<'a> {
                 b_cell: next_cell,
             };
         }
+        filed
     }
 
-    pub(super) fn run(&mut self) {
+    /// Grows every path until growth ends, counting the work in `budget`
+    /// (and stopping with an error as soon as some work runs out).
+    pub(super) fn run(&mut self, budget: &mut Budget) -> Result<(), RoadAreaError> {
         let turn = self.p.turn.sin_cos();
         let mut props = vec![Proposal::default(); self.paths.len()];
         let mut stop: Vec<Option<(f64, Obstacle)>> = vec![None; self.paths.len()];
@@ -237,6 +249,7 @@ impl<'a> Sim<'a> {
             if active.is_empty() {
                 break;
             }
+            budget.spend(RoadWork::Steps, active.len() as u64)?;
             // How near the focus box a tip must end this round to grow on
             // (see `in_cone`).
             let reach = self.p.step * (self.p.horizon() + 1.0 - r as f64);
@@ -260,7 +273,8 @@ impl<'a> Sim<'a> {
             self.terrain.heights_at_points(&xs, &ys, &mut hs);
             for (n, chunk) in active.chunks(LANES).enumerate() {
                 let heights = &hs[3 * LANES * n..];
-                self.propose(&mut lanes, chunk, heights, r, &mut props);
+                let filed = self.propose(&mut lanes, chunk, heights, r, &mut props);
+                budget.spend(RoadWork::CellEntries, filed)?;
             }
             for &i in &active {
                 stop[i] = None;
@@ -270,7 +284,8 @@ impl<'a> Sim<'a> {
                 let p = &props[i];
                 (p.a, p.b, p.ha, p.hb, p.lake_clear, p.town_clear)
             });
-            self.ground.find(self.quick, segments, &mut ground);
+            self.ground
+                .find(self.quick, segments, &mut ground, budget)?;
             for &(n, t) in &ground {
                 events.push(Event {
                     t,
@@ -279,8 +294,16 @@ impl<'a> Sim<'a> {
                 });
             }
             // 2. What else could stop each one, and when (fraction of the round).
-            for &i in &active {
-                self.meetings(i, r as u32, &props, &mut events, &mut crosses);
+            // (Counted eight paths at a time.)
+            for chunk in active.chunks(LANES) {
+                let found = events.len() + crosses.len();
+                let mut tests = 0;
+                for &i in chunk {
+                    tests += self.meetings(i, r as u32, &props, &mut events, &mut crosses);
+                }
+                budget.spend(RoadWork::PairTests, tests)?;
+                let found = events.len() + crosses.len() - found;
+                budget.spend(RoadWork::Meetings, found as u64)?;
             }
             // 3. Resolve in time order: a path stops at its first valid event.
             events.sort_by(|x, y| self.event_order(x, y));
@@ -288,8 +311,11 @@ impl<'a> Sim<'a> {
                 if stop[e.path].is_some() {
                     continue;
                 }
+                // Another path this round is an obstacle where it gets to
+                // (at its start only if it leaves it: a path stopped where
+                // it began lays nothing).
                 let valid = match e.obstacle {
-                    Obstacle::New { path, u } => stop[path].is_none_or(|s| s.0 >= u),
+                    Obstacle::New { path, u } => stop[path].is_none_or(|s| s.0 >= u && s.0 > 0.0),
                     _ => true,
                 };
                 if valid {
@@ -376,5 +402,6 @@ impl<'a> Sim<'a> {
                 }
             }
         }
+        Ok(())
     }
 }

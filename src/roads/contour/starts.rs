@@ -1,7 +1,8 @@
 //! Start points: one per cell of a jittered grid (dropped on lake and town),
 //! each with 2–4 bearings from the seed's bits.
 
-use super::ContourRoads;
+use super::work::{Budget, RoadWork};
+use super::{ContourRoads, RoadAreaError};
 use crate::num::{hash_unit, java_round};
 use crate::terrain::{PI1000, Terrain};
 use glam::DVec2;
@@ -50,11 +51,50 @@ impl ContourRoads {
     }
 
     /// Every start point in `[min, max)`, in canonical (row, column) order.
+    ///
+    /// Empty when the area's start grid has more cells than
+    /// [`RoadWork::StartCells`] allows, or the area is not finite (see
+    /// [`Self::try_starts_in`], which says so).
     pub fn starts_in(&self, terrain: &Terrain, min: DVec2, max: DVec2) -> Vec<RoadStart> {
-        let (c0, c1) = (
+        self.try_starts_in(terrain, min, max).unwrap_or_default()
+    }
+
+    /// [`Self::starts_in`], refusing areas whose start grid has more cells
+    /// than [`RoadWork::StartCells`] allows, or that are not finite.
+    pub fn try_starts_in(
+        &self,
+        terrain: &Terrain,
+        min: DVec2,
+        max: DVec2,
+    ) -> Result<Vec<RoadStart>, RoadAreaError> {
+        let area = (max - min).max(DVec2::ZERO).element_product();
+        Budget::for_area(area).spend(RoadWork::StartCells, self.start_cells(min, max))?;
+        Ok(self.scan_starts(terrain, min, max))
+    }
+
+    /// The start grid's cells that hold every start in `[min, max)`.
+    fn cell_range(&self, min: DVec2, max: DVec2) -> (DVec2, DVec2) {
+        (
             (min / self.cell).floor() - 1.0,
             (max / self.cell).floor() + 1.0,
-        );
+        )
+    }
+
+    /// How many cells of the start grid [`Self::starts_in`] looks at
+    /// (`u64::MAX` for an area that is not finite).
+    pub(super) fn start_cells(&self, min: DVec2, max: DVec2) -> u64 {
+        let (c0, c1) = self.cell_range(min, max);
+        let n = (c1 - c0 + 1.0).max(DVec2::ZERO).element_product();
+        if min.is_finite() && max.is_finite() && n < u64::MAX as f64 {
+            n as u64
+        } else {
+            u64::MAX
+        }
+    }
+
+    /// Every start point in `[min, max)`, however many cells that takes.
+    pub(super) fn scan_starts(&self, terrain: &Terrain, min: DVec2, max: DVec2) -> Vec<RoadStart> {
+        let (c0, c1) = self.cell_range(min, max);
         let mut out = Vec::new();
         for j in c0.y as i64..=c1.y as i64 {
             for i in c0.x as i64..=c1.x as i64 {
@@ -97,5 +137,36 @@ mod tests {
         let threes = s.iter().filter(|p| p.bearings.len() == 3).count();
         assert!(threes * 2 > s.len(), "3 paths should be the most common");
         assert_eq!(s, c.starts_in(&t, min, max));
+    }
+
+    #[test]
+    fn absurd_areas_have_no_start_points() {
+        let t = Terrain::default();
+        let c = ContourRoads::new(ContourParams::default()).unwrap();
+        let (min, max) = (DVec2::ZERO, DVec2::splat(2000.0));
+        assert_eq!(
+            c.try_starts_in(&t, min, max).unwrap(),
+            c.starts_in(&t, min, max)
+        );
+        // A million km² (its grid has ten million cells), and areas that are
+        // not finite: refused at once, and `starts_in` gives none.
+        for (min, max) in [
+            (DVec2::splat(-5e5), DVec2::splat(5e5)),
+            (DVec2::ZERO, DVec2::new(f64::INFINITY, 10.0)),
+            (DVec2::splat(f64::NAN), DVec2::ONE),
+        ] {
+            let err = c.try_starts_in(&t, min, max).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    RoadAreaError::TooMuchWork {
+                        work: RoadWork::StartCells,
+                        ..
+                    }
+                ),
+                "{err}"
+            );
+            assert!(c.starts_in(&t, min, max).is_empty());
+        }
     }
 }

@@ -23,8 +23,39 @@ pub(super) fn candidates((ux, uy): (f64, f64), (st, ct): (f64, f64)) -> [(f64, f
 /// Tips handled side by side in a growth step's arithmetic.
 pub(super) const LANES: usize = 8;
 
+/// Which code runs the step lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum StepKernel {
+    /// The lanes compiled for the baseline CPU.
+    Plain,
+    /// The same lanes compiled with AVX-512 (`floor` one instruction).
+    Avx512,
+}
+
+impl StepKernel {
+    /// The kernel for this CPU: AVX-512 where it has every feature that code
+    /// is compiled with.
+    pub(super) fn detect() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            if has!("avx512f")
+                && has!("avx512dq")
+                && has!("avx512vl")
+                && has!("avx2")
+                && has!("sse4.1")
+            {
+                return Self::Avx512;
+            }
+        }
+        Self::Plain
+    }
+}
+
 /// What [`Steps::run`] needs besides the tips.
 pub(super) struct StepConsts {
+    /// The code to run them with (from [`StepKernel::detect`]).
+    pub(super) kernel: StepKernel,
     /// Sine and cosine of the turn.
     pub(super) turn: (f64, f64),
     pub(super) step: f64,
@@ -116,13 +147,16 @@ impl Steps {
         self.h_cand[k] = [heights[0], heights[1], heights[2]];
     }
 
-    pub(super) fn run(&mut self, c: &StepConsts) {
+    /// Runs the lanes with `c.kernel`; returns the kernel that ran.
+    pub(super) fn run(&mut self, c: &StepConsts) -> StepKernel {
         #[cfg(target_arch = "x86_64")]
-        if crate::terrain::GridKernel::Avx512.available() {
-            // SAFETY: the CPU has the features.
-            return unsafe { self.run_avx512(c) };
+        if c.kernel == StepKernel::Avx512 {
+            // SAFETY: `StepKernel::detect` found every feature it needs.
+            unsafe { self.run_avx512(c) };
+            return StepKernel::Avx512;
         }
         self.run_lanes(c, floor_i64);
+        StepKernel::Plain
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -184,6 +218,7 @@ mod tests {
         // The vectorised arithmetic (where the CPU has it) against the plain
         // one, on tips near and far from the origin, with near ties.
         let consts = StepConsts {
+            kernel: StepKernel::detect(),
             turn: 0.09f64.sin_cos(),
             step: 10.0,
             origin: DVec2::new(-3.0e4, 7.0e5),
@@ -192,6 +227,7 @@ mod tests {
             steepest: 13.0,
             lake_floor: 150.0,
         };
+        let mut ran = None;
         for n in 0..500i64 {
             let h = |k: usize, salt: i64| hash_unit(n * 16 + k as i64, salt, 11);
             let mut lanes = Steps::default();
@@ -210,9 +246,26 @@ mod tests {
             }
             let mut plain = Steps::default();
             plain.load_all_from(&lanes);
-            lanes.run(&consts);
+            ran = Some(lanes.run(&consts));
             plain.run_lanes(&consts, floor_i64);
             assert_eq!(lanes.bits(), plain.bits(), "set {n}");
         }
+        // The vectorised code must have run wherever the CPU has it;
+        // elsewhere this compared the plain lanes with themselves.
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            let avx512 = has!("avx512f") && has!("avx512dq") && has!("avx512vl");
+            if avx512 && has!("avx2") && has!("sse4.1") {
+                assert_eq!(ran, Some(StepKernel::Avx512));
+            } else {
+                eprintln!(
+                    "step lanes: no AVX-512 on this CPU, only the plain lanes ran ({ran:?}): \
+                     their AVX-512 build is untested here"
+                );
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        eprintln!("step lanes: not x86-64, only the plain lanes exist ({ran:?})");
     }
 }

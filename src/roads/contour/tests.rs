@@ -256,3 +256,74 @@ fn the_roads_stay_the_same_bit_for_bit() {
     assert_eq!(other.roads.len(), 82);
     assert_eq!(network_hash(&other), 0xfb07_2b36_dfe2_928b);
 }
+
+#[test]
+fn a_path_through_another_start_point_ends_there() {
+    // Dense starts and 100 m steps: the path from (1606, 2572) leaves due
+    // north (bearing 0.09, turned by 0.09) and reaches the start point at
+    // (1606, 2603) in its first step, where that start's paths begin.
+    let t = Terrain::default();
+    let c = ContourRoads::new(ContourParams {
+        density: 1000.0,
+        step: 100.0,
+        max_points: 2,
+        ..Default::default()
+    })
+    .unwrap();
+    let net = c.generate(&t, DVec2::new(1400.0, 2400.0), DVec2::new(1800.0, 2800.0));
+    net.check_planar().unwrap();
+    let (from, start) = (DVec2::new(1606.0, 2572.0), DVec2::new(1606.0, 2603.0));
+    let road = (net.roads.iter())
+        .find(|r| r.points[0] == from && r.points[1].x == from.x)
+        .expect("the road going north");
+    assert_eq!(road.points, vec![from, start]);
+    assert!(net.junctions.iter().any(|j| j.pos == start));
+}
+
+#[test]
+fn paths_that_come_back_onto_their_own_roads_stay_planar() {
+    // Large turns make paths wander back onto their own roads: touching
+    // them at a vertex, landing on them, running along them. Each of these
+    // was a place where the roads were not planar.
+    let t = Terrain::default();
+    for (turn, step, density, at) in [
+        (1.0, 5.0, 100.0, DVec2::new(3300.0, -100.0)),
+        (
+            std::f64::consts::FRAC_PI_3,
+            2.0,
+            100.0,
+            DVec2::new(3300.0, -100.0),
+        ),
+        (
+            std::f64::consts::FRAC_PI_2,
+            5.0,
+            10.0,
+            DVec2::new(-3000.0, 5000.0),
+        ),
+        (
+            std::f64::consts::FRAC_PI_2,
+            1.0,
+            10.0,
+            DVec2::new(-900.0, 3300.0),
+        ),
+    ] {
+        let p = ContourParams {
+            turn,
+            step,
+            density,
+            ..Default::default()
+        };
+        let net = ContourRoads::new(p).unwrap().generate(&t, at, at + 800.0);
+        assert!(net.roads.len() > 10, "turn {turn}, step {step}");
+        if let Err(e) = net.check_planar() {
+            panic!("turn {turn}, step {step}: not planar at {}", e.at);
+        }
+    }
+    // A turn beyond a right angle points back along the last step: refused.
+    let back = ContourParams {
+        turn: 2.0,
+        ..Default::default()
+    };
+    let err = ContourRoads::new(back).unwrap_err().to_string();
+    assert!(err.starts_with("turn"), "{err}");
+}
