@@ -36,8 +36,8 @@ pub mod prelude {
     pub use crate::plugin::coords::{OriginShifted, RenderOrigin};
     pub use crate::plugin::settings::{TerrainSettings, TerrainState, ViewSettings};
     pub use crate::plugin::{
-        LaidRoads, ReliefError, ReliefFocus, ReliefPlugin, ReliefStats, ReliefSystems, RoadsLaid,
-        TerrainChunk, TerrainQuery, WorldAnchor,
+        LaidRoads, ReliefError, ReliefFocus, ReliefPlugin, ReliefPlugins, ReliefStats,
+        ReliefSystems, RoadsLaid, TerrainChunk, TerrainQuery, WorldAnchor,
     };
     pub use crate::terrain::{Feature, Terra, Terrain, TerrainKind, TerrainParams};
 }

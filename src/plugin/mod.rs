@@ -11,6 +11,7 @@
 pub mod chunks;
 pub mod coords;
 pub mod editor;
+pub mod group;
 pub mod inspector;
 pub mod map_overlay;
 pub mod mesh;
@@ -25,14 +26,17 @@ use crate::terrain::{Feature, LaidGround, ParamError, Terra, Terrain, TerrainPar
 use bevy::ecs::system::SystemParam;
 use bevy::math::DVec3;
 use bevy::prelude::*;
-use bevy::transform::TransformSystems;
 use chunks::ChunkManager;
-use coords::{FocusState, OriginShifted, RenderOrigin};
+use coords::{FocusState, RenderOrigin};
 use settings::{SettingsError, TerrainSettings, TerrainState};
 use std::sync::Arc;
 
 pub use chunks::{ChunkKey, TerrainChunk};
 pub use coords::{ReliefFocus, WorldAnchor};
+pub use group::{
+    ReliefChunksPlugin, ReliefCorePlugin, ReliefObjectsPlugin, ReliefOriginPlugin, ReliefPlugins,
+    ReliefRoadsPlugin,
+};
 pub use roads::{LaidRoads, RoadSource};
 
 /// Our systems, in the order they run in `PostUpdate` (after game code has
@@ -201,66 +205,17 @@ impl ReliefPlugin {
     }
 }
 
+impl ReliefPlugin {
+    /// The same configuration as a plugin group, whose parts can be
+    /// replaced: `ReliefPlugin::default().plugins().build().disable::<ReliefObjectsPlugin>()`.
+    pub fn plugins(self) -> ReliefPlugins {
+        ReliefPlugins(self)
+    }
+}
+
 impl Plugin for ReliefPlugin {
     fn build(&self, app: &mut App) {
-        let state = TerrainState::new(&self.settings).unwrap_or_else(|e| {
-            error!("ReliefPlugin: {e}; using the reference world");
-            let mut s = TerrainState::new(&TerrainSettings::default()).expect("defaults are valid");
-            s.error = Some(e.into());
-            s
-        });
-        let laid = roads::LaidRoads::bare(state.terrain.clone());
-        app.insert_resource(self.settings.clone())
-            .insert_resource(state)
-            .insert_resource(laid)
-            .insert_resource(self.roads.clone())
-            .init_resource::<RenderOrigin>()
-            .init_resource::<FocusState>()
-            .init_resource::<ChunkManager>()
-            .init_resource::<objects::ObjectManager>()
-            .init_resource::<roads::RoadManager>()
-            .init_resource::<ReliefStats>()
-            .add_message::<OriginShifted>()
-            .add_message::<ReliefError>()
-            .add_message::<RoadsLaid>()
-            .add_systems(Startup, create_assets)
-            .configure_sets(
-                PostUpdate,
-                (
-                    ReliefSystems::Settings,
-                    ReliefSystems::Origin,
-                    ReliefSystems::Roads,
-                    ReliefSystems::Chunks,
-                    ReliefSystems::Objects,
-                    ReliefSystems::Stats,
-                )
-                    .chain()
-                    .before(TransformSystems::Propagate),
-            )
-            .add_systems(
-                PostUpdate,
-                (
-                    settings::apply_settings.in_set(ReliefSystems::Settings),
-                    (coords::follow_focus, coords::place_anchored)
-                        .chain()
-                        .in_set(ReliefSystems::Origin),
-                    roads::update_roads.in_set(ReliefSystems::Roads),
-                    (
-                        chunks::request_chunks,
-                        chunks::receive_chunks,
-                        chunks::retire_chunks,
-                        chunks::update_ribbons,
-                    )
-                        .chain()
-                        .in_set(ReliefSystems::Chunks)
-                        .run_if(resource_exists::<ReliefAssets>),
-                    (objects::request_cells, objects::spawn_cells)
-                        .chain()
-                        .in_set(ReliefSystems::Objects)
-                        .run_if(resource_exists::<ReliefAssets>),
-                    update_stats.in_set(ReliefSystems::Stats),
-                ),
-            );
+        app.add_plugins(self.clone().plugins());
     }
 }
 
@@ -349,25 +304,32 @@ fn take_finished<K: Eq + std::hash::Hash, T>(
 
 fn update_stats(
     state: Res<TerrainState>,
-    chunks: Res<ChunkManager>,
-    objects: Res<objects::ObjectManager>,
-    roads: Res<roads::RoadManager>,
+    chunks: Option<Res<ChunkManager>>,
+    objects: Option<Res<objects::ObjectManager>>,
+    roads: Option<Res<roads::RoadManager>>,
     focus: Res<FocusState>,
     mut stats: ResMut<ReliefStats>,
 ) {
+    stats.focus = focus.world;
+    if let Some(roads) = roads {
+        stats.roads = roads.roads;
+    }
+    if let Some(objects) = objects {
+        stats.object_cells = objects.cell_count();
+        stats.objects_pending = objects.pending_count();
+        stats.objects = objects.objects;
+    }
+    let Some(chunks) = chunks else {
+        return;
+    };
     stats.chunks_desired = chunks.desired().len();
     stats.chunks_present = chunks.present_count();
     stats.chunks_pending = chunks.pending_count();
     stats.chunks_generated = chunks.generated;
     stats.complete = chunks.complete(state.generation);
-    stats.focus = focus.world;
     stats.ground_under_focus = focus
         .world
         .is_some_and(|f| chunks.ground_at(&state.view, f.truncate()));
-    stats.object_cells = objects.cell_count();
-    stats.objects_pending = objects.pending_count();
-    stats.objects = objects.objects;
-    stats.roads = roads.roads;
 }
 
 /// Gameplay access to the ground: heights and kinds in core coordinates, and

@@ -9,7 +9,7 @@ use bevy_relief::prelude::*;
 use bevy_relief::terrain::{Overlay, TerrainKind};
 use std::time::{Duration, Instant};
 
-fn app_with(plugin: ReliefPlugin) -> App {
+fn app_with<M>(plugin: impl Plugins<M>) -> App {
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
@@ -371,4 +371,27 @@ fn road_settings_apply_live_and_failures_are_reported() {
     app.update();
     assert!(app.world().resource::<LaidRoads>().ground.is_bare());
     assert_eq!(app.world().resource::<TerrainState>().error, None);
+}
+
+#[test]
+fn plugin_group_parts_can_be_left_out() {
+    use bevy_relief::plugin::ReliefObjectsPlugin;
+    let mut app = app_with(
+        ReliefPlugin::default()
+            .view_distance(1500.0)
+            .plugins()
+            .build()
+            .disable::<ReliefObjectsPlugin>(),
+    );
+    spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
+    run_until(&mut app, "the ground", |app| {
+        let s = app.world().resource::<ReliefStats>();
+        s.complete && s.roads > 0
+    });
+    let mut q = app.world_mut().query::<&ReliefObject>();
+    assert_eq!(q.iter(app.world()).count(), 0);
+    assert!(
+        !app.world()
+            .contains_resource::<bevy_relief::plugin::objects::ObjectManager>()
+    );
 }

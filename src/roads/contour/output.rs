@@ -3,7 +3,7 @@
 
 use super::meet::Insert;
 use super::sim::Sim;
-use crate::geom::segment_intersection;
+use crate::geom::segment_meets_rect;
 use crate::roads::Road;
 use glam::DVec2;
 
@@ -60,17 +60,4 @@ impl Sim<'_> {
             })
             .collect()
     }
-}
-
-/// Whether segment `a–b` has a point in the half-open rectangle `[min, max)`.
-pub(super) fn segment_meets_rect(a: DVec2, b: DVec2, min: DVec2, max: DVec2) -> bool {
-    if a.max(b).cmplt(min).any() || a.min(b).cmpgt(max).any() {
-        return false;
-    }
-    let inside = |p: DVec2| p.x >= min.x && p.y >= min.y && p.x < max.x && p.y < max.y;
-    if inside(a) || inside(b) {
-        return true;
-    }
-    let corners = [min, DVec2::new(max.x, min.y), max, DVec2::new(min.x, max.y)];
-    (0..4).any(|k| segment_intersection(a, b, corners[k], corners[(k + 1) % 4]).is_some())
 }

@@ -2,8 +2,8 @@
 //! stability, the focus-box search, laid roads, refused requests, and the
 //! roads pinned bit for bit.
 
-use super::output::segment_meets_rect;
 use super::*;
+use crate::geom::segment_meets_rect;
 use crate::num::java_round;
 use crate::roads::Road;
 use crate::terrain::TerrainKind;

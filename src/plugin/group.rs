@@ -1,0 +1,162 @@
+//! [`ReliefPlugins`]: the world as a plugin group in the style of avian and
+//! big_space. Each part is its own plugin and can be left out or replaced:
+//!
+//! ```no_run
+//! use bevy::prelude::*;
+//! use bevy_relief::prelude::*;
+//! use bevy_relief::plugin::ReliefObjectsPlugin;
+//! App::new().add_plugins((
+//!     DefaultPlugins,
+//!     ReliefPlugins::default().build().disable::<ReliefObjectsPlugin>(), // no trees
+//! ));
+//! ```
+//!
+//! [`ReliefPlugin`] adds the whole group.
+
+use super::chunks::{self, ChunkManager};
+use super::coords::{self, FocusState, OriginShifted, RenderOrigin};
+use super::settings::{self, TerrainSettings, TerrainState};
+use super::{
+    ReliefAssets, ReliefError, ReliefPlugin, ReliefStats, ReliefSystems, RoadsLaid, create_assets,
+    objects, roads, update_stats,
+};
+use bevy::app::PluginGroupBuilder;
+use bevy::prelude::*;
+use bevy::transform::TransformSystems;
+
+/// Every part of the world, configured by the [`ReliefPlugin`] it wraps:
+/// `ReliefPlugins::default()`, or
+/// `ReliefPlugin::default().view_distance(8000.0).plugins()`.
+#[derive(Clone, Debug, Default)]
+pub struct ReliefPlugins(pub ReliefPlugin);
+
+impl From<ReliefPlugin> for ReliefPlugins {
+    fn from(p: ReliefPlugin) -> Self {
+        Self(p)
+    }
+}
+
+impl PluginGroup for ReliefPlugins {
+    fn build(self) -> PluginGroupBuilder {
+        PluginGroupBuilder::start::<Self>()
+            .add(ReliefCorePlugin(self.0))
+            .add(ReliefOriginPlugin)
+            .add(ReliefRoadsPlugin)
+            .add(ReliefChunksPlugin)
+            .add(ReliefObjectsPlugin)
+    }
+}
+
+/// What every part needs: the settings and the terrain built from them, the
+/// laid ground (bare until roads come), the focus and render origin, shared
+/// assets, messages, statistics and the order of [`ReliefSystems`].
+#[derive(Clone, Debug, Default)]
+pub struct ReliefCorePlugin(pub ReliefPlugin);
+
+impl Plugin for ReliefCorePlugin {
+    fn build(&self, app: &mut App) {
+        let state = TerrainState::new(&self.0.settings).unwrap_or_else(|e| {
+            error!("ReliefPlugin: {e}; using the reference world");
+            let mut s = TerrainState::new(&TerrainSettings::default()).expect("defaults are valid");
+            s.error = Some(e.into());
+            s
+        });
+        let laid = roads::LaidRoads::bare(state.terrain.clone());
+        app.insert_resource(self.0.settings.clone())
+            .insert_resource(state)
+            .insert_resource(laid)
+            .insert_resource(self.0.roads.clone())
+            .init_resource::<RenderOrigin>()
+            .init_resource::<FocusState>()
+            .init_resource::<ReliefStats>()
+            .add_message::<OriginShifted>()
+            .add_message::<ReliefError>()
+            .add_message::<RoadsLaid>()
+            .add_systems(Startup, create_assets)
+            .configure_sets(
+                PostUpdate,
+                (
+                    ReliefSystems::Settings,
+                    ReliefSystems::Origin,
+                    ReliefSystems::Roads,
+                    ReliefSystems::Chunks,
+                    ReliefSystems::Objects,
+                    ReliefSystems::Stats,
+                )
+                    .chain()
+                    .before(TransformSystems::Propagate),
+            )
+            .add_systems(
+                PostUpdate,
+                (
+                    settings::apply_settings.in_set(ReliefSystems::Settings),
+                    update_stats.in_set(ReliefSystems::Stats),
+                ),
+            );
+    }
+}
+
+/// The floating origin: reads the [`ReliefFocus`](super::ReliefFocus), moves
+/// the render origin after it and re-places anchored entities.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReliefOriginPlugin;
+
+impl Plugin for ReliefOriginPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(
+            PostUpdate,
+            (coords::follow_focus, coords::place_anchored)
+                .chain()
+                .in_set(ReliefSystems::Origin),
+        );
+    }
+}
+
+/// Roads and streams around the focus, from the
+/// [`RoadSource`](super::RoadSource), laid on the ground.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReliefRoadsPlugin;
+
+impl Plugin for ReliefRoadsPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<roads::RoadManager>()
+            .add_systems(PostUpdate, roads::update_roads.in_set(ReliefSystems::Roads));
+    }
+}
+
+/// The ground as quadtree chunks, with the road ribbons over them.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReliefChunksPlugin;
+
+impl Plugin for ReliefChunksPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<ChunkManager>().add_systems(
+            PostUpdate,
+            (
+                chunks::request_chunks,
+                chunks::receive_chunks,
+                chunks::retire_chunks,
+                chunks::update_ribbons,
+            )
+                .chain()
+                .in_set(ReliefSystems::Chunks)
+                .run_if(resource_exists::<ReliefAssets>),
+        );
+    }
+}
+
+/// Trees, point features and buildings near the focus.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReliefObjectsPlugin;
+
+impl Plugin for ReliefObjectsPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<objects::ObjectManager>().add_systems(
+            PostUpdate,
+            (objects::request_cells, objects::spawn_cells)
+                .chain()
+                .in_set(ReliefSystems::Objects)
+                .run_if(resource_exists::<ReliefAssets>),
+        );
+    }
+}
