@@ -63,6 +63,10 @@ pub struct ChunkManager {
     pending: HashMap<ChunkKey, Task<ChunkMesh>>,
     ready: VecDeque<ChunkMesh>,
     ribbon_tasks: HashMap<ChunkKey, Task<RibbonResult>>,
+    /// Some shown chunk may have ribbons to check against the laid roads.
+    ribbons_unchecked: bool,
+    /// The laid-roads version the ribbons were last checked against.
+    ribbons_version: u64,
     selected_at: Option<(DVec2, u64, ViewSettings)>,
     /// Something changed since the last retire pass.
     dirty: bool,
@@ -245,6 +249,7 @@ pub(crate) fn receive_chunks(
                 entity
             }
         };
+        chunks.ribbons_unchecked = true;
         let p = chunks.present.get_mut(&key).expect("just ensured");
         p.generation = generation;
         // New ground: its ribbons are draped anew.
@@ -281,7 +286,6 @@ pub(crate) fn update_ribbons(
     let ChunkManager {
         present,
         ribbon_tasks,
-        desired,
         ..
     } = &mut *chunks;
     for (key, generation, print, ribbons) in super::take_finished(ribbon_tasks) {
@@ -302,13 +306,29 @@ pub(crate) fn update_ribbons(
         });
         replace_child(&mut commands, p.entity, &mut p.road, child);
     }
+    if chunks.ribbons_version != laid.version {
+        chunks.ribbons_version = laid.version;
+        chunks.ribbons_unchecked = true;
+    }
+    if !chunks.ribbons_unchecked {
+        return;
+    }
+    chunks.ribbons_unchecked = false;
+    let ChunkManager {
+        present,
+        ribbon_tasks,
+        desired,
+        desired_set,
+        ribbons_unchecked,
+        ..
+    } = &mut *chunks;
     let pool = AsyncComputeTaskPool::get();
     // Nearest first (the desired list's order), then any other shown chunk.
     let keys: Vec<ChunkKey> = desired
         .iter()
         .copied()
         .filter(|k| present.contains_key(k))
-        .chain(present.keys().copied().filter(|k| !desired.contains(k)))
+        .chain(present.keys().copied().filter(|k| !desired_set.contains(k)))
         .collect();
     for key in keys {
         let Some(p) = present.get_mut(&key) else {
@@ -321,6 +341,7 @@ pub(crate) fn update_ribbons(
             continue;
         }
         if ribbon_tasks.len() >= view.max_tasks {
+            *ribbons_unchecked = true; // the rest on a later frame
             break;
         }
         let min = key.corner(view);
