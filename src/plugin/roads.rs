@@ -96,10 +96,7 @@ impl LaidRoads {
     /// there, so whatever was built over the box still stands.
     pub fn fingerprint(&self, min: DVec2, max: DVec2) -> u64 {
         let mut h = std::hash::DefaultHasher::new();
-        let known = self
-            .region
-            .is_some_and(|(a, b)| min.cmpge(a).all() && max.cmple(b).all());
-        known.hash(&mut h);
+        self.covers(min, max).hash(&mut h);
         let (roads, streams) = &*self.hashes;
         let mut near: Vec<u64> = (self.roads.roads_in(min, max).into_iter())
             .map(|i| roads[i])
