@@ -108,7 +108,10 @@ impl Terrain {
     /// Whether the cell holds a water hole that `terra()` reports (not in a
     /// lake or town, not moved away).
     fn is_water_hole(&self, xr: i64, yr: i64) -> bool {
-        self.generated_feature(xr, yr) == Some(Feature::WaterHole)
+        // A generated water hole needs `x·y & 0xff` in 128..160: an integer
+        // test that passes over seven cells in eight before the profile sums.
+        (128..160).contains(&(xr.wrapping_mul(yr) & 0xff))
+            && self.generated_feature(xr, yr) == Some(Feature::WaterHole)
             && self.terra(xr as f64, yr as f64).feature == Some(Feature::WaterHole)
     }
 
