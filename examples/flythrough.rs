@@ -1,7 +1,10 @@
 //! Headless fly-through benchmark: the focus flies east at 300 m/s for 30 s
 //! of game time, paced in real time at 60 Hz, with no window or renderer.
 //!
-//! `cargo run --release --example flythrough [-- --seconds S --speed M]`
+//! `cargo run --release --example flythrough [-- --seconds S --speed M --default-pools]`
+//!
+//! The workers run at a lower priority than the frame
+//! ([`relief_task_pools`]); `--default-pools` keeps Bevy's defaults.
 //!
 //! Reports the wall time of a whole frame's update (from the first schedule
 //! to the last, with Bevy's own multi-threaded executor: what a player
@@ -18,6 +21,7 @@ use bevy::app::{AppExit, ScheduleRunnerPlugin};
 use bevy::math::DVec3;
 use bevy::mesh::MeshPlugin;
 use bevy::prelude::*;
+use bevy_relief::plugin::tasks::relief_task_pools;
 use bevy_relief::prelude::*;
 use std::time::{Duration, Instant};
 
@@ -43,14 +47,20 @@ struct Flight {
 fn main() -> AppExit {
     let mut seconds = 30.0;
     let mut speed = 300.0;
+    let mut pools = relief_task_pools();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
+        if a == "--default-pools" {
+            // Bevy's pools as they come: workers at the frame's priority.
+            pools = TaskPoolPlugin::default();
+            continue;
+        }
         let v = args.next().and_then(|s| s.parse::<f64>().ok());
         match (a.as_str(), v) {
             ("--seconds", Some(v)) if v > 0.0 => seconds = v,
             ("--speed", Some(v)) if v >= 0.0 => speed = v,
             _ => {
-                eprintln!("usage: flythrough [--seconds S] [--speed M]");
+                eprintln!("usage: flythrough [--seconds S] [--speed M] [--default-pools]");
                 return AppExit::from_code(2);
             }
         }
@@ -58,9 +68,11 @@ fn main() -> AppExit {
     let start = DVec3::new(19000.0, 1260.0, 600.0);
     App::new()
         .add_plugins((
-            MinimalPlugins.set(ScheduleRunnerPlugin::run_loop(Duration::from_secs_f64(
-                1.0 / 60.0,
-            ))),
+            MinimalPlugins
+                .set(ScheduleRunnerPlugin::run_loop(Duration::from_secs_f64(
+                    1.0 / 60.0,
+                )))
+                .set(pools),
             TransformPlugin,
             AssetPlugin::default(),
             MeshPlugin,

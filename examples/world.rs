@@ -73,14 +73,18 @@ fn main() -> AppExit {
         }
     }
     App::new()
-        .add_plugins(DefaultPlugins.set(WindowPlugin {
-            primary_window: Some(Window {
-                title: "bevy_relief: world".into(),
-                resolution: WindowResolution::from((1280, 720)),
-                ..default()
-            }),
-            ..default()
-        }))
+        .add_plugins(
+            DefaultPlugins
+                .set(WindowPlugin {
+                    primary_window: Some(Window {
+                        title: "bevy_relief: world".into(),
+                        resolution: WindowResolution::from((1280, 720)),
+                        ..default()
+                    }),
+                    ..default()
+                })
+                .set(bevy_relief::plugin::tasks::relief_task_pools()),
+        )
         .add_plugins((
             ReliefPlugin::default(),
             ReliefInspectorPlugin,

@@ -20,6 +20,7 @@ pub mod roads;
 pub mod settings;
 pub mod shapes;
 pub mod smoke;
+pub mod tasks;
 
 use crate::roads::{RoadError, RoadGenerator};
 use crate::terrain::{Feature, LaidGround, ParamError, Terra, Terrain, TerrainParams};

@@ -74,8 +74,8 @@ pub struct LaidRoads {
     pub region: Option<(DVec2, DVec2)>,
     /// Bumped whenever something is laid or taken away.
     pub version: u64,
-    /// A hash per road, then per stream, for [`Self::fingerprint`].
-    hashes: Arc<(Vec<u64>, Vec<u64>)>,
+    /// Every road, then every stream, summed up for [`Self::fingerprint`].
+    lines: Arc<Vec<LineSum>>,
 }
 
 impl LaidRoads {
@@ -87,7 +87,7 @@ impl LaidRoads {
             streams: Arc::default(),
             region: None,
             version: 0,
-            hashes: Arc::default(),
+            lines: Arc::default(),
         }
     }
 
@@ -97,16 +97,27 @@ impl LaidRoads {
     pub fn fingerprint(&self, min: DVec2, max: DVec2) -> u64 {
         let mut h = std::hash::DefaultHasher::new();
         self.covers(min, max).hash(&mut h);
-        let (roads, streams) = &*self.hashes;
-        let mut near: Vec<u64> = (self.roads.roads_in(min, max).into_iter())
-            .map(|i| roads[i])
-            .chain(
-                self.streams
-                    .streams_near(min, max)
-                    .into_iter()
-                    .map(|i| streams[i]),
-            )
-            .collect();
+        let (nr, lines) = (self.roads.network().roads.len(), &self.lines);
+        let mut near: Vec<u64> = if (max - min).max_element() <= SMALL_BOX {
+            // Small boxes ask the index: a few cells.
+            (self.roads.roads_in(min, max).into_iter())
+                .chain(
+                    self.streams
+                        .streams_near(min, max)
+                        .into_iter()
+                        .map(|i| nr + i),
+                )
+                .map(|i| lines[i].hash)
+                .collect()
+        } else {
+            // Large ones test every line's box: bounded by the line count,
+            // not by how many cells the box holds.
+            let (lo, hi) = (min - LINE_PAD, max + LINE_PAD);
+            (lines.iter())
+                .filter(|l| l.lo.cmple(hi).all() && l.hi.cmpge(lo).all())
+                .map(|l| l.hash)
+                .collect()
+        };
         near.sort_unstable();
         near.hash(&mut h);
         h.finish()
@@ -119,12 +130,43 @@ impl LaidRoads {
     }
 }
 
+/// Boxes up to this side are fingerprinted through the road index, metres.
+const SMALL_BOX: f64 = 300.0;
+/// How far a line's box is grown for the large-box test (more than any
+/// ribbon's half width), metres.
+const LINE_PAD: f64 = 60.0;
+
+/// A road or stream in brief: a hash of its geometry and its bounding box.
+#[derive(Clone, Copy, Debug)]
+struct LineSum {
+    hash: u64,
+    lo: DVec2,
+    hi: DVec2,
+}
+
+impl LineSum {
+    fn new(points: &[DVec2], extra: u64) -> Self {
+        let mut h = std::hash::DefaultHasher::new();
+        extra.hash(&mut h);
+        let (mut lo, mut hi) = (DVec2::INFINITY, DVec2::NEG_INFINITY);
+        for p in points {
+            (p.x.to_bits(), p.y.to_bits()).hash(&mut h);
+            (lo, hi) = (lo.min(*p), hi.max(*p));
+        }
+        Self {
+            hash: h.finish(),
+            lo,
+            hi,
+        }
+    }
+}
+
 /// What a road task produces.
 struct Laid {
     roads: Arc<RoadLayer>,
     streams: Arc<StreamLayer>,
     region: (DVec2, DVec2),
-    hashes: (Vec<u64>, Vec<u64>),
+    lines: Vec<LineSum>,
 }
 
 /// What a network is generated for: the snapped centre, the terrain's
@@ -146,15 +188,6 @@ pub struct RoadManager {
     task: Option<Task<Result<Laid, RoadError>>>,
     /// Roads in the current network.
     pub roads: usize,
-}
-
-fn hash_points(points: &[DVec2], extra: u64) -> u64 {
-    let mut h = std::hash::DefaultHasher::new();
-    extra.hash(&mut h);
-    for p in points {
-        (p.x.to_bits(), p.y.to_bits()).hash(&mut h);
-    }
-    h.finish()
 }
 
 /// Starts a new network when the focus moves to another grid square or the
@@ -249,18 +282,15 @@ pub(crate) fn update_roads(
     roads.task = Some(AsyncComputeTaskPool::get().spawn(async move {
         let net = generator.generate(&terrain, min, max)?;
         let streams = terrain.streams_in(min, max)?;
-        let hashes = (
-            net.roads
-                .iter()
-                .map(|r| hash_points(&r.points, r.width.to_bits() ^ r.class as u64))
-                .collect(),
-            streams.iter().map(|s| hash_points(&s.points, 1)).collect(),
-        );
+        let lines = (net.roads.iter())
+            .map(|r| LineSum::new(&r.points, r.width.to_bits() ^ r.class as u64))
+            .chain(streams.iter().map(|s| LineSum::new(&s.points, 1)))
+            .collect();
         Ok(Laid {
             roads: Arc::new(RoadLayer::new(Arc::new(net))),
             streams: Arc::new(StreamLayer::new(streams, StreamLayer::WIDTH)),
             region: (min, max),
-            hashes,
+            lines,
         })
     }));
 }
@@ -272,7 +302,7 @@ impl Laid {
             roads: Arc::new(RoadLayer::new(Arc::new(RoadNetwork::default()))),
             streams: Arc::default(),
             region,
-            hashes: Default::default(),
+            lines: Vec::new(),
         }
     }
 }
@@ -289,6 +319,6 @@ fn lay(state: &TerrainState, laid: &mut LaidRoads, roads: &mut RoadManager, new:
         streams: new.streams,
         region: Some(new.region),
         version: laid.version + 1,
-        hashes: Arc::new(new.hashes),
+        lines: Arc::new(new.lines),
     };
 }
