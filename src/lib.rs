@@ -6,9 +6,11 @@
 //! streams, mines and caverns, all computed on demand from the position.
 //!
 //! The crate has two halves:
-//! - a pure core ([`terrain`]) with no Bevy dependency: deterministic functions
-//!   of parameters and position, usable on a server or in tests
-//!   (`default-features = false`);
+//! - a pure core with no Bevy dependency ([`terrain`]: heights, kinds,
+//!   objects, streams and the laid ground; [`roads`]: the road graph, the
+//!   generator seam and the generators; [`geom`], [`num`], [`map`]):
+//!   deterministic functions of parameters and position, usable on a server
+//!   or in tests (`default-features = false`);
 //! - the Bevy glue in `plugin` (feature `bevy`, on by default), which streams
 //!   the world around the player as meshes.
 //!

@@ -1,4 +1,5 @@
-//! The Bevy side: [`ReliefPlugin`] streams the world around a [`ReliefFocus`].
+//! The Bevy side: [`ReliefPlugin`] (the plugin group [`ReliefPlugins`])
+//! streams the world around a [`ReliefFocus`].
 //!
 //! - `settings`: [`TerrainSettings`] (live, reflectable) and the terrain built from them;
 //! - `coords`: core ↔ Bevy coordinates and the floating origin;
@@ -6,6 +7,8 @@
 //! - `objects`: trees, point features and buildings near the focus;
 //! - `roads`: the roads (any [`RoadGenerator`](crate::roads::RoadGenerator))
 //!   and streams around the focus, laid on the ground ([`LaidRoads`]);
+//! - `group`: the plugin group and its parts; `tasks`: task pools with the
+//!   workers below the frame's priority;
 //! - `mesh`, `shapes`: mesh builders; `editor`: egui widgets; `smoke`: CI helpers.
 
 pub mod chunks;
