@@ -14,12 +14,12 @@ use super::coords::FocusState;
 use super::settings::{TerrainSettings, TerrainState};
 use super::{ReliefError, RoadsLaid};
 use crate::roads::{ContourRoads, RoadError, RoadGenerator, RoadLayer, RoadNetwork};
-use crate::terrain::{LaidGround, LaidKind, StreamLayer, Terrain};
+use crate::terrain::{LaidGround, LaidKind, StreamCache, StreamLayer, Terrain};
 use bevy::math::DVec2;
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// The road-region grid, metres.
 const SNAP: f64 = 500.0;
@@ -186,6 +186,9 @@ pub struct RoadManager {
     /// The network being generated or shown.
     target: Option<RoadKey>,
     task: Option<Task<Result<Laid, RoadError>>>,
+    /// The stream sources already scanned on this terrain (a moving road
+    /// square scans only the ground it has not seen).
+    stream_cache: Arc<Mutex<StreamCache>>,
     /// Roads in the current network.
     pub roads: usize,
 }
@@ -213,6 +216,7 @@ pub(crate) fn update_roads(
             ..LaidRoads::bare(state.terrain.clone())
         };
         roads.roads = 0;
+        roads.stream_cache = Arc::default();
     }
     let r = state.view.road_radius;
     if r <= 0.0 {
@@ -279,9 +283,13 @@ pub(crate) fn update_roads(
     let (min, max) = (wanted.centre - r, wanted.centre + r);
     roads.target = Some(wanted);
     let terrain = state.terrain.clone();
+    let cache = roads.stream_cache.clone();
     roads.task = Some(AsyncComputeTaskPool::get().spawn(async move {
         let net = generator.generate(&terrain, min, max)?;
-        let streams = terrain.streams_in(min, max)?;
+        let streams = {
+            let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+            terrain.streams_in_cached(min, max, &mut cache)?
+        };
         let lines = (net.roads.iter())
             .map(|r| LineSum::new(&r.points, r.width.to_bits() ^ r.class as u64))
             .chain(streams.iter().map(|s| LineSum::new(&s.points, 1)))

@@ -24,6 +24,7 @@ mod objects;
 mod params;
 mod placed;
 mod random;
+mod stream_cache;
 mod streams;
 mod underground;
 
@@ -38,6 +39,7 @@ pub use params::{
 };
 pub use placed::Placed;
 pub use random::{GoodSite, MAX_SITE_CANDIDATES, random_profile};
+pub use stream_cache::StreamCache;
 pub use streams::{AreaError, MAX_SCAN_AREA, Stream, StreamEnd};
 
 pub use crate::num::{fast_floor, floor_i64, hash_unit, java_round, java_round_f64};

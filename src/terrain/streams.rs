@@ -183,7 +183,7 @@ impl Terrain {
 
     /// The sources [`Self::streams_in`] searches for `[min, max)`: the whole
     /// metres of the rectangle grown by the longest possible stream.
-    fn stream_scan(&self, min: DVec2, max: DVec2) -> Result<Scan, AreaError> {
+    pub(super) fn stream_scan(&self, min: DVec2, max: DVec2) -> Result<Scan, AreaError> {
         let reach = self.params.streams.max_length.ceil() + 1.0;
         Scan::new(min, max, 1.0, |lo, hi| {
             java_round(clip_to_world(lo - reach))..java_round(clip_to_world(hi + reach)) + 1
