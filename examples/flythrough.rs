@@ -1,10 +1,12 @@
 //! Headless fly-through benchmark: the focus flies east at 300 m/s for 30 s
 //! of game time, paced in real time at 60 Hz, with no window or renderer.
 //!
-//! `cargo run --release --example flythrough [-- --seconds S --speed M --default-pools]`
+//! `cargo run --release --example flythrough [-- --seconds S --speed M --default-pools --single-threaded]`
 //!
 //! The workers run at a lower priority than the frame
 //! ([`relief_task_pools`]); `--default-pools` keeps Bevy's defaults.
+//! `--single-threaded` runs every schedule on the main thread (no hand-offs
+//! between threads, which on two cores cost more than they gain).
 //!
 //! Reports the wall time of a whole frame's update (from the first schedule
 //! to the last, with Bevy's own multi-threaded executor: what a player
@@ -48,8 +50,14 @@ fn main() -> AppExit {
     let mut seconds = 30.0;
     let mut speed = 300.0;
     let mut pools = relief_task_pools();
+    let mut single = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
+        if a == "--single-threaded" {
+            // Every schedule on the main thread: no hand-offs between threads.
+            single = true;
+            continue;
+        }
         if a == "--default-pools" {
             // Bevy's pools as they come: workers at the frame's priority.
             pools = TaskPoolPlugin::default();
@@ -60,68 +68,80 @@ fn main() -> AppExit {
             ("--seconds", Some(v)) if v > 0.0 => seconds = v,
             ("--speed", Some(v)) if v >= 0.0 => speed = v,
             _ => {
-                eprintln!("usage: flythrough [--seconds S] [--speed M] [--default-pools]");
+                eprintln!(
+                    "usage: flythrough [--seconds S] [--speed M] [--default-pools] [--single-threaded]"
+                );
                 return AppExit::from_code(2);
             }
         }
     }
     let start = DVec3::new(19000.0, 1260.0, 600.0);
-    App::new()
-        .add_plugins((
-            MinimalPlugins
-                .set(ScheduleRunnerPlugin::run_loop(Duration::from_secs_f64(
-                    1.0 / 60.0,
-                )))
-                .set(pools),
-            TransformPlugin,
-            AssetPlugin::default(),
-            MeshPlugin,
-            ReliefPlugin::default(),
-        ))
-        .insert_resource(Flight {
-            seconds,
-            speed,
-            start,
-            frame_start: None,
-            sets_start: None,
-            frames: Vec::new(),
-            ours: Vec::new(),
-            marks: Vec::new(),
-            no_ground_after_1s: 0,
-            peak_entities: 0,
-            rss_10s: None,
-            peak_rss_after_10s: 0,
-            elapsed: 0.0,
-        })
-        .add_systems(
-            Startup,
-            |mut commands: Commands, origin: Res<RenderOrigin>, flight: Res<Flight>| {
-                commands.spawn((
-                    Transform::from_translation(origin.to_render(flight.start)),
-                    ReliefFocus,
-                ));
-            },
-        )
-        .add_systems(First, frame_begin)
-        .add_systems(Last, frame_end)
-        .add_systems(Update, fly)
-        .add_systems(
-            PostUpdate,
-            (
-                begin.before(ReliefSystems::Settings),
-                mark::<0>
-                    .after(ReliefSystems::Origin)
-                    .before(ReliefSystems::Chunks),
-                mark::<1>
-                    .after(ReliefSystems::Chunks)
-                    .before(ReliefSystems::Objects),
-                mark::<2>
-                    .after(ReliefSystems::Objects)
-                    .before(ReliefSystems::Stats),
-                end.after(ReliefSystems::Stats),
-            ),
-        )
-        .run()
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins
+            .set(ScheduleRunnerPlugin::run_loop(Duration::from_secs_f64(
+                1.0 / 60.0,
+            )))
+            .set(pools),
+        TransformPlugin,
+        AssetPlugin::default(),
+        MeshPlugin,
+        ReliefPlugin::default(),
+    ))
+    .insert_resource(Flight {
+        seconds,
+        speed,
+        start,
+        frame_start: None,
+        sets_start: None,
+        frames: Vec::new(),
+        ours: Vec::new(),
+        marks: Vec::new(),
+        no_ground_after_1s: 0,
+        peak_entities: 0,
+        rss_10s: None,
+        peak_rss_after_10s: 0,
+        elapsed: 0.0,
+    })
+    .add_systems(
+        Startup,
+        |mut commands: Commands, origin: Res<RenderOrigin>, flight: Res<Flight>| {
+            commands.spawn((
+                Transform::from_translation(origin.to_render(flight.start)),
+                ReliefFocus,
+            ));
+        },
+    )
+    .add_systems(First, frame_begin)
+    .add_systems(Last, frame_end)
+    .add_systems(Update, fly);
+    if single {
+        let single = |s: &mut Schedule| {
+            s.set_executor(bevy::ecs::schedule::SingleThreadedExecutor::new());
+        };
+        app.edit_schedule(First, single)
+            .edit_schedule(PreUpdate, single)
+            .edit_schedule(Update, single)
+            .edit_schedule(PostUpdate, single)
+            .edit_schedule(Last, single);
+    }
+    app.add_systems(
+        PostUpdate,
+        (
+            begin.before(ReliefSystems::Settings),
+            mark::<0>
+                .after(ReliefSystems::Origin)
+                .before(ReliefSystems::Chunks),
+            mark::<1>
+                .after(ReliefSystems::Chunks)
+                .before(ReliefSystems::Objects),
+            mark::<2>
+                .after(ReliefSystems::Objects)
+                .before(ReliefSystems::Stats),
+            end.after(ReliefSystems::Stats),
+        ),
+    )
+    .run()
 }
 
 /// Moves the focus east; the distance follows real time.
