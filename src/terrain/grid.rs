@@ -135,13 +135,21 @@ impl Terrain {
     #[inline(always)]
     pub(super) fn term(&self, a: f64, by: f64, x: f64) -> f64 {
         let j = (a * x + by) * super::RECIP128;
-        match crate::num::floor_int(j) {
-            Some(k) => {
-                let idx = (k & self.mask) as usize;
-                self.prof[idx] + (j - k as f64) * self.slope[idx]
-            }
-            None if j.is_finite() => self.term_whole(j),
-            None => self.term_overflowed(a, by, x),
+        let Some(k) = crate::num::floor_int(j) else {
+            return self.term_huge(a, by, x, j);
+        };
+        let idx = (k & self.mask) as usize;
+        self.prof[idx] + (j - k as f64) * self.slope[idx]
+    }
+
+    /// [`Self::term`] where `|j| ≥ 2⁵²` or `j` is not finite (off the hot path).
+    #[cold]
+    #[inline(never)]
+    fn term_huge(&self, a: f64, by: f64, x: f64, j: f64) -> f64 {
+        if j.is_finite() {
+            self.term_whole(j)
+        } else {
+            self.term_overflowed(a, by, x)
         }
     }
 

@@ -129,18 +129,45 @@ impl Terrain {
     /// the linearly interpolated profile, then mountain shaping if enabled.
     /// Non-finite input gives NaN, never a panic.
     pub fn height(&self, x: f64, y: f64) -> f64 {
-        let mut ht = 0.0;
-        for i in 0..self.height_a.len() {
-            ht += self.term(
-                self.height_a[i],
-                grid::by_term(self.height_b[i], y) + self.height_off[i],
-                x,
-            );
+        let ht = self.height_sum(x, y, |b, y| b * y);
+        if ht.is_nan() {
+            return self.height_nan(x, y);
         }
         match self.params.mountain_base {
             Some(base) => mountain(ht, base),
             None => ht,
         }
+    }
+
+    /// [`Self::height`] where the plain sum gave NaN: NaN for non-finite
+    /// input, else some `b·y` overflowed (beyond about 10³⁰⁶ m) and is
+    /// reduced exactly. Off the hot path, so every other height costs what
+    /// it did.
+    #[cold]
+    #[inline(never)]
+    fn height_nan(&self, x: f64, y: f64) -> f64 {
+        if !(x.is_finite() && y.is_finite()) {
+            return f64::NAN;
+        }
+        let ht = self.height_sum(x, y, grid::by_term);
+        match self.params.mountain_base {
+            Some(base) => mountain(ht, base),
+            None => ht,
+        }
+    }
+
+    /// The unshaped height sum, with `b·y` computed by `by`.
+    #[inline(always)]
+    fn height_sum(&self, x: f64, y: f64, by: impl Fn(f64, f64) -> f64) -> f64 {
+        let mut ht = 0.0;
+        for i in 0..self.height_a.len() {
+            ht += self.term(
+                self.height_a[i],
+                by(self.height_b[i], y) + self.height_off[i],
+                x,
+            );
+        }
+        ht
     }
 
     /// The un-interpolated profile sum over one vector set, at whole-metre
