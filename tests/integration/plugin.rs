@@ -395,3 +395,58 @@ fn plugin_group_parts_can_be_left_out() {
             .contains_resource::<bevy_relief::plugin::objects::ObjectManager>()
     );
 }
+
+/// A generator of one straight east–west road through every area, for
+/// `with_roads`.
+struct StraightRoad;
+
+impl bevy_relief::roads::RoadGenerator for StraightRoad {
+    fn generate(
+        &self,
+        _terrain: &Terrain,
+        min: DVec2,
+        max: DVec2,
+    ) -> Result<bevy_relief::roads::RoadNetwork, bevy_relief::roads::RoadError> {
+        use bevy_relief::roads::{Road, RoadClass, RoadNetwork};
+        let y = 1300.0;
+        let roads = (min.y <= y && y <= max.y)
+            .then(|| Road {
+                // Whole 1 km pieces, so any area gets the same road there.
+                points: vec![
+                    DVec2::new((min.x / 1000.0).floor() * 1000.0, y),
+                    DVec2::new((max.x / 1000.0).ceil() * 1000.0, y),
+                ],
+                class: RoadClass::Highway,
+                width: 10.0,
+            })
+            .into_iter()
+            .collect();
+        Ok(RoadNetwork::from_roads(roads))
+    }
+}
+
+#[test]
+fn a_custom_road_generator_is_laid_and_drawn() {
+    let mut app = app_with(small_world().with_roads(StraightRoad));
+    spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
+    app.update();
+    app.world_mut().resource_mut::<RenderOrigin>().0 = DVec2::new(19000.0, 1260.0);
+    run_until(&mut app, "the road and the world", |app| {
+        settled(app) && app.world().resource::<ReliefStats>().roads == 1
+    });
+    let laid = app.world().resource::<LaidRoads>().clone();
+    assert_eq!(
+        laid.roads.network().roads[0].class,
+        bevy_relief::roads::RoadClass::Highway
+    );
+    assert_eq!(laid.ground.terra(19003.0, 1300.0).kind, TerrainKind::Road);
+    // Ribbons hang under the chunks, and no object stands on the road.
+    let mut ribbons = app
+        .world_mut()
+        .query::<&bevy_relief::plugin::chunks::ChunkRoads>();
+    assert!(ribbons.iter(app.world()).count() > 0);
+    let mut q = app.world_mut().query::<&ReliefObject>();
+    for o in q.iter(app.world()) {
+        assert!((o.world.y - 1300.0).abs() > 5.0, "{:?} on the road", o.kind);
+    }
+}
