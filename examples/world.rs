@@ -73,18 +73,14 @@ fn main() -> AppExit {
         }
     }
     App::new()
-        .add_plugins(
-            DefaultPlugins
-                .set(WindowPlugin {
-                    primary_window: Some(Window {
-                        title: "bevy_relief: world".into(),
-                        resolution: WindowResolution::from((1280, 720)),
-                        ..default()
-                    }),
-                    ..default()
-                })
-                .set(bevy_relief::plugin::tasks::relief_task_pools()),
-        )
+        .add_plugins(DefaultPlugins.set(WindowPlugin {
+            primary_window: Some(Window {
+                title: "bevy_relief: world".into(),
+                resolution: WindowResolution::from((1280, 720)),
+                ..default()
+            }),
+            ..default()
+        }))
         .add_plugins((
             ReliefPlugin::default(),
             ReliefInspectorPlugin,
@@ -257,6 +253,7 @@ fn smoke_mode(
     };
     let ready = stats.complete
         && stats.objects_pending == 0
+        && !stats.roads_pending
         && (!smoke.map || map.shown())
         && (!smoke.road_view || smoke.road_view_done);
     smoke.settled = if ready { smoke.settled + 1 } else { 0 };

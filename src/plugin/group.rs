@@ -66,6 +66,7 @@ impl Plugin for ReliefCorePlugin {
             .insert_resource(state)
             .insert_resource(laid)
             .insert_resource(self.0.roads.clone())
+            .init_resource::<super::tasks::ReliefWorkers>()
             .init_resource::<RenderOrigin>()
             .init_resource::<FocusState>()
             .init_resource::<ReliefStats>()

@@ -5,13 +5,13 @@
 
 use super::coords::{FocusState, ReliefFocus};
 use super::settings::TerrainState;
+use super::tasks::{Job, ReliefWorkers};
 use crate::map::{MapImage, MapLayers, MapMarker, MapStyle, render_map};
 use crate::terrain::Stream;
 use bevy::asset::RenderAssetUsages;
 use bevy::math::DVec2;
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
-use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
 use std::sync::Arc;
 
 /// Side of the map overlay, pixels (and metres, at 1 m per pixel).
@@ -41,7 +41,7 @@ pub struct MapOverlay {
     pub open: bool,
     node: Option<Entity>,
     image: Option<Handle<Image>>,
-    task: Option<Task<(MapImage, StreamCache)>>,
+    task: Option<Job<(MapImage, StreamCache)>>,
     streams: Option<StreamCache>,
     /// Where and which way the last map was drawn for.
     drawn: Option<(DVec2, f64, u64)>,
@@ -79,13 +79,14 @@ fn update_map(
     focus: Res<FocusState>,
     state: Res<TerrainState>,
     laid: Res<super::roads::LaidRoads>,
+    workers: Res<ReliefWorkers>,
     camera: Query<&Transform, With<ReliefFocus>>,
 ) {
     if !overlay.open {
         return;
     }
     if let Some(task) = overlay.task.as_mut()
-        && let Some((map, streams)) = check_ready(task)
+        && let Some((map, streams)) = task.take()
     {
         overlay.task = None;
         overlay.streams = Some(streams);
@@ -158,7 +159,7 @@ fn update_map(
         .streams
         .clone()
         .filter(|(min, max, _)| lo.x >= min.x && lo.y >= min.y && hi.x <= max.x && hi.y <= max.y);
-    overlay.task = Some(AsyncComputeTaskPool::get().spawn(async move {
+    overlay.task = Some(workers.spawn(move || {
         // Streams for a square a little larger than the map, reused for a while.
         let streams = cached.unwrap_or_else(|| {
             let (min, max) = (lo - 200.0, hi + 200.0);

@@ -7,8 +7,8 @@
 //! - `objects`: trees, point features and buildings near the focus;
 //! - `roads`: the roads (any [`RoadGenerator`](crate::roads::RoadGenerator))
 //!   and streams around the focus, laid on the ground ([`LaidRoads`]);
-//! - `group`: the plugin group and its parts; `tasks`: task pools with the
-//!   workers below the frame's priority;
+//! - `group`: the plugin group and its parts; `tasks`: the worker threads
+//!   ([`tasks::ReliefWorkers`]) below the frame's priority;
 //! - `mesh`, `shapes`: mesh builders; `editor`: egui widgets; `smoke`: CI helpers.
 
 pub mod chunks;
@@ -142,6 +142,8 @@ pub struct ReliefStats {
     pub objects: usize,
     /// Roads in the network around the focus.
     pub roads: usize,
+    /// A road network is being generated (objects near the focus wait for it).
+    pub roads_pending: bool,
 }
 
 /// Adds the Relf world to a Bevy app. `Default` gives the reference world.
@@ -290,13 +292,13 @@ fn create_assets(world: &mut World) {
     world.insert_resource(assets);
 }
 
-/// Removes the finished tasks from `pending` and returns their results
-/// (polled with `check_ready`, never blocking).
+/// Removes the finished jobs from `pending` and returns their results
+/// (never blocking).
 fn take_finished<K: Eq + std::hash::Hash, T>(
-    pending: &mut std::collections::HashMap<K, bevy::tasks::Task<T>>,
+    pending: &mut std::collections::HashMap<K, tasks::Job<T>>,
 ) -> Vec<T> {
     let mut done = Vec::new();
-    pending.retain(|_, task| match bevy::tasks::futures::check_ready(task) {
+    pending.retain(|_, job| match job.take() {
         Some(result) => {
             done.push(result);
             false
@@ -317,6 +319,7 @@ fn update_stats(
     stats.focus = focus.world;
     if let Some(roads) = roads {
         stats.roads = roads.roads;
+        stats.roads_pending = roads.pending();
     }
     if let Some(objects) = objects {
         stats.object_cells = objects.cell_count();

@@ -17,11 +17,11 @@ use super::ReliefAssets;
 use super::coords::{FocusState, RenderOrigin, WorldAnchor, to_bevy};
 use super::roads::LaidRoads;
 use super::settings::TerrainState;
+use super::tasks::{Job, ReliefWorkers};
 use crate::num::hash_unit;
 use crate::terrain::{Feature, LaidGround};
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
-use bevy::tasks::{AsyncComputeTaskPool, Task};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
@@ -147,7 +147,7 @@ pub fn cell_contents(ground: &LaidGround, key: CellKey) -> Vec<Instance> {
 pub struct ObjectManager {
     /// Cells alive: their entity and the roads fingerprint they were placed around.
     cells: HashMap<CellKey, (Entity, u64)>,
-    pending: HashMap<CellKey, Task<CellContents>>,
+    pending: HashMap<CellKey, Job<CellContents>>,
     /// Cells whose contents wait to be spawned: the entity and what is left.
     spawning: VecDeque<(CellKey, Entity, Vec<Instance>)>,
     generation: u64,
@@ -199,6 +199,7 @@ pub(crate) fn request_cells(
     focus: Res<FocusState>,
     state: Res<TerrainState>,
     laid: Res<LaidRoads>,
+    workers: Res<ReliefWorkers>,
     mut objects: ResMut<ObjectManager>,
     counts: Query<&Children, With<ObjectCell>>,
 ) {
@@ -280,7 +281,6 @@ pub(crate) fn request_cells(
             .copied(),
     );
     want.sort_by(|a, b| a.distance(f).total_cmp(&b.distance(f)).then(a.cmp(b)));
-    let pool = AsyncComputeTaskPool::get();
     for k in want {
         if om.pending.len() >= state.view.max_tasks {
             break;
@@ -292,13 +292,11 @@ pub(crate) fn request_cells(
         let print = laid.fingerprint(lo, hi);
         om.pending.insert(
             k,
-            pool.spawn(async move {
-                CellContents {
-                    key: k,
-                    generation,
-                    print,
-                    instances: cell_contents(&ground, k),
-                }
+            workers.spawn(move || CellContents {
+                key: k,
+                generation,
+                print,
+                instances: cell_contents(&ground, k),
             }),
         );
     }

@@ -12,12 +12,12 @@
 
 use super::coords::FocusState;
 use super::settings::{TerrainSettings, TerrainState};
+use super::tasks::{Job, ReliefWorkers};
 use super::{ReliefError, RoadsLaid};
 use crate::roads::{ContourRoads, RoadError, RoadGenerator, RoadLayer, RoadNetwork};
 use crate::terrain::{LaidGround, LaidKind, StreamCache, StreamLayer, Terrain};
 use bevy::math::DVec2;
 use bevy::prelude::*;
-use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
@@ -185,12 +185,19 @@ struct RoadKey {
 pub struct RoadManager {
     /// The network being generated or shown.
     target: Option<RoadKey>,
-    task: Option<Task<Result<Laid, RoadError>>>,
+    task: Option<Job<Result<Laid, RoadError>>>,
     /// The stream sources already scanned on this terrain (a moving road
     /// square scans only the ground it has not seen).
     stream_cache: Arc<Mutex<StreamCache>>,
     /// Roads in the current network.
     pub roads: usize,
+}
+
+impl RoadManager {
+    /// Whether a network is being generated.
+    pub fn pending(&self) -> bool {
+        self.task.is_some()
+    }
 }
 
 /// Starts a new network when the focus moves to another grid square or the
@@ -202,6 +209,7 @@ pub(crate) fn update_roads(
     focus: Res<FocusState>,
     settings: Res<TerrainSettings>,
     source: Res<RoadSource>,
+    workers: Res<ReliefWorkers>,
     mut state: ResMut<TerrainState>,
     mut laid: ResMut<LaidRoads>,
     mut roads: ResMut<RoadManager>,
@@ -241,7 +249,7 @@ pub(crate) fn update_roads(
         params: settings.roads.clone(),
     };
     if let Some(task) = roads.task.as_mut()
-        && let Some(result) = check_ready(task)
+        && let Some(result) = task.take()
     {
         roads.task = None;
         let current = roads.target.as_ref() == Some(&wanted);
@@ -284,7 +292,7 @@ pub(crate) fn update_roads(
     roads.target = Some(wanted);
     let terrain = state.terrain.clone();
     let cache = roads.stream_cache.clone();
-    roads.task = Some(AsyncComputeTaskPool::get().spawn(async move {
+    roads.task = Some(workers.spawn(move || {
         let net = generator.generate(&terrain, min, max)?;
         let streams = {
             let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());

@@ -50,7 +50,7 @@ fn run_until(app: &mut App, what: &str, mut done: impl FnMut(&mut App) -> bool) 
 
 fn settled(app: &mut App) -> bool {
     let s = app.world().resource::<ReliefStats>();
-    s.complete && s.objects_pending == 0
+    s.complete && s.objects_pending == 0 && !s.roads_pending
 }
 
 fn spawn_focus(app: &mut App, render: Vec3) -> Entity {

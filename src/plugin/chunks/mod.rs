@@ -16,9 +16,9 @@ use super::ReliefAssets;
 use super::coords::{FocusState, RenderOrigin, WorldAnchor};
 use super::roads::LaidRoads;
 use super::settings::{TerrainState, ViewSettings};
+use super::tasks::{Job, ReliefWorkers};
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
-use bevy::tasks::{AsyncComputeTaskPool, Task};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
@@ -60,9 +60,9 @@ pub struct ChunkManager {
     desired: Vec<ChunkKey>,
     desired_set: HashSet<ChunkKey>,
     present: HashMap<ChunkKey, Present>,
-    pending: HashMap<ChunkKey, Task<ChunkMesh>>,
+    pending: HashMap<ChunkKey, Job<ChunkMesh>>,
     ready: VecDeque<ChunkMesh>,
-    ribbon_tasks: HashMap<ChunkKey, Task<RibbonResult>>,
+    ribbon_tasks: HashMap<ChunkKey, Job<RibbonResult>>,
     /// Some shown chunk may have ribbons to check against the laid roads.
     ribbons_unchecked: bool,
     /// The laid-roads version the ribbons were last checked against.
@@ -113,6 +113,7 @@ impl ChunkManager {
 pub(crate) fn request_chunks(
     focus: Res<FocusState>,
     state: Res<TerrainState>,
+    workers: Res<ReliefWorkers>,
     mut chunks: ResMut<ChunkManager>,
 ) {
     let Some(f) = focus.world else { return };
@@ -142,7 +143,6 @@ pub(crate) fn request_chunks(
         pending.retain(|k, _| desired_set.contains(k));
         ready.retain(|m| desired_set.contains(&m.key));
     }
-    let pool = AsyncComputeTaskPool::get();
     let ChunkManager {
         desired,
         present,
@@ -168,7 +168,7 @@ pub(crate) fn request_chunks(
         let (generation, view) = (state.generation, view.clone());
         pending.insert(
             key,
-            pool.spawn(async move { ChunkMesh::build(&terrain, key, generation, &view) }),
+            workers.spawn(move || ChunkMesh::build(&terrain, key, generation, &view)),
         );
     }
 }
@@ -279,6 +279,7 @@ pub(crate) fn update_ribbons(
     state: Res<TerrainState>,
     laid: Res<LaidRoads>,
     assets: Res<ReliefAssets>,
+    workers: Res<ReliefWorkers>,
     mut meshes: ResMut<Assets<Mesh>>,
     mut chunks: ResMut<ChunkManager>,
 ) {
@@ -322,7 +323,6 @@ pub(crate) fn update_ribbons(
         ribbons_unchecked,
         ..
     } = &mut *chunks;
-    let pool = AsyncComputeTaskPool::get();
     // Nearest first (the desired list's order), then any other shown chunk.
     let keys: Vec<ChunkKey> = desired
         .iter()
@@ -355,7 +355,7 @@ pub(crate) fn update_ribbons(
         let (roads, streams) = (laid.roads.clone(), laid.streams.clone());
         ribbon_tasks.insert(
             key,
-            pool.spawn(async move {
+            workers.spawn(move || {
                 let r = build_ribbons(&terrain, key, &view, &roads, &streams);
                 (key, generation, print, r)
             }),
