@@ -63,7 +63,7 @@ impl Default for SettlementParams {
             seed: 0,
             spacing: 6000.0,
             jitter: 0.7,
-            chance: 0.6,
+            chance: 0.8,
             min_radius: 500.0,
             max_radius: 1500.0,
             wobble: 0.15,

@@ -23,7 +23,7 @@ pub enum CityStyle {
 }
 
 /// One city: a site of the settlement grid with its footprint.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct City {
     /// The grid cell it belongs to, `(ix, iy)`: a unique, stable id.
     pub id: (i64, i64),

@@ -51,7 +51,11 @@ fn cities_are_sparse_sorted_and_of_both_styles() {
     let t = Terrain::default();
     let cities = layer().cities_in(&t, WIDE.0, WIDE.1);
     // 100 cells of 6 km: about one city in five cells on the reference world.
-    println!("{} cities in 60 × 60 km", cities.len());
+    let planned = cities
+        .iter()
+        .filter(|c| c.style == CityStyle::Planned)
+        .count();
+    println!("{} cities in 60 × 60 km, {planned} planned", cities.len());
     assert!((8..=40).contains(&cities.len()), "{}", cities.len());
     assert!(cities.windows(2).all(|w| w[0].id < w[1].id));
     for style in [CityStyle::Organic, CityStyle::Planned] {
@@ -338,4 +342,33 @@ fn timing() {
         let n = s.cities_in(&t, min, max).len();
         println!("{min} .. {max}: {n} cities in {:?}", start.elapsed());
     }
+    // Density and styles over 240 × 240 km (1600 cells).
+    let cities = s.cities_in(&t, v(-120e3, -120e3), v(120e3, 120e3));
+    let planned = cities
+        .iter()
+        .filter(|c| c.style == CityStyle::Planned)
+        .count();
+    let area: f64 = cities.iter().map(City::area).sum::<f64>() / cities.len() as f64;
+    println!(
+        "240 × 240 km: {} cities ({planned} planned), mean footprint {:.2} km²",
+        cities.len(),
+        area / 1e6
+    );
+}
+
+#[test]
+fn far_away_cities_keep_simple_boundaries() {
+    // Out to 4·10¹⁵ m, where an f64 step is half a metre.
+    let t = Terrain::default();
+    let s = layer();
+    let mut n = 0;
+    for o in [1e9, 1e12, 1e14, 1e15, 4e15, -4e15] {
+        for c in s.cities_in(&t, v(o, o), v(o + 30_000.0, o + 30_000.0)) {
+            assert!(is_simple(&c.boundary), "{:?}", c.id);
+            assert!(c.area() > 0.0 && c.contains(c.centre), "{:?}", c.id);
+            assert_eq!(s.city_at(&t, c.id), Some(c));
+            n += 1;
+        }
+    }
+    assert!(n > 10, "{n}");
 }
