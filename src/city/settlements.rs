@@ -205,9 +205,11 @@ impl Settlements {
         Ok(out)
     }
 
-    /// A value in `[0, 1)` for a cell and a quantity.
+    /// A value in `[0, 1)` for a cell and a quantity (the seed and the
+    /// quantity's salt are mixed first, so nearby seeds share no values).
     fn unit(&self, cell: (i64, i64), salt: u64) -> f64 {
-        unit(hash2(cell.0, cell.1, self.params.seed ^ salt))
+        let key = hash2(self.params.seed as i64, salt as i64, 0xC17E);
+        unit(hash2(cell.0, cell.1, key))
     }
 
     /// The cell's candidate site, if it is tried and lies inside the world.

@@ -161,12 +161,22 @@ fn cities_are_region_stable() {
         seen += small.len();
     }
     assert!(seen > 10, "{seen}");
+    // Tiny areas at footprint vertices: the city (clipped by neighbours the
+    // area is far from) is the same as seen from afar.
+    for c in big
+        .iter()
+        .filter(|c| c.centre.abs().max_element() < 20_000.0)
+    {
+        for q in c.boundary.iter().step_by(6) {
+            assert_eq!(s.cities_in(&t, *q, *q), within(*q, *q), "{q}");
+        }
+    }
     // Two shifted areas agree on their overlap.
     let (a, b) = (
-        s.cities_in(&t, v(-20_000.0, -20_000.0), v(5000.0, 5000.0)),
-        s.cities_in(&t, v(-5000.0, -12_000.0), v(20_000.0, 13_000.0)),
+        s.cities_in(&t, v(-20_000.0, -20_000.0), v(10_000.0, 10_000.0)),
+        s.cities_in(&t, v(-10_000.0, -15_000.0), v(20_000.0, 15_000.0)),
     );
-    let overlap = (v(-5000.0, -12_000.0), v(5000.0, 5000.0));
+    let overlap = (v(-10_000.0, -15_000.0), v(10_000.0, 10_000.0));
     let cut = |cs: &[City]| -> Vec<City> {
         cs.iter()
             .filter(|c| c.touches(overlap.0, overlap.1))
@@ -224,6 +234,39 @@ fn parameters_steer_the_cities() {
         Settlements::new(p).unwrap().cities_in(&t, WIDE.0, WIDE.1)
     };
     let base = with(|_| {});
+    // Footprints that reach far past the largest radius are still found
+    // from a point at their farthest vertex.
+    let mut p = SettlementParams {
+        wobble: 0.5,
+        spacing: 12_000.0,
+        jitter: 1.0,
+        max_step_slope: 1000.0,
+        max_slope: 1000.0,
+        ..Default::default()
+    };
+    p.max_radius = 2500.0;
+    let wide = Settlements::new(p).unwrap();
+    let dry = Terrain::new(crate::terrain::TerrainParams {
+        lake_level: 0.0,
+        lake_base: 0.0,
+        ..Default::default()
+    })
+    .unwrap();
+    // Vertices farther than the largest radius outside their city's cell
+    // (along an axis): a search that reached only that far would miss them.
+    let mut far = 0;
+    for c in wide.cities_in(&dry, WIDE.0 * 2.0, WIDE.1 * 2.0) {
+        let lo = v(c.id.0 as f64, c.id.1 as f64) * 12_000.0;
+        let hi = lo + 12_000.0;
+        for &q in &c.boundary {
+            let out = (lo - q).max(q - hi).max_element();
+            if out > 2500.0 {
+                far += 1;
+                assert!(wide.cities_in(&dry, q, q).contains(&c), "{:?}", c.id);
+            }
+        }
+    }
+    assert!(far > 3, "{far}");
     assert!(with(|p| p.chance = 0.0).is_empty());
     assert!(with(|p| p.chance = 1.0).len() > base.len());
     assert_ne!(with(|p| p.seed = 7), base);
