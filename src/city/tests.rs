@@ -415,3 +415,29 @@ fn far_away_cities_keep_simple_boundaries() {
     }
     assert!(n > 10, "{n}");
 }
+
+/// A one-off cost of the overlay: `cargo test --release --no-default-features
+/// --lib city::tests::overlay_timing -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn overlay_timing() {
+    let t = Arc::new(Terrain::default());
+    let cities = layer().cities_in(&t, WIDE.0, WIDE.1);
+    let overlay = CityGround::new(cities.clone());
+    let c = &cities[0];
+    let (lo, hi) = (c.centre - 3000.0, c.centre + 3000.0);
+    let pts: Vec<DVec2> = (0..1_000_000)
+        .map(|k| lo + (hi - lo) * v((k % 1000) as f64 / 1000.0, (k / 1000) as f64 / 1000.0))
+        .collect();
+    use crate::terrain::Overlay;
+    let start = std::time::Instant::now();
+    let n = pts.iter().filter(|p| overlay.covers(**p)).count();
+    println!("covers: {n} of 1e6 in {:?}", start.elapsed());
+    let ground = LaidGround::new(t.clone()).with(LaidKind::Town, Arc::new(overlay));
+    let start = std::time::Instant::now();
+    let s: f64 = pts.iter().map(|p| t.terra(p.x, p.y).height).sum();
+    println!("bare terra: {:?} ({s})", start.elapsed());
+    let start = std::time::Instant::now();
+    let s: f64 = pts.iter().map(|p| ground.terra(p.x, p.y).height).sum();
+    println!("laid terra: {:?} ({s})", start.elapsed());
+}

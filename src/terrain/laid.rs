@@ -338,7 +338,7 @@ mod tests {
         let b = t.buildings_in(min, max).next().expect("a building");
         let disc = Arc::new(Disc(b.centre, 700.0));
         let ground = LaidGround::new(t.clone()).with(LaidKind::Town, disc.clone());
-        let near = |p: DVec2| p.distance(disc.0) <= disc.1 + 9.0;
+        let near = |p: DVec2| p.distance(disc.0) <= disc.1;
         let (bare_in, laid_in) = (
             t.buildings_in(min, max).filter(|b| near(b.centre)).count(),
             ground
