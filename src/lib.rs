@@ -16,6 +16,7 @@
 //!
 //! Core coordinates are f64 metres, x east, y north, z up.
 
+pub mod city;
 pub mod geom;
 pub mod map;
 pub mod num;

@@ -23,6 +23,9 @@ pub enum LaidKind {
     Road,
     /// Stream water: replaces vegetation only, keeping a water hole (its spring).
     Stream,
+    /// City ground: no trees, no lattice buildings; vegetation becomes town
+    /// ground (without point features); lakes, mud, paths and streams stay.
+    Town,
 }
 
 /// The terrain and the overlays laid on it, in the order of [`LaidKind`].
@@ -69,7 +72,7 @@ impl LaidGround {
 
     /// Everything about the ground at a position, overlays included. Order:
     /// paths and placed overrides, roads, lake, mud, features, towns,
-    /// streams, vegetation.
+    /// streams, city ground, vegetation.
     pub fn terra(&self, x: f64, y: f64) -> Terra {
         let t = self.terrain.terra(x, y);
         if self.overlays.is_empty() || t.kind == TerrainKind::Path {
@@ -110,10 +113,33 @@ impl LaidGround {
                 ..t
             };
         }
+        if vegetation && self.covered(LaidKind::Town, cell) {
+            return Terra {
+                kind: TerrainKind::Town,
+                feature: None,
+                code: None,
+                ..t
+            };
+        }
         t
     }
 
-    /// [`Terrain::tree_at`] on the laid ground (no tree on a road or stream).
+    /// Whether the whole-metre cell of a position is city ground.
+    fn in_city(&self, x: f64, y: f64) -> bool {
+        let cell = DVec2::new(java_round(x) as f64, java_round(y) as f64);
+        self.covered(LaidKind::Town, cell)
+    }
+
+    /// Whether a building's centre or a corner stands on city ground.
+    fn building_in_city(&self, b: &Building) -> bool {
+        let r = super::objects::BUILDING_SIZE / 2.0;
+        [(0.0, 0.0), (-r, -r), (r, -r), (-r, r), (r, r)]
+            .iter()
+            .any(|&(dx, dy)| self.in_city(b.centre.x + dx, b.centre.y + dy))
+    }
+
+    /// [`Terrain::tree_at`] on the laid ground (no tree on a road, stream or
+    /// city ground).
     pub fn tree_at(&self, i: i64, j: i64) -> Option<Tree> {
         self.terrain.tree_at_on(i, j, |x, y| self.terra(x, y))
     }
@@ -126,9 +152,12 @@ impl LaidGround {
             .flatten()
     }
 
-    /// [`Terrain::building_at`] on the laid ground (no building on a road).
+    /// [`Terrain::building_at`] on the laid ground (no building on a road,
+    /// none touching city ground).
     pub fn building_at(&self, i: i64, j: i64) -> Option<Building> {
-        self.terrain.building_at_on(i, j, |x, y| self.terra(x, y))
+        (self.terrain)
+            .building_at_on(i, j, |x, y| self.terra(x, y))
+            .filter(|b| !self.building_in_city(b))
     }
 
     /// [`Terrain::buildings_in`] on the laid ground.
@@ -137,6 +166,7 @@ impl LaidGround {
             .try_buildings_in_on(min, max, move |x, y| self.terra(x, y))
             .into_iter()
             .flatten()
+            .filter(|b| !self.building_in_city(b))
     }
 }
 
@@ -288,5 +318,84 @@ mod tests {
         }
         assert!(ground.trees_in(min, max).count() < t.trees_in(min, max).count());
         assert_eq!(layer.streams_near(min, max).len(), ss.len());
+    }
+
+    /// A disc laid as city ground (the terrain's tests know no cities).
+    #[derive(Debug)]
+    struct Disc(DVec2, f64);
+
+    impl Overlay for Disc {
+        fn covers(&self, p: DVec2) -> bool {
+            p.distance(self.0) <= self.1
+        }
+    }
+
+    #[test]
+    fn laid_town_ground_keeps_trees_and_buildings_out_and_the_rest_bare() {
+        let t = Arc::new(Terrain::default());
+        let (min, max) = (DVec2::new(-2000.0, -2000.0), DVec2::new(2000.0, 2000.0));
+        // A disc around a village's building, reaching into the woods.
+        let b = t.buildings_in(min, max).next().expect("a building");
+        let disc = Arc::new(Disc(b.centre, 700.0));
+        let ground = LaidGround::new(t.clone()).with(LaidKind::Town, disc.clone());
+        let near = |p: DVec2| p.distance(disc.0) <= disc.1;
+        let (bare_in, laid_in) = (
+            t.buildings_in(min, max).filter(|b| near(b.centre)).count(),
+            ground
+                .buildings_in(min, max)
+                .filter(|b| near(b.centre))
+                .count(),
+        );
+        assert!(bare_in > 0 && laid_in == 0, "{bare_in} {laid_in}");
+        let i = (b.centre.x / 16.0) as i64;
+        let j = (b.centre.y / 16.0) as i64;
+        assert_eq!(t.building_at(i, j), Some(b));
+        assert_eq!(ground.building_at(i, j), None);
+        let inside = |p: DVec2| disc.covers(cell(p));
+        let trees_in = t.trees_in(min, max).filter(|t| inside(t.pos)).count();
+        assert!(trees_in > 100, "{trees_in}");
+        assert_eq!(
+            ground.trees_in(min, max).filter(|t| inside(t.pos)).count(),
+            0
+        );
+        // Outside, trees and buildings are the bare ones.
+        let far = |p: DVec2| p.distance(disc.0) > disc.1 + 20.0;
+        assert!(
+            ground
+                .trees_in(min, max)
+                .filter(|t| far(t.pos))
+                .eq(t.trees_in(min, max).filter(|t| far(t.pos)))
+        );
+        assert!(
+            ground
+                .buildings_in(min, max)
+                .filter(|b| far(b.centre))
+                .eq(t.buildings_in(min, max).filter(|b| far(b.centre)))
+        );
+        // Inside, vegetation is town ground and lakes stay; outside, bit for bit.
+        let (mut town, mut lake) = (0, 0);
+        for j in 0..200 {
+            for i in 0..200 {
+                let (x, y) = (min.x + i as f64 * 20.0 + 0.3, min.y + j as f64 * 20.0 - 0.2);
+                let (laid, bare) = (ground.terra(x, y), t.terra(x, y));
+                if disc.covers(cell(DVec2::new(x, y))) {
+                    assert_eq!(laid.height, bare.height);
+                    match bare.kind {
+                        TerrainKind::Lake | TerrainKind::Mud => {
+                            assert_eq!(laid, bare);
+                            lake += 1;
+                        }
+                        _ => {
+                            assert_eq!(laid.kind, TerrainKind::Town);
+                            assert_eq!(laid.feature, None);
+                            town += 1;
+                        }
+                    }
+                } else {
+                    assert_eq!(laid, bare);
+                }
+            }
+        }
+        assert!(town > 1000 && lake > 0, "{town} {lake}");
     }
 }

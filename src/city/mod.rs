@@ -1,0 +1,41 @@
+//! Cities: a sparse settlement layer above the terrain (plain Rust, no Bevy).
+//!
+//! Relf's `Town` kind makes villages, and they stay as they are. Cities are
+//! new: one candidate site per cell of a jittered grid (6 km by default),
+//! tried with a chance and kept where the ground suits a city (a dry centre,
+//! a gentle mean slope, little water over the site's disc). A city has a
+//! nominal radius (0.5–1.5 km), a [`CityStyle`] that later layers turn into
+//! streets, and a footprint polygon traced by rays from the centre that stop
+//! at lake shores, steep steps and `gap / 2` short of the bisector with a
+//! neighbouring site, so footprints never overlap.
+//!
+//! Everything about a site comes from hashing its cell (and sampling the
+//! terrain around it and its eight neighbours), so the layer is
+//! region-stable by construction: [`Settlements::cities_in`] returns the
+//! same cities for an area whether it is asked alone or inside a larger one.
+//!
+//! [`CityGround`] lays the footprints on the terrain as town ground
+//! (through the terrain's [`Overlay`](crate::terrain::Overlay) seam, with
+//! [`LaidKind::Town`](crate::terrain::LaidKind::Town)).
+//!
+//! ```
+//! use bevy_relief::city::{City, CityStyle, SettlementParams, Settlements};
+//! use bevy_relief::terrain::Terrain;
+//! use glam::DVec2;
+//! let terrain = Terrain::default();
+//! let s = Settlements::new(SettlementParams::default()).unwrap();
+//! let cities: Vec<City> = s.cities_in(&terrain, DVec2::ZERO, DVec2::splat(20_000.0));
+//! for c in &cities {
+//!     assert!(c.contains(c.centre) && c.area() > 0.0);
+//! }
+//! ```
+
+mod ground;
+mod params;
+mod settlements;
+#[cfg(test)]
+mod tests;
+
+pub use ground::CityGround;
+pub use params::{MAX_RAY_STEPS, SettlementParams};
+pub use settlements::{City, CityAreaError, CityStyle, MAX_AREA_CELLS, Settlements};

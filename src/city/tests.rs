@@ -1,0 +1,443 @@
+//! Tests of the settlement layer.
+
+use super::*;
+use crate::geom::{Contact, segment_contact};
+use crate::terrain::{LaidGround, LaidKind, Terrain, TerrainKind};
+use glam::DVec2;
+use std::sync::Arc;
+
+fn layer() -> Settlements {
+    Settlements::new(SettlementParams::default()).unwrap()
+}
+
+fn v(x: f64, y: f64) -> DVec2 {
+    DVec2::new(x, y)
+}
+
+/// The 60 × 60 km test area.
+const WIDE: (DVec2, DVec2) = (DVec2::splat(-30_000.0), DVec2::splat(30_000.0));
+
+/// Whether a closed polygon is simple: only consecutive edges touch, and
+/// only at their shared vertex.
+fn is_simple(poly: &[DVec2]) -> bool {
+    let n = poly.len();
+    for i in 0..n {
+        for j in i + 1..n {
+            let (a0, a1) = (poly[i], poly[(i + 1) % n]);
+            let (b0, b1) = (poly[j], poly[(j + 1) % n]);
+            match segment_contact(a0, a1, b0, b1) {
+                None => {}
+                Some(Contact::Point { t, u }) if j == i + 1 && t == 1.0 && u == 0.0 => {}
+                Some(Contact::Point { t, u }) if i == 0 && j == n - 1 && t == 0.0 && u == 1.0 => {}
+                Some(_) => return false,
+            }
+        }
+    }
+    true
+}
+
+#[test]
+fn the_simple_polygon_check_can_fail() {
+    let square = [v(0.0, 0.0), v(1.0, 0.0), v(1.0, 1.0), v(0.0, 1.0)];
+    assert!(is_simple(&square));
+    let bow = [v(0.0, 0.0), v(1.0, 1.0), v(1.0, 0.0), v(0.0, 1.0)];
+    assert!(!is_simple(&bow));
+    let spike = [v(0.0, 0.0), v(2.0, 0.0), v(1.0, 0.0), v(1.0, 1.0)];
+    assert!(!is_simple(&spike));
+}
+
+#[test]
+fn cities_are_sparse_sorted_and_of_both_styles() {
+    let t = Terrain::default();
+    let cities = layer().cities_in(&t, WIDE.0, WIDE.1);
+    // 100 cells of 6 km: about one city in five cells on the reference world.
+    let planned = cities
+        .iter()
+        .filter(|c| c.style == CityStyle::Planned)
+        .count();
+    println!("{} cities in 60 × 60 km, {planned} planned", cities.len());
+    assert!((8..=40).contains(&cities.len()), "{}", cities.len());
+    assert!(cities.windows(2).all(|w| w[0].id < w[1].id));
+    for style in [CityStyle::Organic, CityStyle::Planned] {
+        assert!(cities.iter().any(|c| c.style == style), "no {style:?}");
+    }
+    let s = layer();
+    for c in &cities {
+        assert_eq!(s.city_at(&t, c.id).as_ref(), Some(c));
+        assert_eq!(s.cell_of(c.centre), c.id);
+        assert!((500.0..=1500.0).contains(&c.radius));
+    }
+}
+
+#[test]
+fn boundaries_are_simple_ccw_dry_and_hold_the_centre() {
+    let t = Terrain::default();
+    let p = SettlementParams::default();
+    let shore = t.params().lake_level;
+    let cities = layer().cities_in(&t, WIDE.0, WIDE.1);
+    assert!(!cities.is_empty());
+    for c in &cities {
+        let b = &c.boundary;
+        assert!(b.len() >= 3 && b.len() <= p.rays as usize, "{:?}", c.id);
+        assert_ne!(b.first(), b.last());
+        for i in 0..b.len() {
+            assert_ne!(b[i], b[(i + 1) % b.len()], "a zero-length edge");
+            assert!(t.height(b[i].x, b[i].y) >= shore, "a wet vertex {}", b[i]);
+            let r = b[i].distance(c.centre);
+            assert!(r >= p.core_radius - 1e-6 && r <= p.reach() + 1e-6, "{r}");
+        }
+        assert!(is_simple(b), "{:?} is not simple", c.id);
+        assert!(c.area() > 0.0, "{:?} is clockwise", c.id);
+        assert!(c.area() >= p.min_fill * std::f64::consts::PI * c.radius * c.radius);
+        assert!(c.contains(c.centre));
+        assert!(t.height(c.centre.x, c.centre.y) >= shore);
+        assert!(c.touches(c.centre, c.centre));
+    }
+}
+
+#[test]
+fn footprints_stop_at_water_somewhere_and_never_overlap() {
+    let t = Terrain::default();
+    let p = SettlementParams::default();
+    let cities = layer().cities_in(&t, WIDE.0, WIDE.1);
+    // Some footprint is cut short of its wobbled radius (a shore, a steep
+    // step or a neighbour): they are not all plain wobbly discs.
+    let short = cities
+        .iter()
+        .filter(|c| {
+            c.boundary
+                .iter()
+                .any(|q| q.distance(c.centre) < c.radius * (1.0 - p.wobble) - 1.0)
+        })
+        .count();
+    assert!(short * 2 > cities.len(), "{short} of {}", cities.len());
+    for (i, a) in cities.iter().enumerate() {
+        for b in &cities[i + 1..] {
+            assert!(!a.contains(b.centre) && !b.contains(a.centre));
+            let (na, nb) = (a.boundary.len(), b.boundary.len());
+            for k in 0..na {
+                for m in 0..nb {
+                    let (a0, a1) = (a.boundary[k], a.boundary[(k + 1) % na]);
+                    let (b0, b1) = (b.boundary[m], b.boundary[(m + 1) % nb]);
+                    assert!(
+                        segment_contact(a0, a1, b0, b1).is_none(),
+                        "{:?} {:?}",
+                        a.id,
+                        b.id
+                    );
+                }
+            }
+            let gap = a
+                .boundary
+                .iter()
+                .flat_map(|q| b.boundary.iter().map(move |r| q.distance(*r)))
+                .fold(f64::INFINITY, f64::min);
+            assert!(gap >= p.gap - 1e-6, "{gap}");
+        }
+    }
+}
+
+#[test]
+fn cities_are_region_stable() {
+    let t = Terrain::default();
+    let s = layer();
+    let big = s.cities_in(&t, WIDE.0, WIDE.1);
+    let within = |min: DVec2, max: DVec2| -> Vec<City> {
+        big.iter()
+            .filter(|c| c.touches(min, max))
+            .cloned()
+            .collect()
+    };
+    let mut seen = 0;
+    for (min, max) in [
+        (v(-10_000.0, -10_000.0), v(0.0, 0.0)),
+        (v(-3000.0, 1234.5), v(17_000.0, 2000.0)),
+        (v(5000.0, -29_000.0), v(5000.0, 29_000.0)),
+        (v(-20_000.0, 7000.0), v(-19_000.0, 8000.0)),
+        (v(-29_000.0, -29_000.0), v(29_000.0, 29_000.0)),
+    ] {
+        let small = s.cities_in(&t, min, max);
+        assert_eq!(small, within(min, max), "{min} {max}");
+        seen += small.len();
+    }
+    assert!(seen > 10, "{seen}");
+    // Tiny areas at footprint vertices: the city (clipped by neighbours the
+    // area is far from) is the same as seen from afar.
+    for c in big
+        .iter()
+        .filter(|c| c.centre.abs().max_element() < 20_000.0)
+    {
+        for q in c.boundary.iter().step_by(6) {
+            assert_eq!(s.cities_in(&t, *q, *q), within(*q, *q), "{q}");
+        }
+    }
+    // Two shifted areas agree on their overlap.
+    let (a, b) = (
+        s.cities_in(&t, v(-20_000.0, -20_000.0), v(10_000.0, 10_000.0)),
+        s.cities_in(&t, v(-10_000.0, -15_000.0), v(20_000.0, 15_000.0)),
+    );
+    let overlap = (v(-10_000.0, -15_000.0), v(10_000.0, 10_000.0));
+    let cut = |cs: &[City]| -> Vec<City> {
+        cs.iter()
+            .filter(|c| c.touches(overlap.0, overlap.1))
+            .cloned()
+            .collect()
+    };
+    assert_eq!(cut(&a), cut(&b));
+    assert!(!cut(&a).is_empty());
+}
+
+#[test]
+fn huge_and_hostile_areas_are_refused_or_empty_fast() {
+    let t = Terrain::default();
+    let s = layer();
+    let huge = s.try_cities_in(&t, v(-1e9, -1e9), v(1e9, 1e9));
+    assert!(
+        matches!(huge, Err(CityAreaError::TooLarge { .. })),
+        "{huge:?}"
+    );
+    let widest = s.try_cities_in(&t, v(-f64::MAX, -f64::MAX), v(f64::MAX, f64::MAX));
+    assert_eq!(widest, Err(CityAreaError::TooLarge { cells: u64::MAX }));
+    assert!(s.cities_in(&t, v(-1e9, -1e9), v(1e9, 1e9)).is_empty());
+    assert!(matches!(
+        s.try_cities_in(&t, v(f64::NAN, 0.0), v(1.0, 1.0)),
+        Err(CityAreaError::NotFinite { .. })
+    ));
+    assert!(
+        s.try_cities_in(&t, v(0.0, f64::INFINITY), v(1.0, 1.0))
+            .is_err()
+    );
+    assert_eq!(s.try_cities_in(&t, v(1.0, 1.0), v(0.0, 0.0)), Ok(vec![]));
+    // Near the world's edge and beyond it: no panic; beyond, nothing.
+    let edge = crate::num::WORLD_LIMIT_F64;
+    let _ = s.cities_in(&t, v(edge - 20_000.0, edge - 20_000.0), v(edge, edge));
+    assert!(
+        s.cities_in(&t, v(2.0 * edge, 0.0), v(2.0 * edge + 1e4, 1e4))
+            .is_empty()
+    );
+    assert!(s.cities_in(&t, v(1e300, 1e300), v(1e300, 1e300)).is_empty());
+    assert!(
+        s.cities_in(&t, v(-1e300, -1e300), v(-1e300, -1e300))
+            .is_empty()
+    );
+    for cell in [(i64::MAX, i64::MAX), (i64::MIN, 0), (0, i64::MIN)] {
+        assert_eq!(s.city_at(&t, cell), None);
+    }
+}
+
+#[test]
+fn parameters_steer_the_cities() {
+    let t = Terrain::default();
+    let with = |f: fn(&mut SettlementParams)| {
+        let mut p = SettlementParams::default();
+        f(&mut p);
+        Settlements::new(p).unwrap().cities_in(&t, WIDE.0, WIDE.1)
+    };
+    let base = with(|_| {});
+    // Footprints that reach far past the largest radius are still found
+    // from a point at their farthest vertex.
+    let mut p = SettlementParams {
+        wobble: 0.5,
+        spacing: 12_000.0,
+        jitter: 1.0,
+        max_step_slope: 1000.0,
+        max_slope: 1000.0,
+        ..Default::default()
+    };
+    p.max_radius = 2500.0;
+    let wide = Settlements::new(p).unwrap();
+    let dry = Terrain::new(crate::terrain::TerrainParams {
+        lake_level: 0.0,
+        lake_base: 0.0,
+        ..Default::default()
+    })
+    .unwrap();
+    // Vertices farther than the largest radius outside their city's cell
+    // (along an axis): a search that reached only that far would miss them.
+    let mut far = 0;
+    for c in wide.cities_in(&dry, WIDE.0 * 2.0, WIDE.1 * 2.0) {
+        let lo = v(c.id.0 as f64, c.id.1 as f64) * 12_000.0;
+        let hi = lo + 12_000.0;
+        for &q in &c.boundary {
+            let out = (lo - q).max(q - hi).max_element();
+            if out > 2500.0 {
+                far += 1;
+                assert!(wide.cities_in(&dry, q, q).contains(&c), "{:?}", c.id);
+            }
+        }
+    }
+    assert!(far > 3, "{far}");
+    assert!(with(|p| p.chance = 0.0).is_empty());
+    assert!(with(|p| p.chance = 1.0).len() > base.len());
+    assert_ne!(with(|p| p.seed = 7), base);
+    assert!(
+        with(|p| p.planned_chance = 0.0)
+            .iter()
+            .all(|c| c.style == CityStyle::Organic)
+    );
+    assert!(
+        with(|p| p.planned_chance = 1.0)
+            .iter()
+            .all(|c| c.style == CityStyle::Planned)
+    );
+    assert!(with(|p| p.max_slope = 0.5).len() < base.len());
+    // Extreme but valid shapes stay simple and counter-clockwise.
+    for f in [
+        (|p: &mut SettlementParams| {
+            p.rays = 8;
+            p.wobble = 0.5;
+            p.jitter = 1.0;
+            p.core_radius = 1.0;
+            p.min_fill = 0.0;
+        }) as fn(&mut SettlementParams),
+        |p| {
+            p.rays = 1024;
+            p.gap = 0.0;
+            p.max_step_slope = 0.0;
+            p.min_fill = 0.0;
+        },
+    ] {
+        let cities = with(f);
+        assert!(!cities.is_empty());
+        for c in &cities {
+            assert!(is_simple(&c.boundary) && c.area() > 0.0 && c.contains(c.centre));
+        }
+    }
+}
+
+#[test]
+fn city_ground_lays_town_without_trees_or_buildings() {
+    let t = Arc::new(Terrain::default());
+    let s = layer();
+    let (min, max) = WIDE;
+    let cities = s.cities_in(&t, min, max);
+    let city = cities
+        .iter()
+        .max_by(|a, b| a.area().total_cmp(&b.area()))
+        .unwrap()
+        .clone();
+    let overlay = Arc::new(CityGround::new(cities.clone()));
+    let ground = LaidGround::new(t.clone()).with(LaidKind::Town, overlay.clone());
+    let (lo, hi) = city.bounds();
+    let (lo, hi) = (lo - 50.0, hi + 50.0);
+    let cell = |p: DVec2| v(p.x.round(), p.y.round());
+    let inside = |p: DVec2| overlay.covers(cell(p));
+    use crate::terrain::Overlay;
+    // Inside: no trees, no buildings (on bare ground there are trees).
+    assert!(t.trees_in(lo, hi).filter(|tr| inside(tr.pos)).count() > 100);
+    assert_eq!(
+        ground.trees_in(lo, hi).filter(|tr| inside(tr.pos)).count(),
+        0
+    );
+    for b in ground.buildings_in(lo, hi) {
+        assert!(!inside(b.centre), "a building at {}", b.centre);
+    }
+    // Vegetation inside is town ground, water stays; outside, bit for bit.
+    let (mut town, mut outside) = (0, 0);
+    for j in 0..150 {
+        for i in 0..150 {
+            let p = lo + (hi - lo) * v(i as f64 + 0.37, j as f64 + 0.61) / 150.0;
+            let (laid, bare) = (ground.terra(p.x, p.y), t.terra(p.x, p.y));
+            if inside(p) {
+                assert_eq!(laid.height, bare.height);
+                if matches!(bare.kind, TerrainKind::Lake | TerrainKind::Mud) {
+                    assert_eq!(laid, bare);
+                } else {
+                    assert_eq!(laid.kind, TerrainKind::Town);
+                    assert_eq!(laid.feature, None);
+                    town += 1;
+                }
+            } else {
+                assert_eq!(laid, bare);
+                outside += 1;
+            }
+        }
+    }
+    assert!(town > 5000 && outside > 1000, "{town} {outside}");
+    let far = |p: DVec2| {
+        !overlay
+            .cities()
+            .iter()
+            .any(|c| c.touches(p - 20.0, p + 20.0))
+    };
+    assert!(
+        ground
+            .trees_in(lo, hi)
+            .filter(|tr| far(tr.pos))
+            .eq(t.trees_in(lo, hi).filter(|tr| far(tr.pos)))
+    );
+    assert_eq!(overlay.city_at(city.centre), Some(&city));
+}
+
+/// A one-off timing: `cargo test --release --no-default-features --lib
+/// city::tests::timing -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn timing() {
+    let t = Terrain::default();
+    let s = layer();
+    for (min, max) in [
+        (v(0.0, 0.0), v(10_000.0, 10_000.0)),
+        (v(-5000.0, -5000.0), v(5000.0, 5000.0)),
+        WIDE,
+    ] {
+        let start = std::time::Instant::now();
+        let n = s.cities_in(&t, min, max).len();
+        println!("{min} .. {max}: {n} cities in {:?}", start.elapsed());
+    }
+    // Density and styles over 240 × 240 km (1600 cells).
+    let cities = s.cities_in(&t, v(-120e3, -120e3), v(120e3, 120e3));
+    let planned = cities
+        .iter()
+        .filter(|c| c.style == CityStyle::Planned)
+        .count();
+    let area: f64 = cities.iter().map(City::area).sum::<f64>() / cities.len() as f64;
+    println!(
+        "240 × 240 km: {} cities ({planned} planned), mean footprint {:.2} km²",
+        cities.len(),
+        area / 1e6
+    );
+}
+
+#[test]
+fn far_away_cities_keep_simple_boundaries() {
+    // Out to 4·10¹⁵ m, where an f64 step is half a metre.
+    let t = Terrain::default();
+    let s = layer();
+    let mut n = 0;
+    for o in [1e9, 1e12, 1e14, 1e15, 4e15, -4e15] {
+        for c in s.cities_in(&t, v(o, o), v(o + 30_000.0, o + 30_000.0)) {
+            assert!(is_simple(&c.boundary), "{:?}", c.id);
+            assert!(c.area() > 0.0 && c.contains(c.centre), "{:?}", c.id);
+            assert_eq!(s.city_at(&t, c.id), Some(c));
+            n += 1;
+        }
+    }
+    assert!(n > 10, "{n}");
+}
+
+/// A one-off cost of the overlay: `cargo test --release --no-default-features
+/// --lib city::tests::overlay_timing -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn overlay_timing() {
+    let t = Arc::new(Terrain::default());
+    let cities = layer().cities_in(&t, WIDE.0, WIDE.1);
+    let overlay = CityGround::new(cities.clone());
+    let c = &cities[0];
+    let (lo, hi) = (c.centre - 3000.0, c.centre + 3000.0);
+    let pts: Vec<DVec2> = (0..1_000_000)
+        .map(|k| lo + (hi - lo) * v((k % 1000) as f64 / 1000.0, (k / 1000) as f64 / 1000.0))
+        .collect();
+    use crate::terrain::Overlay;
+    let start = std::time::Instant::now();
+    let n = pts.iter().filter(|p| overlay.covers(**p)).count();
+    println!("covers: {n} of 1e6 in {:?}", start.elapsed());
+    let ground = LaidGround::new(t.clone()).with(LaidKind::Town, Arc::new(overlay));
+    let start = std::time::Instant::now();
+    let s: f64 = pts.iter().map(|p| t.terra(p.x, p.y).height).sum();
+    println!("bare terra: {:?} ({s})", start.elapsed());
+    let start = std::time::Instant::now();
+    let s: f64 = pts.iter().map(|p| ground.terra(p.x, p.y).height).sum();
+    println!("laid terra: {:?} ({s})", start.elapsed());
+}
