@@ -31,9 +31,14 @@ fn median_ms<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
 }
 
 /// `f64` with the order and zero `pathfinding` needs.
-#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct Cost(f64);
 impl Eq for Cost {}
+impl PartialOrd for Cost {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
 impl Ord for Cost {
     fn cmp(&self, o: &Self) -> std::cmp::Ordering {
         self.0.total_cmp(&o.0)

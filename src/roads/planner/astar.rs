@@ -11,8 +11,10 @@
 //! reached; terrain heights and each cell's outgoing segments are cached
 //! the same way, within one search.
 
-use super::cost::{SegTerrain, Step, deck, seg_terrain, step_cost, tie_hash, tie_key};
+use super::cost::{SegTerrain, Step, deck, step_cost, tie_hash, tie_key};
 use super::frame::{Frame, Paged};
+use super::lattice::Lattice;
+use super::togo::CostToGo;
 use super::{PlanError, PlannedRoad, PlannerParams, RoadPlanner, check_request, finish};
 use crate::terrain::Terrain;
 use glam::DVec2;
@@ -80,19 +82,21 @@ const UNKNOWN: Edge = Edge {
 /// and any generic search (the bench runs `pathfinding`'s) expand.
 pub struct SearchGraph<'t> {
     terrain: &'t Terrain,
-    params: PlannerParams,
-    frame: Frame,
-    moves: Vec<(i64, i64)>,
+    pub(super) params: PlannerParams,
+    pub(super) frame: Frame,
+    pub(super) moves: Vec<(i64, i64)>,
     /// `turn[a·k + b]`: the angle from move `a` to move `b`.
-    turn: Vec<f64>,
+    pub(super) turn: Vec<f64>,
     /// Window in cells: `i0..=i1` × `j0..=j1`.
     win: (i64, i64, i64, i64),
-    heights: Paged<f64>,
+    lattice: Lattice,
     edges: Paged<Edge>,
     key: u64,
     z_goal: f64,
     /// Longest single move, metres (bridges included).
     lmax: f64,
+    /// The relaxed cost-to-go search (none with bridges or no slope weight).
+    pub(super) togo: Option<CostToGo>,
 }
 
 impl<'t> SearchGraph<'t> {
@@ -116,15 +120,7 @@ impl<'t> SearchGraph<'t> {
         let margin = (params.window * frame.direct * params.distance_factor).max(params.min_margin);
         let m = (margin / frame.cell).ceil() as i64 + 1;
         let win = (-m, frame.n + m, -m, m);
-        let sub = frame.sub;
-        let heights = Paged::new(
-            win.0 * sub,
-            win.1 * sub,
-            win.2 * sub,
-            win.3 * sub,
-            1,
-            f64::NAN,
-        );
+        let lattice = Lattice::new(&frame, win);
         let edges = Paged::new(win.0, win.1, win.2, win.3, k, UNKNOWN);
         let longest = moves.iter().map(|&m| v(m).length()).fold(0.0, f64::max);
         let mut lmax = longest * frame.cell;
@@ -132,14 +128,17 @@ impl<'t> SearchGraph<'t> {
             lmax = lmax.max(params.max_span + longest * frame.cell);
         }
         let z_goal = terrain.height(to.x, to.y);
+        let togo = (!params.bridges && params.weights.slope > 0.0)
+            .then(|| CostToGo::new(win, frame.n, terrain.height(from.x, from.y), moves.len()));
         Self {
+            togo,
             terrain,
             params: params.clone(),
             key: tie_key(params.seed),
             moves,
             turn,
             win,
-            heights,
+            lattice,
             edges,
             z_goal,
             lmax,
@@ -175,28 +174,20 @@ impl<'t> SearchGraph<'t> {
     }
 
     #[inline]
-    fn inside(&self, i: i64, j: i64) -> bool {
+    pub(super) fn inside(&self, i: i64, j: i64) -> bool {
         i >= self.win.0 && i <= self.win.1 && j >= self.win.2 && j <= self.win.3
     }
 
     /// Terrain height at lattice point `(a, b)`, cached.
     #[inline]
-    fn height(&mut self, a: i64, b: i64) -> f64 {
-        let s = self.heights.slot(a, b);
-        let z = self.heights.data[s];
-        if !z.is_nan() {
-            return z;
-        }
-        let p = self.frame.lattice(a, b);
-        let z = self.terrain.height(p.x, p.y);
-        self.heights.data[s] = z;
-        z
+    pub(super) fn height(&mut self, a: i64, b: i64) -> f64 {
+        self.lattice.height(&self.frame, self.terrain, a, b)
     }
 
     /// The segment from cell `(i, j)` along move `m`, or `None` when it is
     /// wet or leaves the window. Cached.
     #[inline]
-    fn edge(&mut self, i: i64, j: i64, m: usize) -> Option<SegTerrain> {
+    pub(super) fn edge(&mut self, i: i64, j: i64, m: usize) -> Option<SegTerrain> {
         let s = self.edges.slot(i, j) + m;
         let e = self.edges.data[s];
         match e.state {
@@ -205,34 +196,25 @@ impl<'t> SearchGraph<'t> {
             _ => {}
         }
         let (qi, qj) = (i + self.moves[m].0, j + self.moves[m].1);
-        let mut out = Edge {
-            seg: UNKNOWN.seg,
-            state: 2,
+        let sub = self.frame.sub;
+        let seg = if self.inside(qi, qj) {
+            self.lattice.segment(
+                &self.frame,
+                self.terrain,
+                (i * sub, j * sub),
+                (qi * sub, qj * sub),
+            )
+        } else {
+            None
         };
-        if self.inside(qi, qj) {
-            let sub = self.frame.sub;
-            let (zp, zq) = (
-                self.height(i * sub, j * sub),
-                self.height(qi * sub, qj * sub),
-            );
-            let (p, q) = (self.frame.point(i, j), self.frame.point(qi, qj));
-            let frame = self.frame.clone();
-            let terrain = self.terrain;
-            let seg = seg_terrain(
-                &frame,
-                p,
-                q,
-                zp,
-                zq,
-                &mut |a, b| self.height(a, b),
-                Some(terrain),
-            );
-            if seg.dry {
-                out = Edge { seg, state: 1 };
-            }
-        }
-        self.edges.data[s] = out;
-        (out.state == 1).then_some(out.seg)
+        self.edges.data[s] = match seg {
+            Some(seg) => Edge { seg, state: 1 },
+            None => Edge {
+                seg: UNKNOWN.seg,
+                state: 2,
+            },
+        };
+        seg
     }
 
     /// A bridge from cell `(i, j)` along move `m`: the first dry cell within
@@ -255,11 +237,14 @@ impl<'t> SearchGraph<'t> {
         None
     }
 
-    /// The heuristic: a lower bound of the cost from a state to `to` (the
-    /// slope part climbs at least the height difference).
+    /// The heuristic: a lower bound of the cost from a state to `to`, the
+    /// exact cost-to-go of a relaxed problem (see `togo.rs`); ∞ where `to`
+    /// cannot be reached. Admissible and consistent.
     pub fn heuristic(&mut self, s: SearchState) -> f64 {
-        let z = self.height(s.i as i64 * self.frame.sub, s.j as i64 * self.frame.sub);
-        self.params.weights.slope * (self.z_goal - z).abs()
+        let (i, j) = (s.i as i64, s.j as i64);
+        let z = self.height(i * self.frame.sub, j * self.frame.sub);
+        let simple = self.params.weights.slope * (self.z_goal - z).abs();
+        self.cost_to_go(i, j, simple)
     }
 
     /// The states one step from `s` and the steps' costs, with the label
@@ -373,9 +358,9 @@ const NO_NODE: Node = Node {
 /// A heap entry: smallest `f` first, then smallest record index (so the
 /// order never depends on anything but the inputs).
 #[derive(Clone, Copy, Debug)]
-struct Open {
-    f: f64,
-    slot: u32,
+pub(crate) struct Open {
+    pub f: f64,
+    pub slot: u32,
 }
 
 impl PartialEq for Open {
@@ -399,6 +384,8 @@ impl Ord for Open {
 pub(crate) struct Found {
     pub points: Vec<DVec2>,
     pub bridges: Vec<(usize, usize)>,
+    /// The search's own cost (the tests compare it with the re-scored one).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub cost: f64,
     pub expanded: usize,
 }
@@ -458,7 +445,9 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
         for &(t, c, seg, bridge) in &found[..nf] {
             let g = node.g + c;
             let ts = nodes.slot(t.i as i64, t.j as i64) + t.dir as usize;
-            if g >= nodes.data[ts].g {
+            // A closed state keeps its road: its successors were costed
+            // from its label, which must not change under them.
+            if g >= nodes.data[ts].g || nodes.data[ts].closed {
                 continue;
             }
             let len = node.len + seg.len;
@@ -471,6 +460,9 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
                 bridge,
             };
             let mut h = graph.heuristic(t);
+            if h == f64::INFINITY {
+                continue;
+            }
             if sched_bound {
                 let p = graph.frame.point(t.i as i64, t.j as i64);
                 let dev = 100.0 * (graph.frame.progress(p) - len / graph.frame.direct);

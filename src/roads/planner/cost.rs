@@ -274,7 +274,7 @@ pub fn score_path(
     for k in 1..points.len() {
         let (p, q) = (points[k - 1], points[k]);
         let zq = terrain.height(q.x, q.y);
-        let bridge = bridges.iter().any(|&(a, b)| a <= k - 1 && k <= b);
+        let bridge = bridges.iter().any(|&(a, b)| a < k && k <= b);
         let seg = if bridge {
             deck(p, q, zp, zq)
         } else {

@@ -29,6 +29,11 @@ pub(crate) struct Frame {
     /// An upper bound of the terrain's slope (m/m), for the dryness proof;
     /// `None` where it cannot be bounded simply (mountain shaping).
     pub lipschitz: Option<f64>,
+    /// The height terms `(a, b, offset)`: term `i` is the profile,
+    /// linearly interpolated, at `(a·x + b·y + offset) / 128`.
+    terms: Vec<(f64, f64, f64)>,
+    prof: Vec<f64>,
+    mask: i64,
 }
 
 impl Frame {
@@ -51,7 +56,22 @@ impl Frame {
                 .fold(0.0, f64::max);
             tp.height_vectors.iter().map(|v| v.length()).sum::<f64>() * max_step / 128.0
         });
+        let terms = tp
+            .height_vectors
+            .iter()
+            .enumerate()
+            .map(|(k, v)| {
+                (
+                    v.x,
+                    v.y,
+                    tp.time_vector.get(k).copied().unwrap_or(0.0) * tp.time,
+                )
+            })
+            .collect();
         Self {
+            terms,
+            prof: tp.profile.clone(),
+            mask: tp.profile.len() as i64 - 1,
             from,
             to,
             u,
@@ -116,39 +136,58 @@ impl Frame {
     }
 
     /// Whether the ground between two points, with heights `za` and `zb`,
-    /// stays at or above the lake level: proven with the slope bound where
-    /// the ends are high enough, else by bisection (down to 5 cm; unproven
-    /// counts as wet).
+    /// stays at or above the lake level. Proven at once with the slope
+    /// bound where the ends are high enough; else exactly: the ground is a
+    /// sum of piecewise-linear terms, linear between the points where a
+    /// term's profile index crosses a whole number, so its lowest point on
+    /// the segment is at one of those (or an end).
     pub fn dry(&self, terrain: &Terrain, a: DVec2, b: DVec2, za: f64, zb: f64) -> bool {
+        if !(za >= self.lake && zb >= self.lake) {
+            return false;
+        }
         let Some(lip) = self.lipschitz else {
             return self.dry_sampled(terrain, a, b);
         };
-        // (a, b, za, zb) pieces still to prove; capped depth keeps it bounded.
-        let mut stack = [(a, b, za, zb, 0u32); 48];
-        let mut len = 1;
-        stack[0] = (a, b, za, zb, 0);
-        let mut budget = 4096;
-        while len > 0 {
-            len -= 1;
-            let (p, q, zp, zq, depth) = stack[len];
-            if !(zp >= self.lake && zq >= self.lake) {
-                return false;
+        if za.min(zb) - self.lake >= lip * a.distance(b) * 0.5 {
+            return true;
+        }
+        // Every breakpoint of every term, the sum evaluated there.
+        let mut budget = 1usize << 16;
+        for &(ta, tb, off) in &self.terms {
+            let ja = (ta * a.x + tb * a.y + off) / 128.0;
+            let jb = (ta * b.x + tb * b.y + off) / 128.0;
+            let (lo, hi) = (ja.min(jb).ceil(), ja.max(jb).floor());
+            if !(lo.abs() < 1e12 && hi.abs() < 1e12) || hi - lo > budget as f64 {
+                return self.dry_sampled(terrain, a, b);
             }
-            let d = p.distance(q);
-            if zp.min(zq) - self.lake >= lip * d * 0.5 {
-                continue;
+            let mut w = lo;
+            while w <= hi {
+                budget -= 1;
+                let t = (w - ja) / (jb - ja);
+                // A margin far above rounding, below anything that matters.
+                if self.ground(a.lerp(b, t)).partial_cmp(&(self.lake + 1e-6))
+                    != Some(std::cmp::Ordering::Greater)
+                {
+                    return false;
+                }
+                w += 1.0;
             }
-            budget -= 1;
-            if d < 0.05 || depth >= 40 || budget == 0 || len + 2 > stack.len() {
-                return false;
-            }
-            let m = (p + q) * 0.5;
-            let zm = terrain.height(m.x, m.y);
-            stack[len] = (p, m, zp, zm, depth + 1);
-            stack[len + 1] = (m, q, zm, zq, depth + 1);
-            len += 2;
         }
         true
+    }
+
+    /// The terrain's height sum (no mountain shaping), for the breakpoints.
+    #[inline]
+    fn ground(&self, p: DVec2) -> f64 {
+        let mut h = 0.0;
+        for &(a, b, off) in &self.terms {
+            let j = (a * p.x + b * p.y + off) / 128.0;
+            let k = j.floor();
+            let i = (k as i64 & self.mask) as usize;
+            let next = self.prof[(i + 1) & self.mask as usize];
+            h += self.prof[i] + (j - k) * (next - self.prof[i]);
+        }
+        h
     }
 
     /// Without a slope bound: samples every 0.25 m.

@@ -31,10 +31,12 @@ mod astar;
 mod cost;
 mod frame;
 mod gameplay;
+mod lattice;
 mod sequential;
 mod smooth;
 #[cfg(test)]
 mod tests;
+mod togo;
 
 pub use astar::{AStarPlanner, SearchGraph, SearchState};
 pub use cost::{CostBreakdown, score_path};
@@ -42,7 +44,8 @@ pub use gameplay::{Curve, GameplayParam, GameplayParams, Weight, WeightLink};
 pub use sequential::SequentialPlanner;
 pub use smooth::cardinal_spline;
 
-use crate::terrain::{ParamError, Terrain};
+pub use crate::terrain::ParamError;
+use crate::terrain::Terrain;
 use glam::DVec2;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -195,8 +198,8 @@ impl Default for PlannerParams {
             connexity: Connexity::Sixteen,
             weights: CostWeights::default(),
             distance_factor: 1.0,
-            step: 20.0,
-            sample: 10.0,
+            step: 40.0,
+            sample: 20.0,
             seed: 0,
             tie_breaker: 0.001,
             bridges: false,
@@ -207,8 +210,8 @@ impl Default for PlannerParams {
             candidates: 9,
             fan_start: 180.0,
             fan_end: 25.0,
-            window: 0.25,
-            min_margin: 300.0,
+            window: 0.1,
+            min_margin: 200.0,
             max_expansions: 2_000_000,
             smoothing: true,
             tension: 0.5,
@@ -352,7 +355,7 @@ pub(crate) fn check_request(
         if p.x.abs() > reach || p.y.abs() > reach {
             return Err(PlanError::OutsideWorld(end, p));
         }
-        if !(terrain.height(p.x, p.y) >= lake) {
+        if terrain.height(p.x, p.y).is_nan() || terrain.height(p.x, p.y) < lake {
             return Err(PlanError::InWater(end, p));
         }
     }

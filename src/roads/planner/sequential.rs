@@ -57,15 +57,29 @@ impl RoadPlanner for SequentialPlanner {
         let mut dirs: Vec<DVec2> = Vec::new();
         let (mut length, mut prev_grade, mut random_picks) = (0.0, None, 0);
         let mut zp = terrain.height(from.x, from.y);
-        let max_steps = (params.distance_factor * frame.direct * 4.0 / step).ceil() as usize + 64;
+        // Per point: road length, grade in, height (to step back).
+        let mut trail = vec![(length, prev_grade, zp)];
+        let max_steps = (params.distance_factor * frame.direct * 16.0 / step).ceil() as usize + 256;
         let mut cands: Vec<Candidate> = Vec::with_capacity(params.candidates);
         let mut widen = false;
+        // Cells (half a step) the road has been through: never again, so it
+        // cannot pace back and forth in front of a lake.
+        let half = step * 0.5;
+        let visit_key = |q: DVec2| {
+            let d = q - from;
+            ((d.x / half).floor() as i64, (d.y / half).floor() as i64)
+        };
+        let mut visited = std::collections::HashSet::new();
+        visited.insert(visit_key(from));
         for _ in 0..max_steps {
             let p = *points.last().expect("never empty");
             let rem = to - p;
             let last = rem.length() <= step;
             let centre = rem.y.atan2(rem.x);
-            let progress = (1.0 - rem.length() / frame.direct.max(1e-9)).clamp(0.0, 1.0);
+            // How far along the schedule the road is (§6.1: the fan narrows
+            // towards the end; by built length, so a longer road may wander).
+            let progress =
+                (length / (params.distance_factor * frame.direct).max(1e-9)).clamp(0.0, 1.0);
             let mut spread =
                 (params.fan_start + (params.fan_end - params.fan_start) * progress).to_radians();
             let mut k = if last { 1 } else { params.candidates };
@@ -85,11 +99,17 @@ impl RoadPlanner for SequentialPlanner {
                 let d = q - p;
                 let back = |n: usize| (dirs.len() >= n).then(|| angle(d, dirs[dirs.len() - n]));
                 let turn = back(1);
-                if !last && !widen && turn.is_some_and(|t| t > params.max_turn) {
+                let limit = if widen {
+                    0.8 * std::f64::consts::PI
+                } else {
+                    params.max_turn
+                };
+                if !last && (turn.is_some_and(|t| t > limit) || visited.contains(&visit_key(q))) {
                     continue;
                 }
                 let zq = terrain.height(q.x, q.y);
-                let mut seg = seg_terrain(&frame, p, q, zp, zq, &mut lattice_height, Some(terrain));
+                let mut seg = seg_terrain(&frame, p, q, zp, zq, &mut lattice_height, None);
+                seg.dry = frame.dry(terrain, p, q, zp, zq);
                 let mut bridge = false;
                 let mut q = q;
                 let mut zq = zq;
@@ -130,11 +150,19 @@ impl RoadPlanner for SequentialPlanner {
             }
             widen = false;
             if cands.is_empty() {
-                return Err(PlanError::NoRoad(if last {
-                    "the last segment crosses water"
-                } else {
-                    "every candidate is wet or too sharp a turn"
-                }));
+                // A dead end (a lake ahead): step back; the dropped point's
+                // cell stays visited, so the road tries elsewhere.
+                if points.len() <= 1 {
+                    return Err(PlanError::NoRoad("every way from the start is wet"));
+                }
+                points.pop();
+                dirs.pop();
+                trail.pop();
+                if bridges.last().is_some_and(|&(_, b)| b == points.len()) {
+                    bridges.pop();
+                }
+                (length, prev_grade, zp) = *trail.last().expect("the start's");
+                continue;
             }
             let draw = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
             let pick = if draw < params.weights.uncertainty {
@@ -156,10 +184,12 @@ impl RoadPlanner for SequentialPlanner {
             // A bridge may land past the end point's distance: stop there.
             let done = last || (c.q == to);
             dirs.push(c.q - p);
+            visited.insert(visit_key(c.q));
             points.push(c.q);
             length += c.seg.len;
             prev_grade = Some(c.seg.grade);
             zp = c.zq;
+            trail.push((length, prev_grade, zp));
             if done {
                 let n = points.len();
                 let mut road = finish(terrain, params, points, bridges, n - 1);
