@@ -9,6 +9,7 @@ mod generator;
 mod layer;
 mod network;
 mod planarize;
+pub mod planner;
 
 pub use contour::{
     ContourParams, ContourRoads, MAX_ROAD_AREA, MAX_ROAD_STEPS, RoadAreaError, RoadStart, RoadWork,

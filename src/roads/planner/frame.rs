@@ -1,0 +1,307 @@
+//! The request's frame: a grid anchored at `from` and turned so that `to`
+//! is a grid point, its finer sample lattice, Bresenham walks on it and the
+//! lake test along a segment.
+
+use super::PlannerParams;
+use crate::terrain::Terrain;
+use glam::DVec2;
+
+/// A request's grid: cell `(i, j)` is `from + (i·u + j·v)·cell`, `to` is
+/// cell `(n, 0)`. Terrain samples lie on the lattice `sub` times finer.
+#[derive(Clone, Debug)]
+pub(crate) struct Frame {
+    pub from: DVec2,
+    pub to: DVec2,
+    /// Unit vector from `from` towards `to`.
+    pub u: DVec2,
+    /// `u` turned left.
+    pub v: DVec2,
+    /// `to` is cell `(n, 0)`.
+    pub n: i64,
+    /// Cell size, metres (the step, adjusted so `to` falls on the grid).
+    pub cell: f64,
+    /// Samples per cell along an axis.
+    pub sub: i64,
+    /// `|to − from|`.
+    pub direct: f64,
+    /// The lake level.
+    pub lake: f64,
+    /// An upper bound of the terrain's slope (m/m), for the dryness proof;
+    /// `None` where it cannot be bounded simply (mountain shaping).
+    pub lipschitz: Option<f64>,
+    /// The height terms `(a, b, offset)`: term `i` is the profile,
+    /// linearly interpolated, at `(a·x + b·y + offset) / 128`.
+    terms: Vec<(f64, f64, f64)>,
+    prof: Vec<f64>,
+    mask: i64,
+}
+
+impl Frame {
+    pub fn new(terrain: &Terrain, from: DVec2, to: DVec2, params: &PlannerParams) -> Self {
+        let d = to - from;
+        let direct = d.length();
+        let u = if direct > 0.0 { d / direct } else { DVec2::X };
+        let n = ((direct / params.step).round() as i64).max(1);
+        let cell = if direct > 0.0 {
+            direct / n as f64
+        } else {
+            params.step
+        };
+        let sub = ((cell / params.sample).round() as i64).max(1);
+        let tp = terrain.params();
+        let lipschitz = tp.mountain_base.is_none().then(|| {
+            let prof = &tp.profile;
+            let max_step = (0..prof.len())
+                .map(|k| (prof[(k + 1) % prof.len()] - prof[k]).abs())
+                .fold(0.0, f64::max);
+            tp.height_vectors.iter().map(|v| v.length()).sum::<f64>() * max_step / 128.0
+        });
+        let terms = tp
+            .height_vectors
+            .iter()
+            .enumerate()
+            .map(|(k, v)| {
+                (
+                    v.x,
+                    v.y,
+                    tp.time_vector.get(k).copied().unwrap_or(0.0) * tp.time,
+                )
+            })
+            .collect();
+        Self {
+            terms,
+            prof: tp.profile.clone(),
+            mask: tp.profile.len() as i64 - 1,
+            from,
+            to,
+            u,
+            v: u.perp(),
+            n,
+            cell,
+            sub,
+            direct,
+            lake: tp.lake_level,
+            lipschitz,
+        }
+    }
+
+    /// The position of grid cell `(i, j)`; `from` and `to` exactly at theirs.
+    #[inline]
+    pub fn point(&self, i: i64, j: i64) -> DVec2 {
+        self.lattice(i * self.sub, j * self.sub)
+    }
+
+    /// The position of lattice point `(a, b)` (`sub` per cell).
+    #[inline]
+    pub fn lattice(&self, a: i64, b: i64) -> DVec2 {
+        if b == 0 && a == 0 {
+            return self.from;
+        }
+        if b == 0 && a == self.n * self.sub {
+            return self.to;
+        }
+        let s = self.cell / self.sub as f64;
+        self.from + self.u * (a as f64 * s) + self.v * (b as f64 * s)
+    }
+
+    /// The nearest lattice point of a position.
+    #[inline]
+    pub fn to_lattice(&self, p: DVec2) -> (i64, i64) {
+        let d = p - self.from;
+        let s = self.cell / self.sub as f64;
+        (
+            (d.dot(self.u) / s).round() as i64,
+            (d.dot(self.v) / s).round() as i64,
+        )
+    }
+
+    /// The nearest grid cell of a position.
+    #[inline]
+    pub fn to_cell(&self, p: DVec2) -> (i64, i64) {
+        let d = p - self.from;
+        (
+            (d.dot(self.u) / self.cell).round() as i64,
+            (d.dot(self.v) / self.cell).round() as i64,
+        )
+    }
+
+    /// Progress of a point along the straight line, as a fraction of `direct`.
+    #[inline]
+    pub fn progress(&self, p: DVec2) -> f64 {
+        if self.direct > 0.0 {
+            (p - self.from).dot(self.u) / self.direct
+        } else {
+            1.0
+        }
+    }
+
+    /// Whether the ground between two points, with heights `za` and `zb`,
+    /// stays at or above the lake level. Proven at once with the slope
+    /// bound where the ends are high enough; else exactly: the ground is a
+    /// sum of piecewise-linear terms, linear between the points where a
+    /// term's profile index crosses a whole number, so its lowest point on
+    /// the segment is at one of those (or an end).
+    pub fn dry(&self, terrain: &Terrain, a: DVec2, b: DVec2, za: f64, zb: f64) -> bool {
+        if !(za >= self.lake && zb >= self.lake) {
+            return false;
+        }
+        let Some(lip) = self.lipschitz else {
+            return self.dry_sampled(terrain, a, b);
+        };
+        if za.min(zb) - self.lake >= lip * a.distance(b) * 0.5 {
+            return true;
+        }
+        // Every breakpoint of every term, the sum evaluated there.
+        let mut budget = 1usize << 16;
+        for &(ta, tb, off) in &self.terms {
+            let ja = (ta * a.x + tb * a.y + off) / 128.0;
+            let jb = (ta * b.x + tb * b.y + off) / 128.0;
+            let (lo, hi) = (ja.min(jb).ceil(), ja.max(jb).floor());
+            if !(lo.abs() < 1e12 && hi.abs() < 1e12) || hi - lo > budget as f64 {
+                return self.dry_sampled(terrain, a, b);
+            }
+            let mut w = lo;
+            while w <= hi {
+                budget -= 1;
+                let t = (w - ja) / (jb - ja);
+                // A margin far above rounding, below anything that matters.
+                if self.ground(a.lerp(b, t)).partial_cmp(&(self.lake + 1e-6))
+                    != Some(std::cmp::Ordering::Greater)
+                {
+                    return false;
+                }
+                w += 1.0;
+            }
+        }
+        true
+    }
+
+    /// The terrain's height sum (no mountain shaping), for the breakpoints.
+    #[inline]
+    fn ground(&self, p: DVec2) -> f64 {
+        let mut h = 0.0;
+        for &(a, b, off) in &self.terms {
+            let j = (a * p.x + b * p.y + off) / 128.0;
+            let k = j.floor();
+            let i = (k as i64 & self.mask) as usize;
+            let next = self.prof[(i + 1) & self.mask as usize];
+            h += self.prof[i] + (j - k) * (next - self.prof[i]);
+        }
+        h
+    }
+
+    /// Without a slope bound: samples every 0.25 m.
+    fn dry_sampled(&self, terrain: &Terrain, a: DVec2, b: DVec2) -> bool {
+        let k = ((a.distance(b) / 0.25).ceil() as usize).clamp(1, 1 << 20);
+        (0..=k).all(|i| {
+            let p = a.lerp(b, i as f64 / k as f64);
+            terrain.height(p.x, p.y) >= self.lake
+        })
+    }
+}
+
+/// Calls `f` on the lattice points strictly between `a` and `b` on the
+/// Bresenham line (§5.4), in order from `a`.
+#[inline]
+pub(crate) fn bresenham_inner(a: (i64, i64), b: (i64, i64), mut f: impl FnMut(i64, i64)) {
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    let (sx, sy) = (dx.signum(), dy.signum());
+    let (ax, ay) = (dx.abs(), dy.abs());
+    let steep = ay > ax;
+    let (major, minor) = if steep { (ay, ax) } else { (ax, ay) };
+    let mut err = 2 * minor - major;
+    let (mut x, mut y) = a;
+    for _ in 1..major {
+        if err > 0 {
+            if steep {
+                x += sx;
+            } else {
+                y += sy;
+            }
+            err -= 2 * major;
+        }
+        err += 2 * minor;
+        if steep {
+            y += sy;
+        } else {
+            x += sx;
+        }
+        f(x, y);
+    }
+}
+
+/// Cells per page side (log₂): pages of 8 × 8 cells.
+const PAGE_BITS: i64 = 3;
+const PAGE: i64 = 1 << PAGE_BITS;
+
+/// A window of cells whose records are allocated a page at a time, when a
+/// cell of the page is first touched; the page directory is the only dense
+/// part (one `u32` per 64 cells).
+#[derive(Clone, Debug)]
+pub(crate) struct Paged<T: Copy> {
+    x0: i64,
+    y0: i64,
+    w: i64,
+    h: i64,
+    dir: Vec<u32>,
+    /// Page `k` holds `PAGE² · per_cell` records from `k · PAGE² · per_cell`.
+    pub data: Vec<T>,
+    per_cell: usize,
+    fill: T,
+    /// Each page's first cell.
+    origins: Vec<(i64, i64)>,
+}
+
+impl<T: Copy> Paged<T> {
+    /// A window `x0..=x1` × `y0..=y1` with `per_cell` records per cell.
+    pub fn new(x0: i64, x1: i64, y0: i64, y1: i64, per_cell: usize, fill: T) -> Self {
+        let w = ((x1 - x0) >> PAGE_BITS) + 1;
+        let h = ((y1 - y0) >> PAGE_BITS) + 1;
+        Self {
+            x0,
+            y0,
+            w,
+            h,
+            dir: vec![u32::MAX; (w * h) as usize],
+            data: Vec::new(),
+            per_cell,
+            fill,
+            origins: Vec::new(),
+        }
+    }
+
+    /// The index in `data` of cell `(x, y)`'s first record, allocating its
+    /// page if needed. The cell must lie in the window.
+    #[inline]
+    pub fn slot(&mut self, x: i64, y: i64) -> usize {
+        let (dx, dy) = (x - self.x0, y - self.y0);
+        let (px, py) = (dx >> PAGE_BITS, dy >> PAGE_BITS);
+        debug_assert!(px >= 0 && py >= 0 && px < self.w && py < self.h);
+        let d = (py * self.w + px) as usize;
+        let mut page = self.dir[d];
+        if page == u32::MAX {
+            page = (self.data.len() / (self.per_cell << (2 * PAGE_BITS))) as u32;
+            self.dir[d] = page;
+            self.origins
+                .push((self.x0 + (px << PAGE_BITS), self.y0 + (py << PAGE_BITS)));
+            let n = self.data.len() + (self.per_cell << (2 * PAGE_BITS));
+            self.data.resize(n, self.fill);
+        }
+        let local = ((dy & (PAGE - 1)) << PAGE_BITS | (dx & (PAGE - 1))) as usize;
+        (page as usize * (PAGE * PAGE) as usize + local) * self.per_cell
+    }
+
+    /// The cell of a record index and the record's index within its cell.
+    #[inline]
+    pub fn cell_of(&self, index: usize) -> (i64, i64, usize) {
+        let cell = index / self.per_cell;
+        let page = cell >> (2 * PAGE_BITS);
+        let local = (cell & ((PAGE * PAGE) as usize - 1)) as i64;
+        let (ox, oy) = self.origins[page];
+        (
+            ox + (local & (PAGE - 1)),
+            oy + (local >> PAGE_BITS),
+            index % self.per_cell,
+        )
+    }
+}

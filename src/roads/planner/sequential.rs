@@ -1,0 +1,225 @@
+//! The sequential planner (thesis §6.1): Löbker's variant of Sun et al.
+//!
+//! From the last point, `candidates` points one `step` away spread over a
+//! fan centred on the direction to the end point. The fan narrows as the
+//! road gets closer (from `fan_start` ≈ 180° to `fan_end` < 30°), so the
+//! road cannot drift away, instead of moving the chosen point towards the
+//! end as Sun et al. do (which spoils the choice, fig. 6.1). The cheapest
+//! candidate under the shared cost function is kept; with probability
+//! `weights.uncertainty` a random one instead (§6.3.5). Linear in distance.
+
+use super::cost::{SegTerrain, Step, angle, deck, seg_terrain, step_cost, tie_hash, tie_key};
+use super::frame::Frame;
+use super::{PlanError, PlannedRoad, PlannerParams, RoadPlanner, check_request, finish};
+use crate::terrain::Terrain;
+use glam::DVec2;
+use rand_chacha::ChaCha8Rng;
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use std::collections::HashMap;
+
+/// The sequential planner (thesis §6.1, "SequentialPlanner").
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SequentialPlanner;
+
+/// One candidate for the next point.
+#[derive(Clone, Copy)]
+struct Candidate {
+    q: DVec2,
+    zq: f64,
+    seg: SegTerrain,
+    bridge: bool,
+    cost: f64,
+}
+
+impl RoadPlanner for SequentialPlanner {
+    fn plan(
+        &self,
+        terrain: &Terrain,
+        from: DVec2,
+        to: DVec2,
+        params: &PlannerParams,
+    ) -> Result<PlannedRoad, PlanError> {
+        check_request(terrain, from, to, params)?;
+        let frame = Frame::new(terrain, from, to, params);
+        let key = tie_key(params.seed);
+        let mut rng = ChaCha8Rng::seed_from_u64(params.seed);
+        rng.set_stream(1);
+        let mut cache: HashMap<(i64, i64), f64> = HashMap::new();
+        let mut lattice_height = |a: i64, b: i64| {
+            *cache.entry((a, b)).or_insert_with(|| {
+                let p = frame.lattice(a, b);
+                terrain.height(p.x, p.y)
+            })
+        };
+        let step = params.step;
+        let mut points = vec![from];
+        let mut bridges = Vec::new();
+        let mut dirs: Vec<DVec2> = Vec::new();
+        let (mut length, mut prev_grade, mut random_picks) = (0.0, None, 0);
+        let mut zp = terrain.height(from.x, from.y);
+        // Per point: road length, grade in, height (to step back).
+        let mut trail = vec![(length, prev_grade, zp)];
+        let max_steps = (params.distance_factor * frame.direct * 16.0 / step).ceil() as usize + 256;
+        let mut cands: Vec<Candidate> = Vec::with_capacity(params.candidates);
+        let mut widen = false;
+        // Cells (half a step) the road has been through: never again, so it
+        // cannot pace back and forth in front of a lake.
+        let half = step * 0.5;
+        let visit_key = |q: DVec2| {
+            let d = q - from;
+            ((d.x / half).floor() as i64, (d.y / half).floor() as i64)
+        };
+        let mut visited = std::collections::HashSet::new();
+        visited.insert(visit_key(from));
+        for _ in 0..max_steps {
+            let p = *points.last().expect("never empty");
+            let rem = to - p;
+            let last = rem.length() <= step;
+            let centre = rem.y.atan2(rem.x);
+            // How far along the schedule the road is (§6.1: the fan narrows
+            // towards the end; by built length, so a longer road may wander).
+            let progress =
+                (length / (params.distance_factor * frame.direct).max(1e-9)).clamp(0.0, 1.0);
+            let mut spread =
+                (params.fan_start + (params.fan_end - params.fan_start) * progress).to_radians();
+            let mut k = if last { 1 } else { params.candidates };
+            if widen {
+                // Blocked: look all around (a full circle, its ends apart).
+                spread = std::f64::consts::TAU * (1.0 - 1.0 / (4 * k) as f64);
+                k *= 4;
+            }
+            cands.clear();
+            for c in 0..k {
+                let q = if last {
+                    to
+                } else {
+                    let a = centre + spread * (c as f64 / (k - 1) as f64 - 0.5);
+                    p + DVec2::new(a.cos(), a.sin()) * step
+                };
+                let d = q - p;
+                let back = |n: usize| (dirs.len() >= n).then(|| angle(d, dirs[dirs.len() - n]));
+                let turn = back(1);
+                let limit = if widen {
+                    0.8 * std::f64::consts::PI
+                } else {
+                    params.max_turn
+                };
+                if !last && (turn.is_some_and(|t| t > limit) || visited.contains(&visit_key(q))) {
+                    continue;
+                }
+                let zq = terrain.height(q.x, q.y);
+                let mut seg = seg_terrain(&frame, p, q, zp, zq, &mut lattice_height, None);
+                seg.dry = frame.dry(terrain, p, q, zp, zq);
+                let mut bridge = false;
+                let mut q = q;
+                let mut zq = zq;
+                if !seg.dry {
+                    if !params.bridges {
+                        continue;
+                    }
+                    // Extend along the same bearing to the first dry point.
+                    let Some((bq, bz)) = landing(terrain, &frame, p, d, params) else {
+                        continue;
+                    };
+                    (q, zq, bridge) = (bq, bz, true);
+                    seg = deck(p, q, zp, zq);
+                }
+                let step = Step {
+                    seg,
+                    prev_grade,
+                    turn,
+                    th02: back(2),
+                    th03: back(3),
+                    progress: frame.progress(q),
+                    length: length + seg.len,
+                    bridge,
+                    tie: tie_hash(frame.to_cell(p), frame.to_cell(q), key),
+                };
+                let cost = step_cost(&params.weights, params, frame.direct, &step).total();
+                cands.push(Candidate {
+                    q,
+                    zq,
+                    seg,
+                    bridge,
+                    cost,
+                });
+            }
+            if cands.is_empty() && !last && !widen {
+                widen = true;
+                continue;
+            }
+            widen = false;
+            if cands.is_empty() {
+                // A dead end (a lake ahead): step back; the dropped point's
+                // cell stays visited, so the road tries elsewhere.
+                if points.len() <= 1 {
+                    return Err(PlanError::NoRoad("every way from the start is wet"));
+                }
+                points.pop();
+                dirs.pop();
+                trail.pop();
+                if bridges.last().is_some_and(|&(_, b)| b == points.len()) {
+                    bridges.pop();
+                }
+                (length, prev_grade, zp) = *trail.last().expect("the start's");
+                continue;
+            }
+            let draw = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            let pick = if draw < params.weights.uncertainty {
+                random_picks += 1;
+                (rng.next_u64() % cands.len() as u64) as usize
+            } else {
+                let mut best = 0;
+                for (i, c) in cands.iter().enumerate() {
+                    if c.cost < cands[best].cost {
+                        best = i;
+                    }
+                }
+                best
+            };
+            let c = cands[pick];
+            if c.bridge {
+                bridges.push((points.len() - 1, points.len()));
+            }
+            // A bridge may land past the end point's distance: stop there.
+            let done = last || (c.q == to);
+            dirs.push(c.q - p);
+            visited.insert(visit_key(c.q));
+            points.push(c.q);
+            length += c.seg.len;
+            prev_grade = Some(c.seg.grade);
+            zp = c.zq;
+            trail.push((length, prev_grade, zp));
+            if done {
+                let n = points.len();
+                let mut road = finish(terrain, params, points, bridges, n - 1);
+                road.random_picks = random_picks;
+                return Ok(road);
+            }
+        }
+        Err(PlanError::TooMuchWork(max_steps))
+    }
+}
+
+/// Where a bridge from `p` along `d` lands: the first dry point within
+/// `max_span`, probed every metre.
+fn landing(
+    terrain: &Terrain,
+    frame: &Frame,
+    p: DVec2,
+    d: DVec2,
+    params: &PlannerParams,
+) -> Option<(DVec2, f64)> {
+    let u = d.normalize_or_zero();
+    let start = d.length();
+    let mut s = start;
+    while s <= params.max_span {
+        let q = p + u * s;
+        let z = terrain.height(q.x, q.y);
+        if z >= frame.lake {
+            return Some((q, z));
+        }
+        s += 1.0;
+    }
+    None
+}
