@@ -10,6 +10,7 @@ mod layer;
 mod network;
 mod planarize;
 pub mod planner;
+mod system;
 
 pub use contour::{
     ContourParams, ContourRoads, MAX_ROAD_AREA, MAX_ROAD_STEPS, RoadAreaError, RoadStart, RoadWork,
@@ -18,3 +19,4 @@ pub use generator::{RoadError, RoadGenerator};
 pub use layer::RoadLayer;
 pub use network::{Junction, PlanarityError, Road, RoadClass, RoadNetwork};
 pub use planarize::planarize;
+pub use system::{RoadSystem, RoadSystemParams};

@@ -1,0 +1,270 @@
+//! Highways: which neighbouring cities are linked (a Gabriel graph of the
+//! city centres, links no longer than `max_link`), the gates on their
+//! footprints, and each link's road planned whole with the A* planner.
+//! Everything is a function of the links themselves, so any area that
+//! touches a highway gets the same highway.
+
+use super::RoadSystemParams;
+use crate::city::{City, Settlements};
+use crate::geom::{Contact, segment_contact};
+use crate::roads::planner::{AStarPlanner, PlannerParams, RoadPlanner};
+use crate::roads::{Road, RoadClass};
+use crate::terrain::Terrain;
+use glam::DVec2;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+/// A link between two cities, the lower id first.
+pub(crate) type LinkKey = ((i64, i64), (i64, i64));
+
+/// Planned highways kept between requests at most (then the memo starts
+/// afresh; it only saves work, the roads are the same either way).
+const MEMO_LIMIT: usize = 1024;
+
+/// The cities of the settlement grid, each computed once per request.
+pub(crate) struct CityCells<'a> {
+    settlements: &'a Settlements,
+    terrain: &'a Terrain,
+    cells: BTreeMap<(i64, i64), Option<Arc<City>>>,
+}
+
+impl<'a> CityCells<'a> {
+    pub(crate) fn new(settlements: &'a Settlements, terrain: &'a Terrain) -> Self {
+        Self {
+            settlements,
+            terrain,
+            cells: BTreeMap::new(),
+        }
+    }
+
+    fn at(&mut self, cell: (i64, i64)) -> Option<Arc<City>> {
+        let (s, t) = (self.settlements, self.terrain);
+        (self.cells.entry(cell))
+            .or_insert_with(|| s.city_at(t, cell).map(Arc::new))
+            .clone()
+    }
+
+    /// Every city whose centre lies within the box (cells with a margin of
+    /// one, since a centre may be jittered into its neighbour's reach), by id.
+    pub(crate) fn centres_in(&mut self, min: DVec2, max: DVec2) -> Vec<Arc<City>> {
+        let (a, b) = (self.settlements.cell_of(min), self.settlements.cell_of(max));
+        let mut out = Vec::new();
+        for iy in a.1.saturating_sub(1)..=b.1.saturating_add(1) {
+            for ix in a.0.saturating_sub(1)..=b.0.saturating_add(1) {
+                if let Some(c) = self.at((ix, iy))
+                    && c.centre.cmpge(min).all()
+                    && c.centre.cmple(max).all()
+                {
+                    out.push(c);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The highway links and their roads, with a memo of planned links shared
+/// between requests.
+#[derive(Debug, Default)]
+pub(crate) struct Highways {
+    memo: Mutex<BTreeMap<LinkKey, Option<Arc<Road>>>>,
+}
+
+/// One highway: its link and its road.
+#[derive(Clone, Debug)]
+pub(crate) struct Highway {
+    pub(crate) link: LinkKey,
+    pub(crate) road: Arc<Road>,
+}
+
+impl Highways {
+    /// How far a link's road can stray from the box of its two centres:
+    /// the gates lie within the largest footprint radius, and the A* window
+    /// reaches `margin` beyond the straight line between them.
+    pub(crate) fn reach(params: &RoadSystemParams) -> f64 {
+        let s = &params.settlements;
+        let h = &params.highways;
+        let wobble = s.max_radius * (1.0 + s.wobble);
+        let window = (h.window * params.max_link * h.distance_factor).max(h.min_margin);
+        wobble + window + 2.0 * h.step
+    }
+
+    /// The links whose road could come near `[min, max]`, by key: pairs of
+    /// cities no farther apart than `max_link` with no third city inside
+    /// the circle on their centres' segment (Gabriel).
+    pub(crate) fn links_near(
+        params: &RoadSystemParams,
+        cities: &mut CityCells,
+        min: DVec2,
+        max: DVec2,
+    ) -> Vec<(Arc<City>, Arc<City>)> {
+        let reach = Self::reach(params);
+        let grow = DVec2::splat(params.max_link + reach);
+        let near = cities.centres_in(min - grow, max + grow);
+        let mut links = Vec::new();
+        for (i, a) in near.iter().enumerate() {
+            for b in &near[i + 1..] {
+                let (a, b) = if a.id < b.id { (a, b) } else { (b, a) };
+                let d = a.centre.distance(b.centre);
+                if d > params.max_link || d == 0.0 {
+                    continue;
+                }
+                let (lo, hi) = (
+                    a.centre.min(b.centre) - reach,
+                    a.centre.max(b.centre) + reach,
+                );
+                if hi.cmplt(min).any() || lo.cmpgt(max).any() {
+                    continue;
+                }
+                let (m, r) = ((a.centre + b.centre) / 2.0, d / 2.0);
+                let blocked = (cities.centres_in(m - r, m + r).iter())
+                    .any(|c| c.id != a.id && c.id != b.id && c.centre.distance(m) < r);
+                if !blocked {
+                    links.push((a.clone(), b.clone()));
+                }
+            }
+        }
+        links.sort_by_key(|(a, b)| (a.id, b.id));
+        links
+    }
+
+    /// The road of one link, planned once (memo), or `None` when no dry road
+    /// was found within the planner's limits.
+    pub(crate) fn road(
+        &self,
+        params: &PlannerParams,
+        width: f64,
+        terrain: &Terrain,
+        a: &City,
+        b: &City,
+    ) -> Option<Arc<Road>> {
+        let key = (a.id, b.id);
+        if let Some(r) = self
+            .memo
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            return r.clone();
+        }
+        let (from, to) = (gate(a, b.centre), gate(b, a.centre));
+        let road = AStarPlanner
+            .plan(terrain, from, to, params)
+            .ok()
+            .map(|p| {
+                // Bridges stay straight decks between dry ends: smoothed
+                // points would stand in the water.
+                let points = if p.smoothed.len() >= 2 && p.bridges.is_empty() {
+                    p.smoothed
+                } else {
+                    p.points
+                };
+                Arc::new(Road {
+                    points: dedup(points),
+                    class: RoadClass::Highway,
+                    width,
+                })
+            })
+            .filter(|r| r.points.len() >= 2);
+        let mut memo = self.memo.lock().unwrap_or_else(|e| e.into_inner());
+        if memo.len() >= MEMO_LIMIT {
+            memo.clear();
+        }
+        memo.insert(key, road.clone());
+        road
+    }
+
+    /// The highways that could come near `[min, max]`, each with a vertex
+    /// wherever another highway crosses it (computed from the pair alone,
+    /// so both get the same point), by link.
+    pub(crate) fn near(
+        &self,
+        params: &RoadSystemParams,
+        terrain: &Terrain,
+        cities: &mut CityCells,
+        min: DVec2,
+        max: DVec2,
+    ) -> Vec<Highway> {
+        let plan = |cities: &mut CityCells, min, max| -> Vec<Highway> {
+            Self::links_near(params, cities, min, max)
+                .into_iter()
+                .filter_map(|(a, b)| {
+                    let road =
+                        self.road(&params.highways, params.highway_width, terrain, &a, &b)?;
+                    Some(Highway {
+                        link: (a.id, b.id),
+                        road,
+                    })
+                })
+                .collect()
+        };
+        let mut out = plan(cities, min, max);
+        for h in &mut out {
+            let (lo, hi) = bounds(&h.road.points);
+            let others = plan(cities, lo, hi);
+            let mut road = (*h.road).clone();
+            for o in others.iter().filter(|o| o.link != h.link) {
+                road.points = with_crossings(&road.points, &o.road.points, h.link < o.link);
+            }
+            h.road = Arc::new(road);
+        }
+        out
+    }
+}
+
+/// The footprint vertex facing `towards` (the nearest in angle).
+pub(crate) fn gate(city: &City, towards: DVec2) -> DVec2 {
+    let dir = (towards - city.centre).normalize_or_zero();
+    (city.boundary.iter().copied())
+        .max_by(|p, q| {
+            let (dp, dq) = (
+                (*p - city.centre).normalize_or_zero().dot(dir),
+                (*q - city.centre).normalize_or_zero().dot(dir),
+            );
+            dp.total_cmp(&dq)
+        })
+        .unwrap_or(city.centre)
+}
+
+/// `points` with a vertex added at every proper crossing with `other`. The
+/// crossing point is computed with `first` telling which polyline is the
+/// first of the pair, so both roads of a pair get bit-identical points.
+fn with_crossings(points: &[DVec2], other: &[DVec2], first: bool) -> Vec<DVec2> {
+    let (olo, ohi) = bounds(other);
+    let mut out = Vec::with_capacity(points.len());
+    for w in points.windows(2) {
+        out.push(w[0]);
+        let (lo, hi) = (w[0].min(w[1]), w[0].max(w[1]));
+        if hi.cmplt(olo).any() || lo.cmpgt(ohi).any() {
+            continue;
+        }
+        let mut cuts: Vec<(f64, DVec2)> = Vec::new();
+        for v in other.windows(2) {
+            let (p, q) = if first { (w, v) } else { (v, w) };
+            if let Some(Contact::Point { t, u }) = segment_contact(p[0], p[1], q[0], q[1]) {
+                // Proper crossings only: shared ends are junctions already.
+                if t > 0.0 && t < 1.0 && u > 0.0 && u < 1.0 {
+                    let at = p[0] + (p[1] - p[0]) * t;
+                    let along = if first { t } else { u };
+                    cuts.push((along, at));
+                }
+            }
+        }
+        cuts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        out.extend(cuts.into_iter().map(|c| c.1));
+    }
+    out.extend(points.last().copied());
+    dedup(out)
+}
+
+pub(crate) fn bounds(points: &[DVec2]) -> (DVec2, DVec2) {
+    (points.iter()).fold(
+        (DVec2::splat(f64::MAX), DVec2::splat(f64::MIN)),
+        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+    )
+}
+
+fn dedup(mut points: Vec<DVec2>) -> Vec<DVec2> {
+    points.dedup();
+    points
+}

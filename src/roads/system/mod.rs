@@ -1,0 +1,168 @@
+//! [`RoadSystem`]: every layer of roads as one planar [`RoadNetwork`] per
+//! region — cities (their footprints), highways between neighbouring cities
+//! (A*), and contour roads in the countryside, which stop at footprints and
+//! end on the first highway they meet. City streets join with issues 7–8.
+
+mod clip;
+mod highways;
+#[cfg(test)]
+mod tests;
+
+use super::planner::{GameplayParams, PlannerParams};
+use super::{ContourParams, ContourRoads, Road, RoadError, RoadGenerator, RoadNetwork, planarize};
+use crate::city::{City, SettlementParams, Settlements};
+use crate::terrain::{ParamError, Terrain};
+use glam::DVec2;
+use highways::{CityCells, Highways};
+use serde::{Deserialize, Serialize};
+
+/// Everything the road system is made from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
+#[serde(default, deny_unknown_fields)]
+pub struct RoadSystemParams {
+    /// Where cities are.
+    pub settlements: SettlementParams,
+    /// How highways are planned (A*; by default the gameplay profile
+    /// "speed" at 1, bridges allowed).
+    pub highways: PlannerParams,
+    /// Highway width, metres.
+    pub highway_width: f64,
+    /// Longest link between two city centres, metres.
+    pub max_link: f64,
+    /// Contour roads in the countryside.
+    pub contour_roads: bool,
+    /// How contour roads are grown.
+    pub contour: ContourParams,
+}
+
+impl Default for RoadSystemParams {
+    fn default() -> Self {
+        let mut highways = PlannerParams {
+            bridges: true,
+            // Highways are long: a coarser grid than a country lane's.
+            step: 100.0,
+            sample: 50.0,
+            ..PlannerParams::default()
+        };
+        let mut g = GameplayParams::default();
+        if g.set("speed", 1.0).is_ok() {
+            highways.weights = g.weights(&highways.weights);
+        }
+        Self {
+            settlements: SettlementParams::default(),
+            highways,
+            highway_width: super::RoadClass::Highway.default_width(),
+            max_link: 14_000.0,
+            contour_roads: true,
+            contour: ContourParams::default(),
+        }
+    }
+}
+
+impl RoadSystemParams {
+    /// Checks every part; the error names the field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        self.settlements.validate()?;
+        self.highways.validate()?;
+        self.contour.validate()?;
+        ParamError::check_range("highway_width", self.highway_width, 1.0, 100.0)?;
+        ParamError::check_range("max_link", self.max_link, 0.0, self.highways.max_length)
+    }
+}
+
+/// The road system: a [`RoadGenerator`] for every layer at once.
+#[derive(Debug)]
+pub struct RoadSystem {
+    params: RoadSystemParams,
+    settlements: Settlements,
+    contour: ContourRoads,
+    highways: Highways,
+}
+
+impl RoadSystem {
+    /// A road system with these parameters (checked).
+    pub fn new(params: RoadSystemParams) -> Result<Self, ParamError> {
+        params.validate()?;
+        Ok(Self {
+            settlements: Settlements::new(params.settlements.clone())?,
+            contour: ContourRoads::new(params.contour.clone())?,
+            params,
+            highways: Highways::default(),
+        })
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &RoadSystemParams {
+        &self.params
+    }
+
+    /// The settlements (cities) the system links.
+    pub fn settlements(&self) -> &Settlements {
+        &self.settlements
+    }
+
+    /// The highways with a point in `[min, max]`, whole, by link.
+    pub fn highways_in(&self, terrain: &Terrain, min: DVec2, max: DVec2) -> Vec<Road> {
+        let mut cities = CityCells::new(&self.settlements, terrain);
+        (self
+            .highways
+            .near(&self.params, terrain, &mut cities, min, max)
+            .into_iter())
+        .filter(|h| h.road.meets_rect(min, max))
+        .map(|h| (*h.road).clone())
+        .collect()
+    }
+}
+
+impl RoadGenerator for RoadSystem {
+    fn generate(
+        &self,
+        terrain: &Terrain,
+        min: DVec2,
+        max: DVec2,
+    ) -> Result<RoadNetwork, RoadError> {
+        let mut cities = CityCells::new(&self.settlements, terrain);
+        // Contour roads first: whole, they may reach far beyond the area, and
+        // every highway and footprint they could meet must be known.
+        let contour = if self.params.contour_roads {
+            self.contour.try_generate(terrain, min, max)?.roads
+        } else {
+            Vec::new()
+        };
+        let (mut lo, mut hi) = (min, max);
+        for r in &contour {
+            let (a, b) = highways::bounds(&r.points);
+            (lo, hi) = (lo.min(a), hi.max(b));
+        }
+        let highways = self
+            .highways
+            .near(&self.params, terrain, &mut cities, lo, hi);
+        let reach = DVec2::splat(self.params.settlements.max_radius * 2.0);
+        let footprints: Vec<std::sync::Arc<City>> = cities.centres_in(lo - reach, hi + reach);
+        let footprints: Vec<&City> = footprints.iter().map(|c| c.as_ref()).collect();
+        let mut roads: Vec<Road> = (highways.iter())
+            .filter(|h| h.road.meets_rect(min, max))
+            .map(|h| (*h.road).clone())
+            .collect();
+        let lake = terrain.params().lake_level;
+        let dry = |p: DVec2| terrain.height(p.x, p.y) >= lake;
+        for r in &contour {
+            for piece in clip::outside_cities(r, &footprints, dry) {
+                let points = clip::end_on_highway(&piece, &highways, dry);
+                let road = Road {
+                    points,
+                    class: r.class,
+                    width: r.width,
+                };
+                if road.points.len() >= 2
+                    && clip::length(&road.points) >= clip::MIN_PIECE
+                    && road.meets_rect(min, max)
+                {
+                    roads.push(road);
+                }
+            }
+        }
+        Ok(planarize(vec![RoadNetwork::from_roads(roads)]))
+    }
+}

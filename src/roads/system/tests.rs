@@ -1,0 +1,112 @@
+use super::*;
+use crate::roads::RoadClass;
+use crate::roads::generator::check_conformance;
+
+/// Around the city of cell (1, 0) on the reference terrain, centre about
+/// (9850, 4250): its footprint, two highways leaving it, contour roads.
+fn city_area() -> (DVec2, DVec2) {
+    (DVec2::new(8200.0, 2800.0), DVec2::new(11200.0, 5800.0))
+}
+
+#[test]
+fn the_system_conforms_and_keeps_contour_roads_out_of_cities() {
+    let t = Terrain::default();
+    let sys = RoadSystem::new(RoadSystemParams::default()).unwrap();
+    let (min, max) = city_area();
+    let net = check_conformance(&sys, &t, min, max);
+    let class = |c| net.roads.iter().filter(|r| r.class == c).count();
+    assert!(
+        class(RoadClass::Highway) >= 2,
+        "{}",
+        class(RoadClass::Highway)
+    );
+    assert!(class(RoadClass::Road) >= 5, "{}", class(RoadClass::Road));
+    let cities = sys.settlements().cities_in(&t, min, max);
+    assert!(!cities.is_empty());
+    // No contour road enters a footprint (vertices and segment midpoints).
+    for r in net.roads.iter().filter(|r| r.class == RoadClass::Road) {
+        for w in r.points.windows(2) {
+            for c in &cities {
+                assert!(
+                    !c.contains((w[0] + w[1]) / 2.0),
+                    "a road in city {:?}",
+                    c.id
+                );
+            }
+        }
+    }
+    // Contour roads end on highways: junctions between the two classes.
+    let t_junctions = (net.junctions.iter())
+        .filter(|j| {
+            let has = |c| j.roads.iter().any(|&i| net.roads[i].class == c);
+            has(RoadClass::Highway) && has(RoadClass::Road)
+        })
+        .count();
+    assert!(t_junctions >= 1, "no contour road ends on a highway");
+}
+
+#[test]
+fn highways_link_gates_of_neighbouring_cities_and_stay_dry_without_bridges() {
+    let t = Terrain::default();
+    let mut p = RoadSystemParams::default();
+    p.highways.bridges = false;
+    p.contour_roads = false;
+    let sys = RoadSystem::new(p).unwrap();
+    let (min, max) = city_area();
+    let net = RoadGenerator::generate(&sys, &t, min, max).unwrap();
+    net.check_planar().unwrap();
+    assert!(net.roads.iter().all(|r| r.class == RoadClass::Highway));
+    assert!(net.roads.len() >= 2);
+    let lake = t.params().lake_level;
+    let near = sys
+        .settlements()
+        .cities_in(&t, min - 20_000.0, max + 20_000.0);
+    for r in &net.roads {
+        // Every metre dry.
+        for w in r.points.windows(2) {
+            let n = (w[0].distance(w[1]).ceil() as usize).max(1);
+            for i in 0..=n {
+                let q = w[0].lerp(w[1], i as f64 / n as f64);
+                assert!(t.height(q.x, q.y) >= lake, "highway in water at {q}");
+            }
+        }
+        // Both ends are footprint vertices (gates).
+        for end in [r.points[0], *r.points.last().unwrap()] {
+            assert!(
+                near.iter().any(|c| c.boundary.contains(&end)),
+                "highway end {end} is not a gate"
+            );
+        }
+    }
+    // Same inputs, same roads (a fresh system, no memo).
+    let again = RoadSystem::new(sys.params().clone()).unwrap();
+    assert_eq!(RoadGenerator::generate(&again, &t, min, max).unwrap(), net);
+}
+
+#[test]
+fn bad_parameters_are_errors() {
+    let bad = [
+        RoadSystemParams {
+            max_link: f64::NAN,
+            ..Default::default()
+        },
+        RoadSystemParams {
+            highway_width: -1.0,
+            ..Default::default()
+        },
+        RoadSystemParams {
+            max_link: 1.0e9,
+            ..Default::default()
+        },
+    ];
+    for p in bad {
+        assert!(RoadSystem::new(p).is_err());
+    }
+    let mut p = RoadSystemParams::default();
+    p.highways.step = 0.0;
+    assert!(RoadSystem::new(p).is_err());
+    // Areas beyond the contour roads' limit are typed errors.
+    let sys = RoadSystem::new(RoadSystemParams::default()).unwrap();
+    let e = RoadGenerator::generate(&sys, &Terrain::default(), DVec2::ZERO, DVec2::splat(1.0e6));
+    assert!(matches!(e, Err(RoadError::Area(_))), "{e:?}");
+}
