@@ -1,10 +1,12 @@
 //! Roads and streams around the focus. A [`RoadSource`] (any
-//! [`RoadGenerator`]; by default the contour roads of
-//! [`TerrainSettings::roads`]) is asked on a worker thread for the square of
+//! [`RoadGenerator`]; by default the [`RoadSystem`] of
+//! [`TerrainSettings::roads`]: cities, highways, contour roads) is asked on a worker thread for the square of
 //! `road_radius` around the focus, snapped to a 500 m grid, so it runs only
 //! every few hundred metres of travel. The network and the streams of the
-//! square are then laid on the ground ([`LaidRoads::ground`]), so that
-//! `terra()` reports `Road` and `Stream` and nothing is placed on them.
+//! square are then laid on the ground ([`LaidRoads::ground`]), with the
+//! cities' footprints as town ground, so that `terra()` reports `Road`,
+//! `Stream` and `Town` and nothing is placed on roads and streams, and no
+//! tree or village house in a city.
 //! Because a generator's roads inside an area never depend on what else was
 //! asked for, a new network agrees with the old one wherever they overlap:
 //! chunks and object cells compare a fingerprint of the roads over them and
@@ -14,7 +16,8 @@ use super::coords::FocusState;
 use super::settings::{TerrainSettings, TerrainState};
 use super::tasks::{Job, ReliefWorkers};
 use super::{ReliefError, RoadsLaid};
-use crate::roads::{ContourRoads, RoadError, RoadGenerator, RoadLayer, RoadNetwork};
+use crate::city::CityGround;
+use crate::roads::{RoadError, RoadGenerator, RoadLayer, RoadNetwork, RoadSystem};
 use crate::terrain::{LaidGround, LaidKind, StreamCache, StreamLayer, Terrain};
 use bevy::math::DVec2;
 use bevy::prelude::*;
@@ -26,8 +29,8 @@ const SNAP: f64 = 500.0;
 
 /// The road generator the plugin asks. Set it with
 /// [`ReliefPlugin::with_roads`](super::ReliefPlugin::with_roads); without
-/// one, the contour roads of [`TerrainSettings::roads`] are used (and
-/// follow that setting live).
+/// one, the [`RoadSystem`] of [`TerrainSettings::roads`] is used (and
+/// follows that setting live).
 #[derive(Resource, Clone, Default)]
 pub struct RoadSource {
     custom: Option<Arc<dyn RoadGenerator>>,
@@ -50,11 +53,25 @@ impl RoadSource {
         }
     }
 
-    fn generator(&self, settings: &TerrainSettings) -> Result<Arc<dyn RoadGenerator>, RoadError> {
-        match &self.custom {
-            Some(g) => Ok(g.clone()),
-            None => Ok(Arc::new(ContourRoads::new(settings.roads.clone())?)),
+    /// The generator to ask: the custom one, or the road system of the
+    /// settings (kept in `made` while they hold, so that what it remembers,
+    /// such as planned highways, serves the next squares too).
+    fn generator(
+        &self,
+        settings: &TerrainSettings,
+        made: &mut Option<(crate::roads::RoadSystemParams, Arc<dyn RoadGenerator>)>,
+    ) -> Result<Arc<dyn RoadGenerator>, RoadError> {
+        if let Some(g) = &self.custom {
+            return Ok(g.clone());
         }
+        if let Some((p, g)) = made
+            && *p == settings.roads
+        {
+            return Ok(g.clone());
+        }
+        let g: Arc<dyn RoadGenerator> = Arc::new(RoadSystem::new(settings.roads.clone())?);
+        *made = Some((settings.roads.clone(), g.clone()));
+        Ok(g)
     }
 }
 
@@ -69,6 +86,8 @@ pub struct LaidRoads {
     pub roads: Arc<RoadLayer>,
     /// The streams, indexed.
     pub streams: Arc<StreamLayer>,
+    /// The cities touching the square, laid as town ground.
+    pub cities: Arc<CityGround>,
     /// The square whose roads (all roads with a point in it) and streams are
     /// laid; objects are placed only inside it. `None` until the first network.
     pub region: Option<(DVec2, DVec2)>,
@@ -85,6 +104,7 @@ impl LaidRoads {
             ground: Arc::new(LaidGround::new(terrain)),
             roads: Arc::default(),
             streams: Arc::default(),
+            cities: Arc::default(),
             region: None,
             version: 0,
             lines: Arc::default(),
@@ -165,6 +185,7 @@ impl LineSum {
 struct Laid {
     roads: Arc<RoadLayer>,
     streams: Arc<StreamLayer>,
+    cities: Arc<CityGround>,
     region: (DVec2, DVec2),
     lines: Vec<LineSum>,
 }
@@ -177,7 +198,7 @@ struct RoadKey {
     centre: DVec2,
     generation: u64,
     radius: f64,
-    params: crate::roads::ContourParams,
+    params: crate::roads::RoadSystemParams,
 }
 
 /// Road bookkeeping.
@@ -191,6 +212,8 @@ pub struct RoadManager {
     stream_cache: Arc<Mutex<StreamCache>>,
     /// Roads in the current network.
     pub roads: usize,
+    /// The default road system, while the settings it was made from hold.
+    system: Option<(crate::roads::RoadSystemParams, Arc<dyn RoadGenerator>)>,
 }
 
 impl RoadManager {
@@ -277,7 +300,7 @@ pub(crate) fn update_roads(
     if roads.target.as_ref() == Some(&wanted) || roads.task.is_some() {
         return;
     }
-    let generator = match source.generator(&settings) {
+    let generator = match source.generator(&settings, &mut roads.system) {
         Ok(g) => g,
         Err(e) => {
             // Settings are validated first, so this is rare: report it like
@@ -294,6 +317,7 @@ pub(crate) fn update_roads(
     let cache = roads.stream_cache.clone();
     roads.task = Some(workers.spawn(move || {
         let net = generator.generate(&terrain, min, max)?;
+        let cities = generator.cities_in(&terrain, min, max);
         let streams = {
             let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
             terrain.streams_in_cached(min, max, &mut cache)?
@@ -301,10 +325,12 @@ pub(crate) fn update_roads(
         let lines = (net.roads.iter())
             .map(|r| LineSum::new(&r.points, r.width.to_bits() ^ r.class as u64))
             .chain(streams.iter().map(|s| LineSum::new(&s.points, 1)))
+            .chain(cities.iter().map(|c| LineSum::new(&c.boundary, 2)))
             .collect();
         Ok(Laid {
             roads: Arc::new(RoadLayer::new(Arc::new(net))),
             streams: Arc::new(StreamLayer::new(streams, StreamLayer::WIDTH)),
+            cities: Arc::new(CityGround::new(cities)),
             region: (min, max),
             lines,
         })
@@ -317,6 +343,7 @@ impl Laid {
         Self {
             roads: Arc::new(RoadLayer::new(Arc::new(RoadNetwork::default()))),
             streams: Arc::default(),
+            cities: Arc::default(),
             region,
             lines: Vec::new(),
         }
@@ -328,11 +355,13 @@ fn lay(state: &TerrainState, laid: &mut LaidRoads, roads: &mut RoadManager, new:
     roads.roads = new.roads.network().roads.len();
     let ground = LaidGround::new(state.terrain.clone())
         .with(LaidKind::Road, new.roads.clone())
-        .with(LaidKind::Stream, new.streams.clone());
+        .with(LaidKind::Stream, new.streams.clone())
+        .with(LaidKind::Town, new.cities.clone());
     *laid = LaidRoads {
         ground: Arc::new(ground),
         roads: new.roads,
         streams: new.streams,
+        cities: new.cities,
         region: Some(new.region),
         version: laid.version + 1,
         lines: Arc::new(new.lines),

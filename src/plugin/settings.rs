@@ -19,9 +19,10 @@ pub struct TerrainSettings {
     pub params: TerrainParams,
     /// What is streamed around the focus.
     pub view: ViewSettings,
-    /// The contour-road generator's parameters, used when the plugin's road
-    /// source is the default one (see [`RoadSource`](super::roads::RoadSource)).
-    pub roads: crate::roads::ContourParams,
+    /// The road system's parameters (cities, highways, contour roads), used
+    /// when the plugin's road source is the default one (see
+    /// [`RoadSource`](super::roads::RoadSource)).
+    pub roads: crate::roads::RoadSystemParams,
 }
 
 /// How much of the world is streamed, and how fast.

@@ -2,6 +2,7 @@
 //! error [`RoadError`].
 
 use super::{ContourRoads, RoadAreaError, RoadNetwork};
+use crate::city::City;
 use crate::terrain::{AreaError, ParamError, Terrain};
 use glam::DVec2;
 use thiserror::Error;
@@ -12,6 +13,12 @@ pub trait RoadGenerator: Send + Sync {
     /// area however it was asked for (alone, inside a larger area, shifted).
     fn generate(&self, terrain: &Terrain, min: DVec2, max: DVec2)
     -> Result<RoadNetwork, RoadError>;
+
+    /// The cities whose footprint touches `[min, max]`, laid as town ground
+    /// with the roads; none unless the generator makes cities.
+    fn cities_in(&self, _terrain: &Terrain, _min: DVec2, _max: DVec2) -> Vec<City> {
+        Vec::new()
+    }
 }
 
 /// Why a generator could not answer.

@@ -323,6 +323,7 @@ fn road_settings_apply_live_and_failures_are_reported() {
     app.world_mut()
         .resource_mut::<TerrainSettings>()
         .roads
+        .contour
         .density = 30.0;
     run_until(&mut app, "denser roads", |app| roads(app) > first);
     run_until(&mut app, "the world around them", settled);
@@ -349,9 +350,9 @@ fn road_settings_apply_live_and_failures_are_reported() {
     // roads taken away and the rest of the world still placed.
     {
         let mut s = app.world_mut().resource_mut::<TerrainSettings>();
-        s.roads.step = 1.0;
-        s.roads.max_points = 10_000;
-        s.roads.max_rounds = 100_000;
+        s.roads.contour.step = 1.0;
+        s.roads.contour.max_points = 10_000;
+        s.roads.contour.max_rounds = 100_000;
     }
     run_until(&mut app, "the refusal", |app| {
         let error = app.world().resource::<TerrainState>().error.clone();
@@ -449,4 +450,48 @@ fn a_custom_road_generator_is_laid_and_drawn() {
     for o in q.iter(app.world()) {
         assert!((o.world.y - 1300.0).abs() > 5.0, "{:?} on the road", o.kind);
     }
+}
+
+#[test]
+fn cities_are_town_ground_with_highways_and_no_trees() {
+    let mut app = app_with(small_world().object_radius(500.0));
+    // Near the edge of the city of cell (1, 0), centre about (9850, 4250).
+    spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
+    app.update();
+    app.world_mut().resource_mut::<RenderOrigin>().0 = DVec2::new(9850.0, 5150.0);
+    run_until(&mut app, "roads, cities and objects", |app| {
+        settled(app) && app.world().resource::<ReliefStats>().roads > 0
+    });
+    let laid = app.world().resource::<LaidRoads>().clone();
+    let cities = laid.cities.cities();
+    assert!(!cities.is_empty(), "no city laid");
+    let net = laid.roads.network();
+    assert!(
+        net.roads
+            .iter()
+            .any(|r| r.class == bevy_relief::roads::RoadClass::Highway),
+        "no highway"
+    );
+    let c = &cities[0];
+    assert_eq!(
+        laid.ground.terra(c.centre.x, c.centre.y).kind,
+        TerrainKind::Town
+    );
+    // Objects came, and no tree or village house stands in a city.
+    let mut q = app.world_mut().query::<&ReliefObject>();
+    let mut n = 0;
+    for o in q.iter(app.world()) {
+        n += 1;
+        if matches!(o.kind, ObjectKind::Tree(_) | ObjectKind::Building(_)) {
+            // Ground is laid by whole-metre cell: the cell's centre counts.
+            let p = o.world.truncate().round();
+            assert!(
+                !cities.iter().any(|c| c.contains(p)),
+                "{:?} at {} in a city",
+                o.kind,
+                o.world
+            );
+        }
+    }
+    assert!(n > 0, "no objects at all");
 }

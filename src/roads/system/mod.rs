@@ -165,4 +165,8 @@ impl RoadGenerator for RoadSystem {
         }
         Ok(planarize(vec![RoadNetwork::from_roads(roads)]))
     }
+
+    fn cities_in(&self, terrain: &Terrain, min: DVec2, max: DVec2) -> Vec<City> {
+        self.settlements.cities_in(terrain, min, max)
+    }
 }
