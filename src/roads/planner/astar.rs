@@ -247,6 +247,14 @@ impl<'t> SearchGraph<'t> {
         self.cost_to_go(i, j, simple)
     }
 
+    /// The plain admissible heuristic: the slope part's height difference
+    /// to `to` (what [`Self::heuristic`] falls back to).
+    pub fn simple_heuristic(&mut self, s: SearchState) -> f64 {
+        let (i, j) = (s.i as i64, s.j as i64);
+        let z = self.height(i * self.frame.sub, j * self.frame.sub);
+        self.params.weights.slope * (self.z_goal - z).abs()
+    }
+
     /// The states one step from `s` and the steps' costs, with the label
     /// parts (schedule, dither) left out unless [`Self::is_exact`].
     pub fn successors(&mut self, s: SearchState) -> Vec<(SearchState, f64)> {

@@ -34,6 +34,10 @@ pub(crate) struct Frame {
     terms: Vec<(f64, f64, f64)>,
     prof: Vec<f64>,
     mask: i64,
+    /// Range minima of the profile (sparse table over two periods):
+    /// `mins[l][i]` = min of `prof[i .. i + 2^l]` (indices mod the length);
+    /// empty for very long profiles.
+    mins: Vec<Vec<f64>>,
 }
 
 impl Frame {
@@ -68,7 +72,22 @@ impl Frame {
                 )
             })
             .collect();
+        let prof = &tp.profile;
+        let mut mins = Vec::new();
+        if prof.len() <= 4096 {
+            let n = prof.len();
+            mins.push((0..2 * n).map(|i| prof[i % n]).collect::<Vec<f64>>());
+            while 1usize << mins.len() <= n {
+                let half = 1usize << (mins.len() - 1);
+                let last = mins.last().expect("level 0");
+                let next = (0..2 * n)
+                    .map(|i| last[i].min(last[(i + half).min(2 * n - 1)]))
+                    .collect();
+                mins.push(next);
+            }
+        }
         Self {
+            mins,
             terms,
             prof: tp.profile.clone(),
             mask: tp.profile.len() as i64 - 1,
@@ -151,23 +170,36 @@ impl Frame {
         if za.min(zb) - self.lake >= lip * a.distance(b) * 0.5 {
             return true;
         }
-        // Every breakpoint of every term, the sum evaluated there.
-        let mut budget = 1usize << 16;
-        for &(ta, tb, off) in &self.terms {
+        // Each term's profile index along the segment: j = ja + t·(jb − ja).
+        let mut js = [(0.0, 0.0); crate::terrain::MAX_VECTORS];
+        let n = self.terms.len();
+        let mut lowest = 0.0;
+        for (k, &(ta, tb, off)) in self.terms.iter().enumerate() {
             let ja = (ta * a.x + tb * a.y + off) / 128.0;
             let jb = (ta * b.x + tb * b.y + off) / 128.0;
-            let (lo, hi) = (ja.min(jb).ceil(), ja.max(jb).floor());
-            if !(lo.abs() < 1e12 && hi.abs() < 1e12) || hi - lo > budget as f64 {
+            if !(ja.abs() < 1e12 && jb.abs() < 1e12) || (ja - jb).abs() > 4096.0 {
                 return self.dry_sampled(terrain, a, b);
             }
-            let mut w = lo;
-            while w <= hi {
-                budget -= 1;
+            js[k] = (ja, jb);
+            // The term's own lowest value: at an end or a whole index.
+            let (lo, hi) = (crate::num::fast_floor(ja.min(jb)) + 1.0, ja.max(jb));
+            lowest += self.term(ja).min(self.term(jb)).min(self.range_min(lo, hi));
+        }
+        // A margin far above rounding, below anything that matters.
+        let level = self.lake + 1e-6;
+        if lowest >= level {
+            return true;
+        }
+        // Exactly: the sum at every breakpoint of every term.
+        for &(ja, jb) in &js[..n] {
+            let mut w = crate::num::fast_floor(ja.min(jb)) + 1.0;
+            while w < ja.max(jb) {
                 let t = (w - ja) / (jb - ja);
-                // A margin far above rounding, below anything that matters.
-                if self.ground(a.lerp(b, t)).partial_cmp(&(self.lake + 1e-6))
-                    != Some(std::cmp::Ordering::Greater)
-                {
+                let z: f64 = js[..n]
+                    .iter()
+                    .map(|&(a, b)| self.term(a + t * (b - a)))
+                    .sum();
+                if z.partial_cmp(&level) != Some(std::cmp::Ordering::Greater) {
                     return false;
                 }
                 w += 1.0;
@@ -176,18 +208,33 @@ impl Frame {
         true
     }
 
-    /// The terrain's height sum (no mountain shaping), for the breakpoints.
+    /// The least profile value at the whole indices in `lo .. hi` (`lo` whole).
     #[inline]
-    fn ground(&self, p: DVec2) -> f64 {
-        let mut h = 0.0;
-        for &(a, b, off) in &self.terms {
-            let j = (a * p.x + b * p.y + off) / 128.0;
-            let k = j.floor();
-            let i = (k as i64 & self.mask) as usize;
-            let next = self.prof[(i + 1) & self.mask as usize];
-            h += self.prof[i] + (j - k) * (next - self.prof[i]);
+    fn range_min(&self, lo: f64, hi: f64) -> f64 {
+        if lo >= hi {
+            return f64::INFINITY;
         }
-        h
+        let count = (hi - lo).ceil() as usize;
+        let n = self.prof.len();
+        if self.mins.is_empty() || count > n {
+            let mut m = f64::INFINITY;
+            for w in 0..count.min(n) {
+                m = m.min(self.prof[((lo as i64 + w as i64) & self.mask) as usize]);
+            }
+            return m;
+        }
+        let i = (lo as i64 & self.mask) as usize;
+        let l = (usize::BITS - 1 - count.leading_zeros()) as usize;
+        self.mins[l][i].min(self.mins[l][i + count - (1 << l)])
+    }
+
+    /// One height term: the profile at index `j`, linearly interpolated.
+    #[inline]
+    fn term(&self, j: f64) -> f64 {
+        let k = crate::num::fast_floor(j);
+        let i = (k as i64 & self.mask) as usize;
+        let next = self.prof[(i + 1) & self.mask as usize];
+        self.prof[i] + (j - k) * (next - self.prof[i])
     }
 
     /// Without a slope bound: samples every 0.25 m.
