@@ -34,6 +34,9 @@ impl RoadPlanner for AStarPlanner {
         params: &PlannerParams,
     ) -> Result<PlannedRoad, PlanError> {
         check_request(terrain, from, to, params)?;
+        if from == to {
+            return Ok(finish(terrain, params, vec![from, to], Vec::new(), 0));
+        }
         let mut graph = SearchGraph::new(terrain, from, to, params);
         let found = search(&mut graph)?;
         Ok(finish(

@@ -208,6 +208,23 @@ impl Frame {
         true
     }
 
+    /// A lower bound of the ground within `r` metres of `p`: each term's
+    /// least value over the indices that disc can reach, summed.
+    pub fn disc_min(&self, p: DVec2, r: f64) -> f64 {
+        let mut lowest = 0.0;
+        for &(a, b, off) in &self.terms {
+            let j = (a * p.x + b * p.y + off) / 128.0;
+            let reach = r * (a * a + b * b).sqrt() / 128.0;
+            let (lo, hi) = (j - reach, j + reach);
+            if !(lo.abs() < 1e12 && hi.abs() < 1e12) {
+                return f64::NEG_INFINITY;
+            }
+            let whole = self.range_min(crate::num::fast_floor(lo) + 1.0, hi);
+            lowest += self.term(lo).min(self.term(hi)).min(whole);
+        }
+        lowest
+    }
+
     /// The least profile value at the whole indices in `lo .. hi` (`lo` whole).
     #[inline]
     fn range_min(&self, lo: f64, hi: f64) -> f64 {

@@ -22,7 +22,7 @@
 //! use bevy_relief::terrain::Terrain;
 //! use glam::DVec2;
 //! let terrain = Terrain::default();
-//! let (from, to) = (DVec2::new(2600.0, 600.0), DVec2::new(3400.0, 900.0));
+//! let (from, to) = (DVec2::new(-3000.0, 2000.0), DVec2::new(-2000.0, 1500.0));
 //! let road = AStarPlanner.plan(&terrain, from, to, &PlannerParams::default()).unwrap();
 //! assert_eq!((road.points[0], *road.points.last().unwrap()), (from, to));
 //! ```
@@ -154,8 +154,8 @@ pub struct PlannerParams {
     /// Segment length (sequential) and grid cell (A*), metres.
     pub step: f64,
     /// Spacing of the terrain samples Bresenham walks between two points
-    /// for p3 and p4 (§5.4, §6.3.2), metres; rounded so a step holds a
-    /// whole number of them.
+    /// for p3 and p4 (§5.4, §6.3.2), metres, from `step / 16` to `step`;
+    /// rounded so a step holds a whole number of them.
     pub sample: f64,
     /// Seed of the tie-breaker and of the uncertainty draws.
     pub seed: u64,
@@ -235,7 +235,12 @@ impl PlannerParams {
         ParamError::check_range("weights.uncertainty", w.uncertainty, 0.0, 1.0)?;
         ParamError::check_range("distance_factor", self.distance_factor, 1.0, 10.0)?;
         ParamError::check_range("step", self.step, 1.0, 1000.0)?;
-        ParamError::check_range("sample", self.sample, 0.5, self.step)?;
+        ParamError::check_range(
+            "sample",
+            self.sample,
+            (self.step / 16.0).max(0.5),
+            self.step,
+        )?;
         ParamError::check_range("tie_breaker", self.tie_breaker, 0.0, 0.01)?;
         ParamError::check_range("max_span", self.max_span, 0.0, 10_000.0)?;
         ParamError::check_range("bridge_cost", self.bridge_cost, 0.0, 1e6)?;

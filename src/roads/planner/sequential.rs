@@ -40,6 +40,9 @@ impl RoadPlanner for SequentialPlanner {
         params: &PlannerParams,
     ) -> Result<PlannedRoad, PlanError> {
         check_request(terrain, from, to, params)?;
+        if from == to {
+            return Ok(finish(terrain, params, vec![from, to], Vec::new(), 0));
+        }
         let frame = Frame::new(terrain, from, to, params);
         let key = tie_key(params.seed);
         let mut rng = ChaCha8Rng::seed_from_u64(params.seed);
@@ -108,7 +111,7 @@ impl RoadPlanner for SequentialPlanner {
                     continue;
                 }
                 let zq = terrain.height(q.x, q.y);
-                let mut seg = seg_terrain(&frame, p, q, zp, zq, &mut lattice_height, None);
+                let mut seg = seg_terrain(&frame, p, q, zp, zq, &mut lattice_height);
                 // The lake test costs most: without bridges it waits until a
                 // candidate is about to be taken (`dry` is then "unknown").
                 seg.dry = !params.bridges || frame.dry(terrain, p, q, zp, zq);

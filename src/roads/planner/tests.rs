@@ -356,6 +356,11 @@ fn bad_input_is_refused_fast() {
             );
         }
     }
+    // A road from a point to itself.
+    for (_, planner) in both() {
+        let r = planner.plan(&t, from, from, &ok).unwrap();
+        assert_eq!((r.points.clone(), r.cost), (vec![from, from], 0.0));
+    }
     // A long dry request: TooLong, not a search.
     let mut p = ok.clone();
     p.max_length = 500.0;
