@@ -105,8 +105,8 @@ fn main() {
     let mut sum = (0.0, 0.0);
     for &((ax, ay), (bx, by)) in &PAIRS {
         let (from, to) = (DVec2::new(ax, ay), DVec2::new(bx, by));
-        let (a_ms, a) = median_ms(5, || AStarPlanner.plan(&terrain, from, to, &params));
-        let (s_ms, s) = median_ms(21, || SequentialPlanner.plan(&terrain, from, to, &params));
+        let (a_ms, a) = median_ms(7, || AStarPlanner.plan(&terrain, from, to, &params));
+        let (s_ms, s) = median_ms(31, || SequentialPlanner.plan(&terrain, from, to, &params));
         let (a, s): (PlannedRoad, PlannedRoad) = match (a, s) {
             (Ok(a), Ok(s)) => (a, s),
             (a, s) => {
