@@ -417,6 +417,7 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
     // The schedule's bound holds for factor 1 only (never ahead of schedule).
     let sched_bound = w.distance > 0.0 && graph.params.distance_factor == 1.0;
     let mut expanded = 0;
+    let mut found: Vec<(SearchState, f64, f64, f64, bool)> = Vec::with_capacity(k);
     while let Some(Open { slot, .. }) = heap.pop() {
         let slot = slot as usize;
         let node = nodes.data[slot];
@@ -446,14 +447,11 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
             back2,
             back3,
         };
-        let mut found: [(SearchState, f64, SegTerrain, bool); 32] =
-            [(graph.start(), 0.0, UNKNOWN.seg, false); 32];
-        let mut nf = 0;
+        found.clear();
         graph.expand(i, j, &label, |t, c, seg, bridge| {
-            found[nf] = (t, c.total(), seg, bridge);
-            nf += 1;
+            found.push((t, c.total(), seg.len, seg.grade, bridge));
         });
-        for &(t, c, seg, bridge) in &found[..nf] {
+        for &(t, c, seg_len, seg_grade, bridge) in &found {
             let g = node.g + c;
             let ts = nodes.slot(t.i as i64, t.j as i64) + t.dir as usize;
             // A closed state keeps its road: its successors were costed
@@ -461,11 +459,11 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
             if g >= nodes.data[ts].g || nodes.data[ts].closed {
                 continue;
             }
-            let len = node.len + seg.len;
+            let len = node.len + seg_len;
             nodes.data[ts] = Node {
                 g,
                 len,
-                grade: seg.grade,
+                grade: seg_grade,
                 parent: slot as u32,
                 closed: false,
                 bridge,
