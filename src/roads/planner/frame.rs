@@ -190,20 +190,41 @@ impl Frame {
         if lowest >= level {
             return true;
         }
-        // Exactly: the sum at every breakpoint of every term.
-        for &(ja, jb) in &js[..n] {
-            let mut w = crate::num::fast_floor(ja.min(jb)) + 1.0;
-            while w < ja.max(jb) {
-                let t = (w - ja) / (jb - ja);
-                let z: f64 = js[..n]
-                    .iter()
-                    .map(|&(a, b)| self.term(a + t * (b - a)))
-                    .sum();
-                if z.partial_cmp(&level) != Some(std::cmp::Ordering::Greater) {
-                    return false;
-                }
-                w += 1.0;
+        // Halve the segment where the bound fails: a piece on which no term
+        // crosses a whole index is linear, its lowest point an end (exact).
+        let js = &js[..n];
+        let at = |t: f64| -> f64 { js.iter().map(|&(a, b)| self.term(a + t * (b - a))).sum() };
+        let mut stack = [(0.0f64, 1.0f64); 64];
+        let mut len = 1;
+        let mut budget = 1 << 14;
+        while len > 0 {
+            len -= 1;
+            let (t0, t1) = stack[len];
+            let (mut bound, mut linear) = (0.0, true);
+            for &(a, b) in js {
+                let (j0, j1) = (a + t0 * (b - a), a + t1 * (b - a));
+                let lo = crate::num::fast_floor(j0.min(j1)) + 1.0;
+                let hi = j0.max(j1);
+                linear &= lo >= hi;
+                bound += self.term(j0).min(self.term(j1)).min(self.range_min(lo, hi));
             }
+            if bound > level {
+                continue;
+            }
+            if linear {
+                if at(t0).min(at(t1)) > level {
+                    continue;
+                }
+                return false;
+            }
+            budget -= 1;
+            if budget == 0 || len + 2 > stack.len() {
+                return false;
+            }
+            let m = 0.5 * (t0 + t1);
+            stack[len] = (m, t1);
+            stack[len + 1] = (t0, m);
+            len += 2;
         }
         true
     }
