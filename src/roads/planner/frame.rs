@@ -252,7 +252,8 @@ impl Frame {
         if lo >= hi {
             return f64::INFINITY;
         }
-        let count = (hi - lo).ceil() as usize;
+        // ⌈hi − lo⌉ without a libm call.
+        let count = -crate::num::fast_floor(lo - hi) as usize;
         let n = self.prof.len();
         if self.mins.is_empty() || count > n {
             let mut m = f64::INFINITY;
