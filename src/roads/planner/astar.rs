@@ -258,8 +258,10 @@ impl<'t> SearchGraph<'t> {
         self.params.weights.slope * (self.z_goal - z).abs()
     }
 
-    /// The states one step from `s` and the steps' costs, with the label
-    /// parts (schedule, dither) left out unless [`Self::is_exact`].
+    /// The states one step from `s` and the steps' costs. The parts read
+    /// from a road's label (schedule, dither's older angles) are computed as
+    /// if the road began at `s`, so these are the real costs only when
+    /// [`Self::is_exact`].
     pub fn successors(&mut self, s: SearchState) -> Vec<(SearchState, f64)> {
         let k = self.moves.len();
         let (i, j, din) = (s.i as i64, s.j as i64, s.dir as usize);

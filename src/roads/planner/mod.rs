@@ -151,7 +151,7 @@ pub struct PlannerParams {
     pub weights: CostWeights,
     /// Desired road length over the direct distance, ≥ 1 (§6.3.1).
     pub distance_factor: f64,
-    /// Segment length (sequential) and grid cell (A*), metres.
+    /// Segment length (sequential) and grid cell (A*), metres (40: ours).
     pub step: f64,
     /// Spacing of the terrain samples Bresenham walks between two points
     /// for p3 and p4 (§5.4, §6.3.2), metres, from `step / 16` to `step`;
@@ -193,6 +193,10 @@ pub struct PlannerParams {
 }
 
 impl Default for PlannerParams {
+    /// The thesis' numbers where it gives them (tie-breaker 0.1 % §6.2.1,
+    /// fan ≈180° to <30° §6.1, 5–15 candidates app. D, 16-connexity
+    /// fig. 6.6/6.7, factor 1 and uncertainty 0 "neutral" §8.2); the rest
+    /// (step, sample, window, spans, caps) are ours: the thesis states none.
     fn default() -> Self {
         Self {
             connexity: Connexity::Sixteen,
