@@ -34,6 +34,9 @@ impl RoadPlanner for AStarPlanner {
         params: &PlannerParams,
     ) -> Result<PlannedRoad, PlanError> {
         check_request(terrain, from, to, params)?;
+        if from == to {
+            return Ok(finish(terrain, params, vec![from, to], Vec::new(), 0));
+        }
         let mut graph = SearchGraph::new(terrain, from, to, params);
         let found = search(&mut graph)?;
         Ok(finish(
@@ -247,8 +250,18 @@ impl<'t> SearchGraph<'t> {
         self.cost_to_go(i, j, simple)
     }
 
-    /// The states one step from `s` and the steps' costs, with the label
-    /// parts (schedule, dither) left out unless [`Self::is_exact`].
+    /// The plain admissible heuristic: the slope part's height difference
+    /// to `to` (what [`Self::heuristic`] falls back to).
+    pub fn simple_heuristic(&mut self, s: SearchState) -> f64 {
+        let (i, j) = (s.i as i64, s.j as i64);
+        let z = self.height(i * self.frame.sub, j * self.frame.sub);
+        self.params.weights.slope * (self.z_goal - z).abs()
+    }
+
+    /// The states one step from `s` and the steps' costs. The parts read
+    /// from a road's label (schedule, dither's older angles) are computed as
+    /// if the road began at `s`, so these are the real costs only when
+    /// [`Self::is_exact`].
     pub fn successors(&mut self, s: SearchState) -> Vec<(SearchState, f64)> {
         let k = self.moves.len();
         let (i, j, din) = (s.i as i64, s.j as i64, s.dir as usize);
@@ -406,6 +419,7 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
     // The schedule's bound holds for factor 1 only (never ahead of schedule).
     let sched_bound = w.distance > 0.0 && graph.params.distance_factor == 1.0;
     let mut expanded = 0;
+    let mut found: Vec<(SearchState, f64, f64, f64, bool)> = Vec::with_capacity(k);
     while let Some(Open { slot, .. }) = heap.pop() {
         let slot = slot as usize;
         let node = nodes.data[slot];
@@ -435,14 +449,11 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
             back2,
             back3,
         };
-        let mut found: [(SearchState, f64, SegTerrain, bool); 32] =
-            [(graph.start(), 0.0, UNKNOWN.seg, false); 32];
-        let mut nf = 0;
+        found.clear();
         graph.expand(i, j, &label, |t, c, seg, bridge| {
-            found[nf] = (t, c.total(), seg, bridge);
-            nf += 1;
+            found.push((t, c.total(), seg.len, seg.grade, bridge));
         });
-        for &(t, c, seg, bridge) in &found[..nf] {
+        for &(t, c, seg_len, seg_grade, bridge) in &found {
             let g = node.g + c;
             let ts = nodes.slot(t.i as i64, t.j as i64) + t.dir as usize;
             // A closed state keeps its road: its successors were costed
@@ -450,11 +461,11 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
             if g >= nodes.data[ts].g || nodes.data[ts].closed {
                 continue;
             }
-            let len = node.len + seg.len;
+            let len = node.len + seg_len;
             nodes.data[ts] = Node {
                 g,
                 len,
-                grade: seg.grade,
+                grade: seg_grade,
                 parent: slot as u32,
                 closed: false,
                 bridge,

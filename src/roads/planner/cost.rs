@@ -81,14 +81,13 @@ pub(crate) struct SegTerrain {
     pub p3: f64,
     /// Largest absolute grade between them.
     pub p4: f64,
-    /// Whether the ground along it stays above the lake level (checked only
-    /// when asked; `true` otherwise).
+    /// Whether the ground along it stays above the lake level (where a
+    /// planner has checked; `true` otherwise).
     pub dry: bool,
 }
 
 /// The terrain part of segment `p → q` (heights `zp`, `zq`): the lattice
-/// points Bresenham finds between them, heights from `height(a, b)`; with
-/// `dry_on`, also whether the ground between them stays dry.
+/// points Bresenham finds between them, heights from `height(a, b)`.
 #[inline]
 pub(crate) fn seg_terrain(
     frame: &Frame,
@@ -97,17 +96,12 @@ pub(crate) fn seg_terrain(
     zp: f64,
     zq: f64,
     height: &mut impl FnMut(i64, i64) -> f64,
-    dry_on: Option<&Terrain>,
 ) -> SegTerrain {
     let len = p.distance(q);
     let grade = if len > 0.0 { (zq - zp) / len } else { 0.0 };
     let (mut prev, mut zprev) = (p, zp);
     let (mut sum, mut max, mut count) = (0.0f64, 0.0f64, 0u32);
-    let mut dry = true;
     let mut visit = |pt: DVec2, z: f64| {
-        if let Some(t) = dry_on {
-            dry = dry && frame.dry(t, prev, pt, zprev, z);
-        }
         let d = prev.distance(pt);
         let g = if d > 0.0 { (z - zprev).abs() / d } else { 0.0 };
         sum += g;
@@ -125,7 +119,7 @@ pub(crate) fn seg_terrain(
         grade,
         p3: sum / count as f64,
         p4: max,
-        dry,
+        dry: true,
     }
 }
 
@@ -278,7 +272,7 @@ pub fn score_path(
         let seg = if bridge {
             deck(p, q, zp, zq)
         } else {
-            seg_terrain(&frame, p, q, zp, zq, &mut height, None)
+            seg_terrain(&frame, p, q, zp, zq, &mut height)
         };
         let d = q - p;
         let back = |n: usize| (dirs.len() >= n).then(|| angle(d, dirs[dirs.len() - n]));

@@ -34,6 +34,10 @@ pub(crate) struct Frame {
     terms: Vec<(f64, f64, f64)>,
     prof: Vec<f64>,
     mask: i64,
+    /// Range minima of the profile (sparse table over two periods):
+    /// `mins[l][i]` = min of `prof[i .. i + 2^l]` (indices mod the length);
+    /// empty for very long profiles.
+    mins: Vec<Vec<f64>>,
 }
 
 impl Frame {
@@ -68,7 +72,22 @@ impl Frame {
                 )
             })
             .collect();
+        let prof = &tp.profile;
+        let mut mins = Vec::new();
+        if prof.len() <= 4096 {
+            let n = prof.len();
+            mins.push((0..2 * n).map(|i| prof[i % n]).collect::<Vec<f64>>());
+            while 1usize << mins.len() <= n {
+                let half = 1usize << (mins.len() - 1);
+                let last = mins.last().expect("level 0");
+                let next = (0..2 * n)
+                    .map(|i| last[i].min(last[(i + half).min(2 * n - 1)]))
+                    .collect();
+                mins.push(next);
+            }
+        }
         Self {
+            mins,
             terms,
             prof: tp.profile.clone(),
             mask: tp.profile.len() as i64 - 1,
@@ -151,43 +170,110 @@ impl Frame {
         if za.min(zb) - self.lake >= lip * a.distance(b) * 0.5 {
             return true;
         }
-        // Every breakpoint of every term, the sum evaluated there.
-        let mut budget = 1usize << 16;
-        for &(ta, tb, off) in &self.terms {
+        // Each term's profile index along the segment: j = ja + t·(jb − ja).
+        let mut js = [(0.0, 0.0); crate::terrain::MAX_VECTORS];
+        let n = self.terms.len();
+        let mut lowest = 0.0;
+        for (k, &(ta, tb, off)) in self.terms.iter().enumerate() {
             let ja = (ta * a.x + tb * a.y + off) / 128.0;
             let jb = (ta * b.x + tb * b.y + off) / 128.0;
-            let (lo, hi) = (ja.min(jb).ceil(), ja.max(jb).floor());
-            if !(lo.abs() < 1e12 && hi.abs() < 1e12) || hi - lo > budget as f64 {
+            if !(ja.abs() < 1e12 && jb.abs() < 1e12) || (ja - jb).abs() > 4096.0 {
                 return self.dry_sampled(terrain, a, b);
             }
-            let mut w = lo;
-            while w <= hi {
-                budget -= 1;
-                let t = (w - ja) / (jb - ja);
-                // A margin far above rounding, below anything that matters.
-                if self.ground(a.lerp(b, t)).partial_cmp(&(self.lake + 1e-6))
-                    != Some(std::cmp::Ordering::Greater)
-                {
-                    return false;
-                }
-                w += 1.0;
+            js[k] = (ja, jb);
+            // The term's own lowest value: at an end or a whole index.
+            let (lo, hi) = (crate::num::fast_floor(ja.min(jb)) + 1.0, ja.max(jb));
+            lowest += self.term(ja).min(self.term(jb)).min(self.range_min(lo, hi));
+        }
+        // A margin far above rounding, below anything that matters.
+        let level = self.lake + 1e-6;
+        if lowest >= level {
+            return true;
+        }
+        // Halve the segment where the bound fails: a piece on which no term
+        // crosses a whole index is linear, its lowest point an end (exact).
+        let js = &js[..n];
+        let at = |t: f64| -> f64 { js.iter().map(|&(a, b)| self.term(a + t * (b - a))).sum() };
+        let mut stack = [(0.0f64, 1.0f64); 64];
+        let mut len = 1;
+        let mut budget = 1 << 14;
+        while len > 0 {
+            len -= 1;
+            let (t0, t1) = stack[len];
+            let (mut bound, mut linear) = (0.0, true);
+            for &(a, b) in js {
+                let (j0, j1) = (a + t0 * (b - a), a + t1 * (b - a));
+                let lo = crate::num::fast_floor(j0.min(j1)) + 1.0;
+                let hi = j0.max(j1);
+                linear &= lo >= hi;
+                bound += self.term(j0).min(self.term(j1)).min(self.range_min(lo, hi));
             }
+            if bound > level {
+                continue;
+            }
+            if linear {
+                if at(t0).min(at(t1)) > level {
+                    continue;
+                }
+                return false;
+            }
+            budget -= 1;
+            if budget == 0 || len + 2 > stack.len() {
+                return false;
+            }
+            let m = 0.5 * (t0 + t1);
+            stack[len] = (m, t1);
+            stack[len + 1] = (t0, m);
+            len += 2;
         }
         true
     }
 
-    /// The terrain's height sum (no mountain shaping), for the breakpoints.
-    #[inline]
-    fn ground(&self, p: DVec2) -> f64 {
-        let mut h = 0.0;
+    /// A lower bound of the ground within `r` metres of `p`: each term's
+    /// least value over the indices that disc can reach, summed.
+    pub fn disc_min(&self, p: DVec2, r: f64) -> f64 {
+        let mut lowest = 0.0;
         for &(a, b, off) in &self.terms {
             let j = (a * p.x + b * p.y + off) / 128.0;
-            let k = j.floor();
-            let i = (k as i64 & self.mask) as usize;
-            let next = self.prof[(i + 1) & self.mask as usize];
-            h += self.prof[i] + (j - k) * (next - self.prof[i]);
+            let reach = r * (a * a + b * b).sqrt() / 128.0;
+            let (lo, hi) = (j - reach, j + reach);
+            if !(lo.abs() < 1e12 && hi.abs() < 1e12) {
+                return f64::NEG_INFINITY;
+            }
+            let whole = self.range_min(crate::num::fast_floor(lo) + 1.0, hi);
+            lowest += self.term(lo).min(self.term(hi)).min(whole);
         }
-        h
+        lowest
+    }
+
+    /// The least profile value at the whole indices in `lo .. hi` (`lo` whole).
+    #[inline]
+    fn range_min(&self, lo: f64, hi: f64) -> f64 {
+        if lo >= hi {
+            return f64::INFINITY;
+        }
+        // ⌈hi − lo⌉ without a libm call.
+        let count = -crate::num::fast_floor(lo - hi) as usize;
+        let n = self.prof.len();
+        if self.mins.is_empty() || count > n {
+            let mut m = f64::INFINITY;
+            for w in 0..count.min(n) {
+                m = m.min(self.prof[((lo as i64 + w as i64) & self.mask) as usize]);
+            }
+            return m;
+        }
+        let i = (lo as i64 & self.mask) as usize;
+        let l = (usize::BITS - 1 - count.leading_zeros()) as usize;
+        self.mins[l][i].min(self.mins[l][i + count - (1 << l)])
+    }
+
+    /// One height term: the profile at index `j`, linearly interpolated.
+    #[inline]
+    fn term(&self, j: f64) -> f64 {
+        let k = crate::num::fast_floor(j);
+        let i = (k as i64 & self.mask) as usize;
+        let next = self.prof[(i + 1) & self.mask as usize];
+        self.prof[i] + (j - k) * (next - self.prof[i])
     }
 
     /// Without a slope bound: samples every 0.25 m.

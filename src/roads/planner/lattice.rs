@@ -20,6 +20,9 @@ const DIRS: [(i64, i64); 4] = [(1, 0), (1, 1), (0, 1), (-1, 1)];
 pub(crate) struct Lattice {
     heights: Paged<f64>,
     links: Paged<f64>,
+    /// Per point: 0 unknown, 1 all ground within 1.2 sample spacings of it
+    /// is above the lake (so any segment near it is dry), 2 not proven.
+    safe: Paged<u8>,
     /// Sample spacing and diagonal, metres.
     ss: f64,
     sd: f64,
@@ -34,6 +37,7 @@ impl Lattice {
         Self {
             heights: Paged::new(x0 - 1, x1 + 1, y0 - 1, y1 + 1, 1, f64::NAN),
             links: Paged::new(x0 - 1, x1 + 1, y0 - 1, y1 + 1, 4, UNKNOWN),
+            safe: Paged::new(x0 - 1, x1 + 1, y0 - 1, y1 + 1, 1, 0),
             ss,
             sd: ss * std::f64::consts::SQRT_2,
         }
@@ -51,6 +55,20 @@ impl Lattice {
         let z = terrain.height(p.x, p.y);
         self.heights.data[s] = z;
         z
+    }
+
+    /// Whether all ground within 1.2 sample spacings of `(a, b)` is dry: a
+    /// segment's points all lie within √(1/4 + 1) ≈ 1.12 spacings of one of
+    /// its Bresenham points (half a step along the major axis, at most one
+    /// across), so a segment whose Bresenham points are all safe is dry.
+    #[inline]
+    fn safe(&mut self, frame: &Frame, a: i64, b: i64) -> bool {
+        let s = self.safe.slot(a, b);
+        if self.safe.data[s] == 0 {
+            let ok = frame.disc_min(frame.lattice(a, b), 1.2 * self.ss) > frame.lake + 1e-6;
+            self.safe.data[s] = if ok { 1 } else { 2 };
+        }
+        self.safe.data[s] == 1
     }
 
     /// The link from `(a, b)` to its neighbour `(a + da, b + db)`:
@@ -109,22 +127,6 @@ impl Lattice {
             self.height(frame, terrain, q.0, q.1),
         );
         let len = frame.lattice(p.0, p.1).distance(frame.lattice(q.0, q.1));
-        let (mut sum, mut max, mut count, mut dry) = (0.0f64, 0.0f64, 0u32, true);
-        let mut prev = p;
-        let mut visit = |this: &mut Self, x: i64, y: i64| {
-            if !dry {
-                return;
-            }
-            match this.link(frame, terrain, prev.0, prev.1, x - prev.0, y - prev.1) {
-                Some(g) => {
-                    sum += g;
-                    max = max.max(g);
-                    count += 1;
-                }
-                None => dry = false,
-            }
-            prev = (x, y);
-        };
         let mut inner = [(0i64, 0i64); 64];
         let mut n = 0;
         bresenham_inner(p, q, |x, y| {
@@ -133,14 +135,39 @@ impl Lattice {
                 n += 1;
             }
         });
-        for &(x, y) in &inner[..n] {
-            visit(self, x, y);
+        inner[n] = q;
+        let path = &inner[..=n];
+        // Every point safe (see `safe`): the segment is dry.
+        let safe = self.safe(frame, p.0, p.1) && path.iter().all(|&(x, y)| self.safe(frame, x, y));
+        let (mut sum, mut max, mut dry) = (0.0f64, 0.0f64, true);
+        let (mut prev, mut zprev) = (p, zp);
+        for &(x, y) in path {
+            let g = if safe {
+                let z = self.height(frame, terrain, x, y);
+                let d = if x != prev.0 && y != prev.1 {
+                    self.sd
+                } else {
+                    self.ss
+                };
+                let g = (z - zprev).abs() / d;
+                zprev = z;
+                Some(g)
+            } else {
+                self.link(frame, terrain, prev.0, prev.1, x - prev.0, y - prev.1)
+            };
+            let Some(g) = g else {
+                dry = false;
+                break;
+            };
+            sum += g;
+            max = max.max(g);
+            prev = (x, y);
         }
-        visit(self, q.0, q.1);
+        let count = path.len() as u32;
         // Bresenham's links are the segment itself only along an axis or a
         // diagonal; otherwise check the straight segment too.
         let (da, db) = ((q.0 - p.0).abs(), (q.1 - p.1).abs());
-        if dry && da != 0 && db != 0 && da != db {
+        if !safe && dry && da != 0 && db != 0 && da != db {
             dry = frame.dry(
                 terrain,
                 frame.lattice(p.0, p.1),

@@ -40,6 +40,9 @@ impl RoadPlanner for SequentialPlanner {
         params: &PlannerParams,
     ) -> Result<PlannedRoad, PlanError> {
         check_request(terrain, from, to, params)?;
+        if from == to {
+            return Ok(finish(terrain, params, vec![from, to], Vec::new(), 0));
+        }
         let frame = Frame::new(terrain, from, to, params);
         let key = tie_key(params.seed);
         let mut rng = ChaCha8Rng::seed_from_u64(params.seed);
@@ -108,8 +111,10 @@ impl RoadPlanner for SequentialPlanner {
                     continue;
                 }
                 let zq = terrain.height(q.x, q.y);
-                let mut seg = seg_terrain(&frame, p, q, zp, zq, &mut lattice_height, None);
-                seg.dry = frame.dry(terrain, p, q, zp, zq);
+                let mut seg = seg_terrain(&frame, p, q, zp, zq, &mut lattice_height);
+                // The lake test costs most: without bridges it waits until a
+                // candidate is about to be taken (`dry` is then "unknown").
+                seg.dry = !params.bridges || frame.dry(terrain, p, q, zp, zq);
                 let mut bridge = false;
                 let mut q = q;
                 let mut zq = zq;
@@ -148,6 +153,7 @@ impl RoadPlanner for SequentialPlanner {
                 widen = true;
                 continue;
             }
+            let widened = widen;
             widen = false;
             if cands.is_empty() {
                 // A dead end (a lake ahead): step back; the dropped point's
@@ -165,17 +171,42 @@ impl RoadPlanner for SequentialPlanner {
                 continue;
             }
             let draw = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-            let pick = if draw < params.weights.uncertainty {
-                random_picks += 1;
-                (rng.next_u64() % cands.len() as u64) as usize
-            } else {
-                let mut best = 0;
-                for (i, c) in cands.iter().enumerate() {
-                    if c.cost < cands[best].cost {
-                        best = i;
+            let random = draw < params.weights.uncertainty;
+            let mut pick = None;
+            if random {
+                let r = rng.next_u64();
+                // The drawn candidate, or the next dry one after it.
+                for k in 0..cands.len() {
+                    let i = (r as usize + k) % cands.len();
+                    if lazily_dry(terrain, &frame, p, zp, &cands[i], params) {
+                        pick = Some(i);
+                        break;
                     }
                 }
-                best
+                random_picks += 1;
+            } else {
+                let mut order: Vec<usize> = (0..cands.len()).collect();
+                order.sort_by(|&a, &b| cands[a].cost.total_cmp(&cands[b].cost).then(a.cmp(&b)));
+                pick = order
+                    .into_iter()
+                    .find(|&i| lazily_dry(terrain, &frame, p, zp, &cands[i], params));
+            }
+            let Some(pick) = pick else {
+                if !last && !widened {
+                    widen = true;
+                    continue;
+                }
+                if points.len() <= 1 {
+                    return Err(PlanError::NoRoad("every way from the start is wet"));
+                }
+                points.pop();
+                dirs.pop();
+                trail.pop();
+                if bridges.last().is_some_and(|&(_, b)| b == points.len()) {
+                    bridges.pop();
+                }
+                (length, prev_grade, zp) = *trail.last().expect("the start's");
+                continue;
             };
             let c = cands[pick];
             if c.bridge {
@@ -222,4 +253,16 @@ fn landing(
         s += 1.0;
     }
     None
+}
+
+/// Whether a candidate's segment is dry (checked now if it was left for later).
+fn lazily_dry(
+    terrain: &Terrain,
+    frame: &Frame,
+    p: DVec2,
+    zp: f64,
+    c: &Candidate,
+    params: &PlannerParams,
+) -> bool {
+    c.bridge || params.bridges || frame.dry(terrain, p, c.q, zp, c.zq)
 }
