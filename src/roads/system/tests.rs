@@ -110,3 +110,20 @@ fn bad_parameters_are_errors() {
     let e = RoadGenerator::generate(&sys, &Terrain::default(), DVec2::ZERO, DVec2::splat(1.0e6));
     assert!(matches!(e, Err(RoadError::Area(_))), "{e:?}");
 }
+
+#[test]
+#[ignore = "timing: cargo test --release --no-default-features --lib roads::system::tests::timing -- --ignored --nocapture"]
+fn timing() {
+    let t = Terrain::default();
+    for (x, y) in [(5000.0, 0.0), (10000.0, 5000.0), (-15000.0, -15000.0)] {
+        let sys = RoadSystem::new(RoadSystemParams::default()).unwrap();
+        let min = DVec2::new(x, y);
+        let s = std::time::Instant::now();
+        let net = RoadGenerator::generate(&sys, &t, min, min + 10_000.0).unwrap();
+        let hw = net.roads.iter().filter(|r| r.class == crate::roads::RoadClass::Highway).count();
+        println!("10 x 10 km at {min}: {:?}, {} roads, {hw} highways", s.elapsed(), net.roads.len());
+        let s = std::time::Instant::now();
+        let _ = RoadGenerator::generate(&sys, &t, min + 500.0, min + 10_500.0).unwrap();
+        println!("  again, shifted 500 m (highways remembered): {:?}", s.elapsed());
+    }
+}
