@@ -44,6 +44,17 @@ struct Smoke {
     requested: bool,
     /// Set by the capture observer: was the image more than one flat colour?
     captured: Option<bool>,
+    /// `--at X,Y`, `--look X,Y`, `--height H`: where the camera starts.
+    at: Option<DVec2>,
+    look: Option<DVec2>,
+    height: Option<f64>,
+}
+
+/// `X,Y` as a point.
+fn point(s: Option<String>) -> Option<DVec2> {
+    let s = s?;
+    let (x, y) = s.split_once(',')?;
+    Some(DVec2::new(x.trim().parse().ok()?, y.trim().parse().ok()?))
 }
 
 #[derive(Component)]
@@ -64,9 +75,12 @@ fn main() -> AppExit {
             "--frames" => smoke.frames = args.next().and_then(|s| s.parse().ok()),
             "--map" => smoke.map = true,
             "--road-view" => smoke.road_view = true,
+            "--at" => smoke.at = point(args.next()),
+            "--look" => smoke.look = point(args.next()),
+            "--height" => smoke.height = args.next().and_then(|s| s.parse().ok()),
             other => {
                 eprintln!(
-                    "unknown argument {other}; use --screenshot PATH, --frames N, --map, --road-view"
+                    "unknown argument {other}; use --screenshot PATH, --frames N, --map, --road-view, --at X,Y, --look X,Y, --height H"
                 );
                 return AppExit::from_code(2);
             }
@@ -85,6 +99,7 @@ fn main() -> AppExit {
             ReliefPlugin::default(),
             ReliefInspectorPlugin,
             ReliefMapPlugin,
+            bevy_relief::plugin::planner_tool::ReliefPlannerToolPlugin,
         ))
         .insert_resource(smoke)
         .insert_resource(ClearColor(Color::srgb(0.62, 0.75, 0.90)))
@@ -114,8 +129,15 @@ fn setup(
     ));
     // The render origin starts at (0, 0): the camera starts 19 km out and the
     // floating origin recentres on the first frame.
-    let eye = DVec3::new(START.x, START.y, ground.height(START.x, START.y) + 30.0);
-    let (eye, target) = (ground.to_render(eye), ground.to_render(LOOK_AT));
+    let start = smoke.at.unwrap_or(START);
+    let above = smoke.height.unwrap_or(30.0);
+    let eye = DVec3::new(start.x, start.y, ground.height(start.x, start.y) + above);
+    let look_at = match (smoke.look, smoke.at) {
+        (Some(l), _) => DVec3::new(l.x, l.y, ground.height(l.x, l.y)),
+        (None, Some(a)) => DVec3::new(a.x + 1000.0, a.y, ground.height(a.x + 1000.0, a.y)),
+        (None, None) => LOOK_AT,
+    };
+    let (eye, target) = (ground.to_render(eye), ground.to_render(look_at));
     let look = (target - eye).normalize();
     commands.spawn((
         Camera3d::default(),

@@ -19,6 +19,7 @@ pub mod inspector;
 pub mod map_overlay;
 pub mod mesh;
 pub mod objects;
+pub mod planner_tool;
 pub mod roads;
 pub mod settings;
 pub mod shapes;

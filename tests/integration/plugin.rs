@@ -495,3 +495,35 @@ fn cities_are_town_ground_with_highways_and_no_trees() {
     }
     assert!(n > 0, "no objects at all");
 }
+
+#[test]
+fn the_planner_tool_plans_and_draws_a_road_and_replans_on_a_change() {
+    use bevy_relief::plugin::planner_tool::{PlannerChoice, PlannerTool, ReliefPlannerToolPlugin};
+    let mut app = app_with((small_world(), ReliefPlannerToolPlugin));
+    app.init_resource::<ButtonInput<KeyCode>>();
+    spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
+    app.update();
+    let (from, to) = (DVec2::new(18700.0, 1000.0), DVec2::new(19500.0, 1500.0));
+    {
+        let mut tool = app.world_mut().resource_mut::<PlannerTool>();
+        tool.start = Some(from);
+        tool.end = Some(to);
+    }
+    let done = |app: &mut App| app.world().resource::<PlannerTool>().last.is_some();
+    run_until(&mut app, "the first road", done);
+    let first = app.world().resource::<PlannerTool>().last.clone().unwrap().unwrap();
+    assert!(first.length >= from.distance(to) && first.cost > 0.0, "{first:?}");
+    let mut q = app.world_mut().query::<&Name>();
+    assert!(q.iter(app.world()).any(|n| n.as_str() == "planned road"));
+    // Another planner: planned anew.
+    {
+        let mut tool = app.world_mut().resource_mut::<PlannerTool>();
+        tool.planner = PlannerChoice::Sequential;
+        tool.last = None;
+    }
+    run_until(&mut app, "the sequential road", done);
+    let second = app.world().resource::<PlannerTool>().last.clone().unwrap().unwrap();
+    assert_ne!(first, second);
+    let roads = q.iter(app.world()).filter(|n| n.as_str() == "planned road").count();
+    assert_eq!(roads, 1, "the old road is replaced");
+}

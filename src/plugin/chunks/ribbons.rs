@@ -73,19 +73,29 @@ pub fn build_ribbons(
     let least = step / 4.0;
     let net = roads.network();
     let mut r = Ribbons::default();
-    let road_lines = road_ids.into_iter().map(|i| {
+    let road_lines = road_ids.into_iter().flat_map(|i| {
         let road = &net.roads[i];
-        let color = match road.class {
-            RoadClass::Track => [0.32, 0.25, 0.17, 1.0],
-            _ => [0.13, 0.13, 0.13, 1.0],
+        let width = road.width.max(least);
+        let (color, edge) = match road.class {
+            RoadClass::Track => ([0.32, 0.25, 0.17, 1.0], None),
+            // Dark asphalt between pale edge lines: the edge colour runs the
+            // full width, the asphalt a metre narrower just above it.
+            RoadClass::Highway => ([0.07, 0.07, 0.08, 1.0], Some([0.78, 0.78, 0.72, 1.0])),
+            _ => ([0.13, 0.13, 0.13, 1.0], None),
         };
-        (road.points.as_slice(), road.width.max(least), color)
+        let pts = road.points.as_slice();
+        let under = edge.map(|e| (pts, width, e, 0.0));
+        let top = match edge {
+            Some(_) if width > 2.0 => (pts, width - 1.0, color, EDGE_LIFT),
+            _ => (pts, width, color, 0.0),
+        };
+        under.into_iter().chain([top])
     });
     ribbons(&mut r, road_lines, min, size, step, &ground);
     let water = [0.08, 0.22, 0.36, 1.0];
     let stream_lines = stream_ids.into_iter().map(|i| {
         let s = &streams.streams()[i];
-        (s.points.as_slice(), streams.width().max(least), water)
+        (s.points.as_slice(), streams.width().max(least), water, 0.0)
     });
     ribbons(&mut r, stream_lines, min, size, step, &ground);
     (!r.indices.is_empty()).then_some(r)
@@ -98,13 +108,16 @@ impl Ribbons {
     }
 }
 
-/// Adds ribbons for `lines` (centre line, width, colour) over the chunk
+/// How far a highway's asphalt lies above its edge lines, metres.
+const EDGE_LIFT: f64 = 0.04;
+
+/// Adds ribbons for `lines` (centre line, width, colour, extra lift) over the chunk
 /// `[min, min + size)`: the centre lines resampled finely enough to follow
 /// the chunk's triangles, each sample given its width across, heights from
 /// `ground` plus a small lift.
 fn ribbons<'a>(
     r: &mut Ribbons,
-    lines: impl Iterator<Item = (&'a [DVec2], f64, [f32; 4])>,
+    lines: impl Iterator<Item = (&'a [DVec2], f64, [f32; 4], f64)>,
     min: DVec2,
     size: f64,
     step: f64,
@@ -114,7 +127,7 @@ fn ribbons<'a>(
     let lift = 0.15 + 0.03 * step;
     let inside = |p: DVec2| p.x >= min.x && p.y >= min.y && p.x < max.x && p.y < max.y;
     let ds = (step / 2.0).clamp(0.5, 4.0);
-    for (points, width, color) in lines {
+    for (points, width, color, raise) in lines {
         // Samples along the centre line.
         let mut pts: Vec<DVec2> = Vec::new();
         for w in points.windows(2) {
@@ -144,7 +157,7 @@ fn ribbons<'a>(
             // Three vertices across (left, centre, right), so that the ribbon
             // follows the ground's triangles across its width too.
             for q in [pts[k] - side, pts[k], pts[k] + side] {
-                let z = ground(q) + lift;
+                let z = ground(q) + lift + raise;
                 r.positions
                     .push(to_bevy(DVec3::new(q.x - min.x, q.y - min.y, z), DVec2::ZERO).to_array());
                 r.normals.push([0.0, 1.0, 0.0]);

@@ -1,0 +1,341 @@
+//! The road-planner tool: mark a start and an end on the ground at the
+//! crosshair (keys 1 and 2; 3 clears), and a road is planned between them
+//! with Löbker's sequential or A* planner on a worker and drawn at once. Its
+//! window shows the planner, connexity, weights, the gameplay sliders,
+//! smoothing, and the last road's cost breakdown and time; every change
+//! plans the road again.
+//!
+//! Add [`ReliefPlannerToolPlugin`] next to the inspector (it needs egui).
+
+use super::ReliefAssets;
+use super::coords::WorldAnchor;
+use super::mesh::colored_mesh;
+use super::settings::TerrainState;
+use super::tasks::{Job, ReliefWorkers};
+use super::{ReliefFocus, TerrainQuery};
+use crate::roads::planner::{
+    AStarPlanner, Connexity, CostBreakdown, GameplayParams, PlanError, PlannedRoad, PlannerParams,
+    RoadPlanner, SequentialPlanner,
+};
+use crate::terrain::Terrain;
+use bevy::math::{DVec2, DVec3};
+use bevy::prelude::*;
+use bevy_egui::{EguiContext, EguiPrimaryContextPass, PrimaryEguiContext, egui};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Adds the planner tool and its window.
+pub struct ReliefPlannerToolPlugin;
+
+impl Plugin for ReliefPlannerToolPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<PlannerTool>()
+            .add_systems(Update, (mark_ends, plan, show_road).chain())
+            .add_systems(EguiPrimaryContextPass, planner_ui);
+    }
+}
+
+/// Which planner the tool uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Reflect)]
+pub enum PlannerChoice {
+    /// Sun et al. as Löbker varies it: fast, greedy.
+    Sequential,
+    /// A* over (cell, incoming direction) states.
+    AStar,
+}
+
+/// The tool's state: what to plan with, the ends, and the last road.
+#[derive(Resource)]
+pub struct PlannerTool {
+    /// The planner.
+    pub planner: PlannerChoice,
+    /// Its parameters (weights before the gameplay sliders).
+    pub params: PlannerParams,
+    /// The gameplay sliders, applied to `params.weights`.
+    pub gameplay: GameplayParams,
+    /// The marked ends.
+    pub start: Option<DVec2>,
+    /// The marked end.
+    pub end: Option<DVec2>,
+    /// The last road, or why there is none.
+    pub last: Option<Result<PlanSummary, String>>,
+    job: Option<Job<(Result<PlannedRoad, PlanError>, f64)>>,
+    /// What the current road was planned from.
+    planned: Option<(PlannerChoice, PlannerParams, GameplayParams, DVec2, DVec2)>,
+    road: Option<(Entity, Vec<DVec2>)>,
+    fresh: Option<Vec<DVec2>>,
+}
+
+/// The last road in figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanSummary {
+    /// Length, metres.
+    pub length: f64,
+    /// The shared cost and its parts.
+    pub cost: f64,
+    /// The parts.
+    pub breakdown: CostBreakdown,
+    /// Planning time on the worker, milliseconds.
+    pub ms: f64,
+    /// States expanded (A*) or candidates scored (sequential).
+    pub work: usize,
+}
+
+impl Default for PlannerTool {
+    fn default() -> Self {
+        Self {
+            planner: PlannerChoice::AStar,
+            params: PlannerParams::default(),
+            gameplay: GameplayParams::default(),
+            start: None,
+            end: None,
+            last: None,
+            job: None,
+            planned: None,
+            road: None,
+            fresh: None,
+        }
+    }
+}
+
+/// The ground point at the centre of the view: a march along the camera's
+/// forward ray, then a bisection to the surface; `None` if it meets no
+/// ground within 8 km.
+fn crosshair(ground: &TerrainQuery, tf: &Transform) -> Option<DVec2> {
+    let eye = ground.to_world(tf.translation);
+    let dir = ground.to_world(tf.translation + *tf.forward()) - eye;
+    let dir = dir.normalize_or_zero();
+    let above = |d: f64| {
+        let p = eye + dir * d;
+        p.z - ground.height(p.x, p.y)
+    };
+    let (mut a, mut b) = (0.0, 0.0);
+    let mut d = 0.0;
+    while d < 8000.0 {
+        let next = d + 2.0 + d * 0.01;
+        if above(next) < 0.0 {
+            (a, b) = (d, next);
+            break;
+        }
+        d = next;
+    }
+    if b == 0.0 {
+        return None;
+    }
+    for _ in 0..30 {
+        let m = (a + b) / 2.0;
+        if above(m) < 0.0 { b = m } else { a = m }
+    }
+    Some((eye + dir * a).truncate())
+}
+
+fn mark_ends(
+    keys: Res<ButtonInput<KeyCode>>,
+    ground: TerrainQuery,
+    camera: Query<&Transform, With<ReliefFocus>>,
+    mut tool: ResMut<PlannerTool>,
+) {
+    let Ok(tf) = camera.single() else { return };
+    if keys.just_pressed(KeyCode::Digit1) {
+        tool.start = crosshair(&ground, tf);
+    }
+    if keys.just_pressed(KeyCode::Digit2) {
+        tool.end = crosshair(&ground, tf);
+    }
+    if keys.just_pressed(KeyCode::Digit3) {
+        (tool.start, tool.end, tool.last) = (None, None, None);
+    }
+}
+
+/// Starts a plan when the ends or the settings changed; takes finished ones.
+fn plan(state: Res<TerrainState>, workers: Res<ReliefWorkers>, mut tool: ResMut<PlannerTool>) {
+    if let Some(job) = tool.job.as_mut()
+        && let Some((result, ms)) = job.take()
+    {
+        tool.job = None;
+        tool.last = Some(match result {
+            Ok(road) => {
+                let summary = PlanSummary {
+                    length: road.length(),
+                    cost: road.cost,
+                    breakdown: road.breakdown,
+                    ms,
+                    work: road.work,
+                };
+                tool.fresh = Some(if road.smoothed.len() >= 2 {
+                    road.smoothed
+                } else {
+                    road.points
+                });
+                Ok(summary)
+            }
+            Err(e) => {
+                tool.fresh = Some(Vec::new());
+                Err(e.to_string())
+            }
+        });
+    }
+    let (Some(from), Some(to)) = (tool.start, tool.end) else {
+        if tool.road.is_some() {
+            tool.fresh = Some(Vec::new());
+        }
+        tool.planned = None;
+        return;
+    };
+    let wanted = (
+        tool.planner,
+        tool.params.clone(),
+        tool.gameplay.clone(),
+        from,
+        to,
+    );
+    if tool.job.is_some() || tool.planned.as_ref() == Some(&wanted) {
+        return;
+    }
+    let mut params = tool.params.clone();
+    params.weights = tool.gameplay.weights(&params.weights);
+    let (choice, terrain): (_, Arc<Terrain>) = (tool.planner, state.terrain.clone());
+    tool.planned = Some(wanted);
+    tool.job = Some(workers.spawn(move || {
+        let t0 = Instant::now();
+        let r = match choice {
+            PlannerChoice::Sequential => SequentialPlanner.plan(&terrain, from, to, &params),
+            PlannerChoice::AStar => AStarPlanner.plan(&terrain, from, to, &params),
+        };
+        (r, t0.elapsed().as_secs_f64() * 1e3)
+    }));
+}
+
+/// Draws the last road as a bright ribbon 1 m above the ground.
+fn show_road(
+    mut commands: Commands,
+    ground: TerrainQuery,
+    assets: Option<Res<ReliefAssets>>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut tool: ResMut<PlannerTool>,
+) {
+    let Some(points) = tool.fresh.take() else {
+        return;
+    };
+    if let Some((e, _)) = tool.road.take() {
+        commands.entity(e).despawn();
+    }
+    if points.len() < 2 {
+        return;
+    }
+    let base = points[0];
+    let (mut pos, mut nor, mut col, mut idx) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let half = 2.5;
+    for (k, p) in points.iter().enumerate() {
+        let (a, b) = (
+            points[k.saturating_sub(1)],
+            points[(k + 1).min(points.len() - 1)],
+        );
+        let dir = (b - a).normalize_or(DVec2::X);
+        let side = DVec2::new(dir.y, -dir.x) * half;
+        for q in [*p - side, *p + side] {
+            let z = ground
+                .height(q.x, q.y)
+                .max(ground.terrain().params().lake_level)
+                + 1.0;
+            let v = super::coords::to_bevy(DVec3::new(q.x - base.x, q.y - base.y, z), DVec2::ZERO);
+            pos.push(v.to_array());
+            nor.push([0.0, 1.0, 0.0]);
+            col.push([1.0, 0.35, 0.1, 1.0]);
+        }
+        if k > 0 {
+            let i = (2 * k) as u32;
+            idx.extend_from_slice(&[i - 2, i, i + 1, i - 2, i + 1, i - 1]);
+        }
+    }
+    let anchor = WorldAnchor(DVec3::new(base.x, base.y, 0.0));
+    let mut e = commands.spawn((
+        Name::new("planned road"),
+        anchor,
+        Transform::from_translation(ground.to_render(anchor.0)),
+        Visibility::Inherited,
+        Mesh3d(meshes.add(colored_mesh(pos, nor, col, idx))),
+    ));
+    if let Some(m) = assets.and_then(|a| a.vertex.clone()) {
+        e.insert(MeshMaterial3d(m));
+    }
+    tool.road = Some((e.id(), points));
+}
+
+fn planner_ui(
+    mut contexts: Query<&mut EguiContext, With<PrimaryEguiContext>>,
+    mut tool: ResMut<PlannerTool>,
+) {
+    let Ok(mut ctx) = contexts.single_mut() else {
+        return;
+    };
+    let (mut planner, mut params, mut gameplay) =
+        (tool.planner, tool.params.clone(), tool.gameplay.clone());
+    let (last, busy) = (tool.last.clone(), tool.job.is_some());
+    egui::Window::new("Road planner")
+        .default_pos([980.0, 8.0])
+        .default_width(290.0)
+        .show(ctx.get_mut(), |ui| {
+            ui.label("1: start at the crosshair, 2: end, 3: clear");
+            ui.horizontal(|ui| {
+                ui.radio_value(&mut planner, PlannerChoice::AStar, "A*");
+                ui.radio_value(&mut planner, PlannerChoice::Sequential, "sequential");
+            });
+            let p = &mut params;
+            egui::ComboBox::from_label("connexity")
+                .selected_text(format!("{:?}", p.connexity))
+                .show_ui(ui, |ui| {
+                    for c in [Connexity::Four, Connexity::Eight, Connexity::Sixteen, Connexity::ThirtyTwo] {
+                        ui.selectable_value(&mut p.connexity, c, format!("{c:?}"));
+                    }
+                });
+            let w = &mut p.weights;
+            for (name, v, max) in [
+                ("distance", &mut w.distance, 10.0),
+                ("slope", &mut w.slope, 10.0),
+                ("smoothness", &mut w.smoothness, 10.0),
+                ("dither", &mut w.dither, 10.0),
+                ("uncertainty", &mut w.uncertainty, 10.0),
+            ] {
+                ui.add(egui::Slider::new(v, 0.0..=max).text(name));
+            }
+            ui.add(egui::Slider::new(&mut p.distance_factor, 1.0..=3.0).text("distance factor"));
+            ui.add(egui::Slider::new(&mut p.step, 10.0..=200.0).text("step (m)"));
+            ui.checkbox(&mut p.bridges, "bridges");
+            ui.horizontal(|ui| {
+                ui.checkbox(&mut p.smoothing, "smoothing");
+                ui.add(egui::Slider::new(&mut p.tension, 0.0..=1.0).text("tension"));
+            });
+            ui.separator();
+            ui.label("gameplay");
+            for g in &mut gameplay.params {
+                ui.add(egui::Slider::new(&mut g.value, 0.0..=1.0).text(g.name.clone()));
+            }
+            ui.separator();
+            match &last {
+                None if busy => {
+                    ui.label("planning…");
+                }
+                None => {
+                    ui.label("no road yet");
+                }
+                Some(Err(e)) => {
+                    ui.colored_label(egui::Color32::LIGHT_RED, e);
+                }
+                Some(Ok(s)) => {
+                    let b = &s.breakdown;
+                    ui.monospace(format!(
+                        "{:.0} m in {:.1} ms ({} work)\ncost {:.1}: distance {:.1}, slope {:.1},\nsmoothness {:.1}, dither {:.1}, bridges {:.1}",
+                        s.length, s.ms, s.work, s.cost, b.distance, b.slope, b.smoothness, b.dither, b.bridge
+                    ));
+                }
+            }
+        });
+    // Only real edits count as a change (so the road is not planned anew
+    // every frame).
+    if planner != tool.planner || params != tool.params || gameplay != tool.gameplay {
+        tool.planner = planner;
+        tool.params = params;
+        tool.gameplay = gameplay;
+    }
+}
