@@ -815,3 +815,52 @@ mod tests {
         assert_eq!(px(20, 23), colors::BLACK);
     }
 }
+
+#[cfg(test)]
+mod golden {
+    //! Hashes of fixed maps, recorded before the module was split and the
+    //! city layer added: the renderer must keep drawing them bit for bit.
+    use super::*;
+    use crate::roads::{ContourParams, ContourRoads};
+
+    /// FNV-1a, 64 bits: stable across platforms and Rust versions.
+    pub(super) fn fnv(bytes: &[u8]) -> u64 {
+        bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+            (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+        })
+    }
+
+    /// The 400 × 300 map around `centre` at `scale` m/px with contour
+    /// roads, streams and a marker; the hash of its RGBA bytes.
+    pub(super) fn golden_hash(centre: DVec2, scale: f64) -> u64 {
+        let t = Terrain::default();
+        let half = DVec2::new(200.0, 150.0) * scale;
+        let roads = ContourRoads::new(ContourParams::default())
+            .unwrap()
+            .generate(&t, centre - half, centre + half);
+        let streams = t.streams_in(centre - half, centre + half).unwrap();
+        assert!(!roads.roads.is_empty(), "roads around {centre}");
+        let style = MapStyle {
+            metres_per_pixel: scale,
+            ..Default::default()
+        };
+        let layers = MapLayers {
+            roads: Some(&roads),
+            streams: &streams,
+            marker: Some(MapMarker {
+                pos: centre + DVec2::new(30.0, -20.0),
+                heading: 0.7,
+            }),
+        };
+        let img = render_map(&t, centre, 400, 300, &style, layers).unwrap();
+        fnv(&img.rgba)
+    }
+
+    #[test]
+    fn fixed_maps_render_bit_for_bit_as_before() {
+        let a = golden_hash(DVec2::new(19000.0, 1260.0), 1.0);
+        let b = golden_hash(DVec2::new(9852.0, 4800.0), 3.0);
+        assert_eq!(a, 0x8b56_c164_8f86_3c74, "{a:#018x}");
+        assert_eq!(b, 0xe6e3_2e03_d700_faa1, "{b:#018x}");
+    }
+}
