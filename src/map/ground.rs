@@ -1,6 +1,7 @@
 //! The ground layers, pixel by pixel: terrain kinds and snow, contours by
 //! marching squares, shore lines and buildings.
 
+use super::cities::{Shown, covers};
 use super::{BUILDING_SIDE, BUILDING_TILE, MapImage, View, colors};
 use crate::terrain::{Terrain, TerrainKind};
 use glam::DVec2;
@@ -106,8 +107,9 @@ pub(super) fn shores(img: &mut MapImage, v: &View, water: &[bool]) {
 
 /// Buildings: black squares, where one covers at least a pixel. Scanned
 /// in tiles that each stay within the buildings' scan limit: at most
-/// MAX_MAP_PIXELS · BUILDING_SIDE² / 16² lattice points in all.
-pub(super) fn buildings(img: &mut MapImage, terrain: &Terrain, v: &View) {
+/// MAX_MAP_PIXELS · BUILDING_SIDE² / 16² lattice points in all. None in a
+/// city's footprint (as the laid ground has none there).
+pub(super) fn buildings(img: &mut MapImage, terrain: &Terrain, v: &View, cities: &[Shown<'_>]) {
     if v.s > BUILDING_SIDE {
         return;
     }
@@ -126,6 +128,9 @@ pub(super) fn buildings(img: &mut MapImage, terrain: &Terrain, v: &View) {
                 continue;
             };
             for b in found {
+                if !cities.is_empty() && covers(cities, b.centre) {
+                    continue;
+                }
                 let (lo, hi) = b.footprint();
                 let (a, c) = (
                     v.to_px(DVec2::new(lo.x, hi.y)),

@@ -4,6 +4,7 @@
 //! streams, features as map symbols, buildings, north lines and a scale bar.
 //! Pure Rust: the same renderer makes PNG files and the in-game overlay.
 
+mod cities;
 mod font;
 mod ground;
 mod raster;
@@ -11,6 +12,7 @@ mod symbols;
 #[cfg(test)]
 mod tests;
 
+use crate::city::City;
 use crate::roads::RoadNetwork;
 use crate::terrain::{Stream, Terrain};
 use glam::DVec2;
@@ -81,6 +83,15 @@ pub mod colors {
     pub const BLACK: [u8; 3] = [20, 20, 20];
     /// Road fill.
     pub const ROAD_FILL: [u8; 3] = [250, 235, 200];
+    /// Highway fill between its two black edges (ISOM 502, major road:
+    /// orange-brown).
+    pub const HIGHWAY_FILL: [u8; 3] = [238, 152, 62];
+    /// City footprints: olive green, ISOM 520 ("area that shall not be
+    /// entered"), the colour orienteering maps give built-up private
+    /// ground. Chosen over the grey/brown town tint because it cannot be
+    /// mistaken for open land, paths or [`TOWN`] ground, and the brown
+    /// contours, black outline and buildings stay legible on it.
+    pub const CITY: [u8; 3] = [166, 172, 72];
     /// North lines.
     pub const NORTH: [u8; 3] = [40, 90, 200];
     /// The player.
@@ -116,6 +127,9 @@ pub struct MapLayers<'a> {
     pub streams: &'a [Stream],
     /// The player.
     pub marker: Option<MapMarker>,
+    /// Cities whose footprints to draw as settlement (those off the map
+    /// cost only their bounding box).
+    pub cities: &'a [City],
 }
 
 /// Draws the map of `width × height` pixels centred on `centre`.
@@ -153,10 +167,13 @@ pub fn render_map(
         width,
         height,
     };
+    let shown = cities::visible(&v, layers.cities);
     let water = ground::kinds(&mut img, terrain, &v);
+    cities::fill(&mut img, &v, &shown, &water);
     ground::contours(&mut img, terrain, &v, style.contour_interval, &water)?;
     ground::shores(&mut img, &v, &water);
-    ground::buildings(&mut img, terrain, &v);
+    ground::buildings(&mut img, terrain, &v, &shown);
+    cities::outline(&mut img, &v, &shown);
     symbols::streams(&mut img, &v, layers.streams);
     if let Some(net) = layers.roads {
         symbols::roads(&mut img, &v, net);

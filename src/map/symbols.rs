@@ -3,7 +3,7 @@
 
 use super::{MapImage, MapMarker, View, colors};
 use crate::num::WORLD_LIMIT_F64;
-use crate::roads::{RoadClass, RoadNetwork};
+use crate::roads::{Road, RoadClass, RoadNetwork};
 use crate::terrain::{Feature, Stream, Terrain};
 use glam::DVec2;
 
@@ -21,10 +21,14 @@ pub(super) fn streams(img: &mut MapImage, v: &View, streams: &[Stream]) {
     }
 }
 
-/// Roads: black casing, light fill (tracks: black only).
+/// Roads: black casing, light fill (tracks: black only); then highways
+/// over them as the major-road symbol (ISOM 502): two black edge lines
+/// with an orange-brown fill between, as wide as the road (3 to 12 pixels),
+/// so a road ending on a highway stops at its edge line.
 pub(super) fn roads(img: &mut MapImage, v: &View, net: &RoadNetwork) {
+    let highway = |r: &&Road| r.class == RoadClass::Highway;
     for pass in 0..2 {
-        for r in &net.roads {
+        for r in net.roads.iter().filter(|r| !highway(r)) {
             let w = (r.width / v.s).clamp(2.0, 8.0);
             for seg in r.points.windows(2) {
                 let (a, b) = (v.to_px(seg[0]), v.to_px(seg[1]));
@@ -33,6 +37,18 @@ pub(super) fn roads(img: &mut MapImage, v: &View, net: &RoadNetwork) {
                     (1, RoadClass::Track) => {}
                     (1, _) => img.line(a, b, (w - 1.5).max(1.0), colors::ROAD_FILL),
                     _ => {}
+                }
+            }
+        }
+    }
+    for pass in 0..2 {
+        for r in net.roads.iter().filter(highway) {
+            let w = (r.width / v.s).clamp(3.0, 12.0);
+            for seg in r.points.windows(2) {
+                let (a, b) = (v.to_px(seg[0]), v.to_px(seg[1]));
+                match pass {
+                    0 => img.line(a, b, w + 2.0, colors::BLACK),
+                    _ => img.line(a, b, w, colors::HIGHWAY_FILL),
                 }
             }
         }

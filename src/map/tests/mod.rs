@@ -1,5 +1,7 @@
 //! The map's tests: layers, limits, and golden hashes of fixed maps.
 
+mod cities;
+
 use super::raster::clip_segment;
 use super::*;
 
@@ -153,6 +155,40 @@ fn extreme_centres_sizes_and_layers_are_safe() {
         end: crate::terrain::StreamEnd::Marsh,
         length: 1.0,
     }];
+    let city = |boundary: Vec<DVec2>| crate::city::City {
+        id: (0, 0),
+        centre: DVec2::ZERO,
+        radius: 1.0,
+        style: crate::city::CityStyle::Organic,
+        boundary,
+    };
+    let (m, inf) = (f64::MAX, f64::INFINITY);
+    let cities = [
+        city(vec![
+            DVec2::new(-m, -m),
+            DVec2::new(m, -m),
+            DVec2::new(0.0, m),
+        ]),
+        city(vec![
+            DVec2::new(-m, 0.0),
+            DVec2::new(m, 1.0),
+            DVec2::new(m, -m),
+        ]),
+        city(vec![DVec2::ZERO, DVec2::new(inf, 0.0), DVec2::ONE]),
+        city(vec![DVec2::ZERO, DVec2::NAN, DVec2::ONE]),
+        city(vec![DVec2::ZERO, DVec2::ONE]),
+        city(vec![]),
+        city(vec![
+            DVec2::splat(-1e300),
+            DVec2::new(1e300, -1e300),
+            DVec2::splat(1e300),
+        ]),
+        city(vec![
+            DVec2::ZERO,
+            DVec2::new(1e-300, 0.0),
+            DVec2::new(0.0, 1e-300),
+        ]),
+    ];
     for &c in &far {
         for centre in [DVec2::new(c, 0.0), DVec2::new(0.0, c), DVec2::splat(c)] {
             for s in [1e-6, 1.0, 12.0, 1000.0] {
@@ -169,6 +205,7 @@ fn extreme_centres_sizes_and_layers_are_safe() {
                         pos: DVec2::new(-c, c),
                         heading: 1.0,
                     }),
+                    cities: &cities,
                 };
                 let img = render_map(&t, centre, 9, 7, &style, layers).unwrap();
                 assert_eq!(img.rgba.len(), 9 * 7 * 4);
@@ -281,7 +318,7 @@ mod golden {
 
     /// The 400 × 300 map around `centre` at `scale` m/px with contour
     /// roads, streams and a marker; the hash of its RGBA bytes.
-    pub(super) fn golden_hash(centre: DVec2, scale: f64) -> u64 {
+    pub(super) fn golden_hash(centre: DVec2, scale: f64, cities: &[crate::city::City]) -> u64 {
         let t = Terrain::default();
         let half = DVec2::new(200.0, 150.0) * scale;
         let roads = ContourRoads::new(ContourParams::default())
@@ -300,6 +337,7 @@ mod golden {
                 pos: centre + DVec2::new(30.0, -20.0),
                 heading: 0.7,
             }),
+            cities,
         };
         let img = render_map(&t, centre, 400, 300, &style, layers).unwrap();
         fnv(&img.rgba)
@@ -307,8 +345,8 @@ mod golden {
 
     #[test]
     fn fixed_maps_render_bit_for_bit_as_before() {
-        let a = golden_hash(DVec2::new(19000.0, 1260.0), 1.0);
-        let b = golden_hash(DVec2::new(9852.0, 4800.0), 3.0);
+        let a = golden_hash(DVec2::new(19000.0, 1260.0), 1.0, &[]);
+        let b = golden_hash(DVec2::new(9852.0, 4800.0), 3.0, &[]);
         assert_eq!(a, 0x8b56_c164_8f86_3c74, "{a:#018x}");
         assert_eq!(b, 0xe6e3_2e03_d700_faa1, "{b:#018x}");
     }
