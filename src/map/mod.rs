@@ -84,14 +84,14 @@ pub mod colors {
     /// Road fill.
     pub const ROAD_FILL: [u8; 3] = [250, 235, 200];
     /// Highway fill between its two black edges (ISOM 502, major road:
-    /// orange-brown).
-    pub const HIGHWAY_FILL: [u8; 3] = [238, 152, 62];
+    /// brown 50 %, i.e. [`CONTOUR`] half mixed with white).
+    pub const HIGHWAY_FILL: [u8; 3] = [232, 174, 128];
     /// City footprints: olive green, ISOM 520 ("area that shall not be
     /// entered"), the colour orienteering maps give built-up private
     /// ground. Chosen over the grey/brown town tint because it cannot be
     /// mistaken for open land, paths or [`TOWN`] ground, and the brown
     /// contours, black outline and buildings stay legible on it.
-    pub const CITY: [u8; 3] = [166, 172, 72];
+    pub const CITY: [u8; 3] = [178, 186, 92];
     /// North lines.
     pub const NORTH: [u8; 3] = [40, 90, 200];
     /// The player.

@@ -23,7 +23,8 @@ pub(super) fn streams(img: &mut MapImage, v: &View, streams: &[Stream]) {
 
 /// Roads: black casing, light fill (tracks: black only); then highways
 /// over them as the major-road symbol (ISOM 502): two black edge lines
-/// with an orange-brown fill between, as wide as the road (3 to 12 pixels),
+/// with a brown fill between, as wide as the road (5 to 14 pixels: at
+/// least twice an ordinary road, never mistaken for a contour),
 /// so a road ending on a highway stops at its edge line.
 pub(super) fn roads(img: &mut MapImage, v: &View, net: &RoadNetwork) {
     let highway = |r: &&Road| r.class == RoadClass::Highway;
@@ -43,7 +44,7 @@ pub(super) fn roads(img: &mut MapImage, v: &View, net: &RoadNetwork) {
     }
     for pass in 0..2 {
         for r in net.roads.iter().filter(highway) {
-            let w = (r.width / v.s).clamp(3.0, 12.0);
+            let w = (r.width / v.s).clamp(5.0, 14.0);
             for seg in r.points.windows(2) {
                 let (a, b) = (v.to_px(seg[0]), v.to_px(seg[1]));
                 match pass {
