@@ -149,6 +149,7 @@ fn update_map(
     overlay.drawn = Some(here);
     let terrain = Arc::clone(&state.terrain);
     let roads = laid.roads.clone();
+    let cities = Arc::clone(&laid.cities);
     let marker = MapMarker {
         pos: here.0,
         heading,
@@ -174,6 +175,7 @@ fn update_map(
             roads: net.as_deref(),
             streams: &streams.2,
             marker: Some(marker),
+            cities: cities.cities(),
         };
         let map = render_map(
             &terrain,

@@ -1,0 +1,154 @@
+//! Drawing primitives on a [`MapImage`]: pixels, discs, thick lines,
+//! rectangles and the label font, each clipped to the image so the work is
+//! bounded by its size wherever the shapes lie.
+
+use super::{MapImage, Rgb, font};
+use glam::DVec2;
+
+impl MapImage {
+    pub(super) fn new(width: usize, height: usize) -> Self {
+        Self {
+            width,
+            height,
+            rgba: vec![255; width * height * 4],
+        }
+    }
+
+    pub(super) fn put(&mut self, x: i64, y: i64, c: Rgb) {
+        if x >= 0 && y >= 0 && (x as usize) < self.width && (y as usize) < self.height {
+            let i = (y as usize * self.width + x as usize) * 4;
+            self.rgba[i..i + 3].copy_from_slice(&c);
+        }
+    }
+
+    /// The pixels within `r` of `(cx, cy)`; nothing unless the disc is finite
+    /// and touches the image, and only the image's pixels are visited.
+    pub(super) fn disc(&mut self, cx: f64, cy: f64, r: f64, c: Rgb) {
+        let (w, h) = (self.width as f64, self.height as f64);
+        if !(r >= 0.0 && cx + r >= -1.0 && cy + r >= -1.0 && cx - r <= w && cy - r <= h) {
+            return;
+        }
+        // The centre lies within r of the image: the loops visit only pixels.
+        let ri = r.ceil() as i64;
+        let (rx, ry) = (cx.round() as i64, cy.round() as i64);
+        let (w, h) = (self.width as i64, self.height as i64);
+        for y in ry.saturating_sub(ri).max(0)..=ry.saturating_add(ri).min(h - 1) {
+            for x in rx.saturating_sub(ri).max(0)..=rx.saturating_add(ri).min(w - 1) {
+                if ((x as f64 - cx).powi(2) + (y as f64 - cy).powi(2)) <= r * r {
+                    self.put(x, y, c);
+                }
+            }
+        }
+    }
+
+    /// A line of the given width from `a` to `b` (pixel coordinates),
+    /// clipped to the image (grown by the half width): the work is bounded
+    /// by the image's size, wherever the ends lie.
+    pub(super) fn line(&mut self, a: DVec2, b: DVec2, width: f64, c: Rgb) {
+        let m = width / 2.0 + 1.0;
+        let lo = DVec2::splat(-m);
+        let hi = DVec2::new(self.width as f64, self.height as f64) + m;
+        let Some((a, b)) = clip_segment(a, b, lo, hi) else {
+            return;
+        };
+        let n = (a.distance(b).ceil() as usize * 2).max(1);
+        for k in 0..=n {
+            let p = a.lerp(b, k as f64 / n as f64);
+            self.disc(p.x, p.y, width / 2.0, c);
+        }
+    }
+
+    /// Fills `[x0, x1) × [y0, y1)`, clipped to the image.
+    pub(super) fn rect(&mut self, x0: i64, y0: i64, x1: i64, y1: i64, c: Rgb) {
+        let (w, h) = (self.width as i64, self.height as i64);
+        for y in y0.max(0)..y1.min(h) {
+            for x in x0.max(0)..x1.min(w) {
+                self.put(x, y, c);
+            }
+        }
+    }
+
+    /// A label in the 3 × 5 font at twice its size, top-left at `(x, y)`.
+    pub(super) fn text(&mut self, x: i64, y: i64, s: &str, c: Rgb) {
+        let mut cx = x;
+        for ch in s.chars() {
+            if let Some(rows) = font::glyph(ch) {
+                for (ry, row) in rows.iter().enumerate() {
+                    for rx in 0..3 {
+                        if row & (4 >> rx) != 0 {
+                            let (px, py) =
+                                (cx.saturating_add(rx * 2), y.saturating_add(ry as i64 * 2));
+                            self.rect(px, py, px.saturating_add(2), py.saturating_add(2), c);
+                        }
+                    }
+                }
+            }
+            cx = cx.saturating_add(8);
+        }
+    }
+
+    /// The image as PNG bytes.
+    pub fn to_png(&self) -> Result<Vec<u8>, String> {
+        let mut out = Vec::new();
+        let mut enc = png::Encoder::new(&mut out, self.width as u32, self.height as u32);
+        enc.set_color(png::ColorType::Rgba);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut w = enc.write_header().map_err(|e| e.to_string())?;
+        w.write_image_data(&self.rgba).map_err(|e| e.to_string())?;
+        w.finish().map_err(|e| e.to_string())?;
+        Ok(out)
+    }
+}
+
+/// The part of the segment `a`–`b` inside the box `[lo, hi]`, or `None`
+/// when it misses the box or is not finite. Ends inside the box are kept
+/// exactly.
+pub(super) fn clip_segment(a: DVec2, b: DVec2, lo: DVec2, hi: DVec2) -> Option<(DVec2, DVec2)> {
+    if !(a.is_finite() && b.is_finite()) {
+        return None;
+    }
+    if !(b - a).is_finite() {
+        // Ends more than f64::MAX apart: clip each half (whose extent is finite).
+        let m = a * 0.5 + b * 0.5;
+        return match (clip_finite(a, m, lo, hi), clip_finite(m, b, lo, hi)) {
+            (Some((p, _)), Some((_, q))) => Some((p, q)),
+            (one, None) | (None, one) => one,
+        };
+    }
+    clip_finite(a, b, lo, hi)
+}
+
+/// [`clip_segment`] for `b − a` finite (Liang–Barsky).
+fn clip_finite(a: DVec2, b: DVec2, lo: DVec2, hi: DVec2) -> Option<(DVec2, DVec2)> {
+    let d = b - a;
+    if !d.is_finite() {
+        return None;
+    }
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for (p, q) in [
+        (-d.x, a.x - lo.x),
+        (d.x, hi.x - a.x),
+        (-d.y, a.y - lo.y),
+        (d.y, hi.y - a.y),
+    ] {
+        if p == 0.0 {
+            if q < 0.0 {
+                return None;
+            }
+        } else if p < 0.0 {
+            t0 = t0.max(q / p);
+        } else {
+            t1 = t1.min(q / p);
+        }
+    }
+    // (Both are finite: `d` and the box are.)
+    if t0 > t1 {
+        return None;
+    }
+    let at = |t: f64| match t {
+        0.0 => a,
+        1.0 => b,
+        _ => a + d * t,
+    };
+    Some((at(t0), at(t1)))
+}
