@@ -86,27 +86,17 @@ fn run() -> Result<(), String> {
     let head = 8 * scale + 8; // title line over the grid
     let (pw, ph) = (size + gap, size + strip + gap);
     let mut img = Image::new(columns.len() * pw + gap, head + planners.len() * ph + gap);
-    img.fill([40, 40, 44]);
+    img.rect(0, 0, img.w, img.h, [40, 40, 44]);
+    let pair = format!("({:.0},{:.0}) TO ({:.0},{:.0})", from.x, from.y, to.x, to.y);
+    let (direct, wide) = (from.distance(to) / 1e3, 2.0 * half / 1e3);
     let header = format!(
-        "ROAD PLANNERS (LOBKER 2013 CH. 8) ON TERRAIN::DEFAULT: ({:.0},{:.0}) TO ({:.0},{:.0}), \
-         {:.2} KM DIRECT; EACH PANEL {:.1} KM WIDE, NORTH UP",
-        from.x,
-        from.y,
-        to.x,
-        to.y,
-        from.distance(to) / 1e3,
-        2.0 * half / 1e3
+        "ROAD PLANNERS (LOBKER 2013 CH. 8) ON TERRAIN::DEFAULT: {pair}, {direct:.2} KM DIRECT; \
+         EACH PANEL {wide:.1} KM WIDE, NORTH UP"
     );
     img.text(gap + 2, 5, &header, scale, [235, 235, 235]);
-
     println!(
-        "from ({:.0}, {:.0}) to ({:.0}, {:.0}): {:.0} m direct, {:.1} m/px",
-        from.x,
-        from.y,
-        to.x,
-        to.y,
-        from.distance(to),
-        mpp
+        "{}: {direct:.2} km direct, {mpp:.1} m/px",
+        pair.to_lowercase()
     );
     println!(
         "{:<11} {:<14} {:>8} {:>6} {:>6} {:>8} {:>10} {:>9}",
@@ -145,44 +135,25 @@ fn run() -> Result<(), String> {
                         r.cost,
                         best
                     );
-                    let line = if r.smoothed.is_empty() {
-                        &r.points
-                    } else {
-                        &r.smoothed
-                    };
-                    let colour = if row == 0 {
-                        [230, 40, 30]
-                    } else {
-                        [200, 20, 200]
-                    };
-                    relief.polyline(&mut img, x0, y0, line, scale + 2, [20, 20, 20]);
-                    relief.polyline(&mut img, x0, y0, line, scale, colour);
-                    format!(
-                        "{:.2} KM  COST {:.0}  {:.1} MS",
-                        r.length() / 1e3,
-                        r.cost,
-                        best
-                    )
+                    // The display spline (smoothing is on by default), cased in black.
+                    let colour = [[230, 40, 30], [200, 20, 200]][row];
+                    relief.polyline(&mut img, x0, y0, &r.smoothed, scale + 2, [20, 20, 20]);
+                    relief.polyline(&mut img, x0, y0, &r.smoothed, scale, colour);
+                    let km = r.length() / 1e3;
+                    format!("{km:.2} KM  COST {:.0}  {best:.1} MS", r.cost)
                 }
                 Err(e) => {
                     println!("{pname:<11} {sname:<14} failed: {e}");
                     "NO ROAD".to_string()
                 }
             };
+            // End points: white discs ringed in black.
             for p in [from, to] {
                 let (px, py) = relief.pixel(p);
-                img.disc(
-                    x0 as f64 + px,
-                    y0 as f64 + py,
-                    3.0 * scale as f64,
-                    [20, 20, 20],
-                );
-                img.disc(
-                    x0 as f64 + px,
-                    y0 as f64 + py,
-                    2.0 * scale as f64,
-                    [255, 255, 255],
-                );
+                let at = (x0 as f64 + px, y0 as f64 + py);
+                for (r, c) in [(3.0, [20; 3]), (2.0, [255; 3])] {
+                    img.disc(at.0, at.1, r * scale as f64, c, (x0, y0, size));
+                }
             }
             let ty = y0 + size + 3;
             img.rect(x0, y0 + size, size, strip, [250, 248, 240]);
@@ -312,7 +283,7 @@ impl Relief {
             for k in 0..=n {
                 let t = k as f64 / n as f64;
                 let (x, y) = (a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t);
-                img.disc_in(x0 as f64 + x, y0 as f64 + y, r as f64 * 0.5 + 0.5, c, clip);
+                img.disc(x0 as f64 + x, y0 as f64 + y, r as f64 * 0.5 + 0.5, c, clip);
             }
         }
     }
@@ -352,10 +323,6 @@ impl Image {
         }
     }
 
-    fn fill(&mut self, c: [u8; 3]) {
-        self.rect(0, 0, self.w, self.h, c);
-    }
-
     fn set(&mut self, x: usize, y: usize, c: [u8; 3]) {
         if x < self.w && y < self.h {
             let i = (y * self.w + x) * 3;
@@ -371,12 +338,8 @@ impl Image {
         }
     }
 
-    fn disc(&mut self, cx: f64, cy: f64, r: f64, c: [u8; 3]) {
-        self.disc_in(cx, cy, r, c, (0, 0, self.w.max(self.h)));
-    }
-
     /// A filled disc, only inside the square `(x, y, size)`.
-    fn disc_in(&mut self, cx: f64, cy: f64, r: f64, c: [u8; 3], clip: (usize, usize, usize)) {
+    fn disc(&mut self, cx: f64, cy: f64, r: f64, c: [u8; 3], clip: (usize, usize, usize)) {
         let (x0, y0, s) = (clip.0 as f64, clip.1 as f64, clip.2 as f64);
         let (xa, xb) = ((cx - r).floor().max(x0), (cx + r).ceil().min(x0 + s - 1.0));
         let (ya, yb) = ((cy - r).floor().max(y0), (cy + r).ceil().min(y0 + s - 1.0));
@@ -420,56 +383,29 @@ impl Image {
     }
 }
 
-/// A 5 × 7 font (after the HD44780's): seven rows, top first, bit 4 the
-/// left column. Upper case, digits and a little punctuation; others blank.
+/// A 5 × 7 font (after the HD44780's): per glyph its character, then its
+/// seven rows, top first, as two hex digits each (bit 4 the left column).
+/// Upper case, digits and a little punctuation; anything else is blank.
+const FONT: &str = concat!(
+    "A0E1111111F1111B1E11111E11111EC0E11101010110ED1C12111111121CE1F10101E10101F",
+    "F1F10101E101010G0E11101711110FH1111111F111111I0E04040404040EJ0702020202120C",
+    "K11121418141211L1010101010101FM111B1515111111N11111915131111O0E11111111110E",
+    "P1E11111E101010Q0E11111115120DR1E11111E141211S0F10100E01011ET1F040404040404",
+    "U1111111111110EV11111111110A04W1111111515150AX11110A040A1111Y1111110A040404",
+    "Z1F01020408101F00E11131519110E1040C040404040E20E11010204081F31F02040201110E",
+    "402060A121F020251F101E0101110E60608101E11110E71F01020408080880E11110E11110E",
+    "90E11110F01020C.00000000000C0C,000000000C0408;000C0C000C0408:000C0C000C0C00",
+    "-0000001F000000=00001F001F0000*0004150E150400/00010204081000(02040808080402",
+    ")08040202020408",
+);
+
 fn glyph(c: char) -> [u8; 7] {
-    match c {
-        'A' => [0x0E, 0x11, 0x11, 0x11, 0x1F, 0x11, 0x11],
-        'B' => [0x1E, 0x11, 0x11, 0x1E, 0x11, 0x11, 0x1E],
-        'C' => [0x0E, 0x11, 0x10, 0x10, 0x10, 0x11, 0x0E],
-        'D' => [0x1C, 0x12, 0x11, 0x11, 0x11, 0x12, 0x1C],
-        'E' => [0x1F, 0x10, 0x10, 0x1E, 0x10, 0x10, 0x1F],
-        'F' => [0x1F, 0x10, 0x10, 0x1E, 0x10, 0x10, 0x10],
-        'G' => [0x0E, 0x11, 0x10, 0x17, 0x11, 0x11, 0x0F],
-        'H' => [0x11, 0x11, 0x11, 0x1F, 0x11, 0x11, 0x11],
-        'I' => [0x0E, 0x04, 0x04, 0x04, 0x04, 0x04, 0x0E],
-        'J' => [0x07, 0x02, 0x02, 0x02, 0x02, 0x12, 0x0C],
-        'K' => [0x11, 0x12, 0x14, 0x18, 0x14, 0x12, 0x11],
-        'L' => [0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x1F],
-        'M' => [0x11, 0x1B, 0x15, 0x15, 0x11, 0x11, 0x11],
-        'N' => [0x11, 0x11, 0x19, 0x15, 0x13, 0x11, 0x11],
-        'O' => [0x0E, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0E],
-        'P' => [0x1E, 0x11, 0x11, 0x1E, 0x10, 0x10, 0x10],
-        'Q' => [0x0E, 0x11, 0x11, 0x11, 0x15, 0x12, 0x0D],
-        'R' => [0x1E, 0x11, 0x11, 0x1E, 0x14, 0x12, 0x11],
-        'S' => [0x0F, 0x10, 0x10, 0x0E, 0x01, 0x01, 0x1E],
-        'T' => [0x1F, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04],
-        'U' => [0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0E],
-        'V' => [0x11, 0x11, 0x11, 0x11, 0x11, 0x0A, 0x04],
-        'W' => [0x11, 0x11, 0x11, 0x15, 0x15, 0x15, 0x0A],
-        'X' => [0x11, 0x11, 0x0A, 0x04, 0x0A, 0x11, 0x11],
-        'Y' => [0x11, 0x11, 0x11, 0x0A, 0x04, 0x04, 0x04],
-        'Z' => [0x1F, 0x01, 0x02, 0x04, 0x08, 0x10, 0x1F],
-        '0' => [0x0E, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0E],
-        '1' => [0x04, 0x0C, 0x04, 0x04, 0x04, 0x04, 0x0E],
-        '2' => [0x0E, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1F],
-        '3' => [0x1F, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0E],
-        '4' => [0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02],
-        '5' => [0x1F, 0x10, 0x1E, 0x01, 0x01, 0x11, 0x0E],
-        '6' => [0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E],
-        '7' => [0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08],
-        '8' => [0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E],
-        '9' => [0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C],
-        '.' => [0x00, 0x00, 0x00, 0x00, 0x00, 0x0C, 0x0C],
-        ',' => [0x00, 0x00, 0x00, 0x00, 0x0C, 0x04, 0x08],
-        ';' => [0x00, 0x0C, 0x0C, 0x00, 0x0C, 0x04, 0x08],
-        ':' => [0x00, 0x0C, 0x0C, 0x00, 0x0C, 0x0C, 0x00],
-        '-' => [0x00, 0x00, 0x00, 0x1F, 0x00, 0x00, 0x00],
-        '=' => [0x00, 0x00, 0x1F, 0x00, 0x1F, 0x00, 0x00],
-        '*' => [0x00, 0x04, 0x15, 0x0E, 0x15, 0x04, 0x00],
-        '/' => [0x00, 0x01, 0x02, 0x04, 0x08, 0x10, 0x00],
-        '(' => [0x02, 0x04, 0x08, 0x08, 0x08, 0x04, 0x02],
-        ')' => [0x08, 0x04, 0x02, 0x02, 0x02, 0x04, 0x08],
-        _ => [0; 7],
+    let mut rows = [0; 7];
+    if let Some(at) = FONT.as_bytes().chunks(15).position(|g| g[0] == c as u8) {
+        let hex = &FONT[at * 15 + 1..at * 15 + 15];
+        for (k, row) in rows.iter_mut().enumerate() {
+            *row = u8::from_str_radix(&hex[2 * k..2 * k + 2], 16).unwrap_or(0);
+        }
     }
+    rows
 }
