@@ -70,6 +70,12 @@ fn run() -> Result<(), String> {
         return Err("--size must be 64..=2000".into());
     }
     let terrain = Terrain::default();
+    for p in [from, to] {
+        let h = terrain.height(p.x, p.y); // NaN for a point off the world
+        if h.is_nan() || h < terrain.params().lake_level {
+            return Err(format!("({}, {}) is in a lake: pick a dry point", p.x, p.y));
+        }
+    }
 
     // The window: a square around both end points with a margin.
     let centre = (from + to) / 2.0;
@@ -260,10 +266,11 @@ impl Relief {
         })
     }
 
-    /// Pixel position (column, row) of a world point, from the panel's corner.
+    /// Image position (x right, y down, in pixels) of a world point, from
+    /// the panel's top-left corner; pixel `(c, r)` spans `[c, c + 1) × [r, r + 1)`.
     fn pixel(&self, p: DVec2) -> (f64, f64) {
         let q = (p - self.origin) / self.mpp;
-        (q.x + 0.5, self.size as f64 - q.y - 0.5)
+        (q.x, self.size as f64 - q.y)
     }
 
     fn draw(&self, img: &mut Image, x0: usize, y0: usize) {
