@@ -1,11 +1,14 @@
 //! The example world: fly over the limitless Relf terrain and tune it live.
 //!
-//! `cargo run --release --example world [-- --screenshot PATH] [--frames N] [--map] [--road-view]`
+//! `cargo run --release --example world [-- --screenshot PATH] [--frames N] [--map] [--road-view]
+//! [--at X,Y] [--look X,Y] [--height H] [--plan X,Y X,Y]]`
 //!
 //! Controls: hold the right mouse button and move the mouse to look; W/S
 //! forward/back, A/D left/right, E/Q up/down, Shift to go fast (up to
 //! 1,000 m/s), G to toggle walking on the ground, M for the map, F1 to hide
-//! the inspector, Esc to quit. The camera ignores the mouse while it is over the inspector.
+//! the inspector, 1 / 2 to mark a road's start / end at the crosshair for the
+//! road planner (3 clears), Esc to quit. The camera ignores the mouse while
+//! it is over a window.
 
 use bevy::app::AppExit;
 use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll};
@@ -18,6 +21,7 @@ use bevy::window::WindowResolution;
 use bevy_egui::input::EguiWantsInput;
 use bevy_relief::plugin::inspector::ReliefInspectorPlugin;
 use bevy_relief::plugin::map_overlay::{MapOverlay, ReliefMapPlugin};
+use bevy_relief::plugin::planner_tool::{PlannerTool, ReliefPlannerToolPlugin};
 use bevy_relief::plugin::smoke::is_blank;
 use bevy_relief::prelude::*;
 use std::path::PathBuf;
@@ -48,6 +52,8 @@ struct Smoke {
     at: Option<DVec2>,
     look: Option<DVec2>,
     height: Option<f64>,
+    /// `--plan X,Y X,Y`: a road for the planner tool to plan at the start.
+    plan: Option<(DVec2, DVec2)>,
 }
 
 /// `X,Y` as a point.
@@ -78,9 +84,12 @@ fn main() -> AppExit {
             "--at" => smoke.at = point(args.next()),
             "--look" => smoke.look = point(args.next()),
             "--height" => smoke.height = args.next().and_then(|s| s.parse().ok()),
+            "--plan" => {
+                smoke.plan = point(args.next()).zip(point(args.next()));
+            }
             other => {
                 eprintln!(
-                    "unknown argument {other}; use --screenshot PATH, --frames N, --map, --road-view, --at X,Y, --look X,Y, --height H"
+                    "unknown argument {other}; use --screenshot PATH, --frames N, --map, --road-view, --at X,Y, --look X,Y, --height H, --plan X,Y X,Y"
                 );
                 return AppExit::from_code(2);
             }
@@ -99,7 +108,7 @@ fn main() -> AppExit {
             ReliefPlugin::default(),
             ReliefInspectorPlugin,
             ReliefMapPlugin,
-            bevy_relief::plugin::planner_tool::ReliefPlannerToolPlugin,
+            ReliefPlannerToolPlugin,
         ))
         .insert_resource(smoke)
         .insert_resource(ClearColor(Color::srgb(0.62, 0.75, 0.90)))
@@ -117,8 +126,12 @@ fn setup(
     ground: TerrainQuery,
     smoke: Res<Smoke>,
     mut map: ResMut<MapOverlay>,
+    mut tool: ResMut<PlannerTool>,
 ) {
     map.open = smoke.map;
+    if let Some((from, to)) = smoke.plan {
+        (tool.start, tool.end) = (Some(from), Some(to));
+    }
     commands.spawn((
         DirectionalLight {
             illuminance: 5_000.0,

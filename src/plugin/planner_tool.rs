@@ -271,12 +271,30 @@ fn planner_ui(
     };
     let (mut planner, mut params, mut gameplay) =
         (tool.planner, tool.params.clone(), tool.gameplay.clone());
-    let (last, busy) = (tool.last.clone(), tool.job.is_some());
+    let (last, busy, start, end) = (tool.last.clone(), tool.job.is_some(), tool.start, tool.end);
+    // The crosshair the ends are marked at.
+    let ctx_ref = ctx.get_mut();
+    let c = ctx_ref.content_rect().center();
+    let painter = ctx_ref.layer_painter(egui::LayerId::background());
+    let stroke = egui::Stroke::new(
+        2.0,
+        egui::Color32::from_rgba_unmultiplied(255, 255, 255, 200),
+    );
+    for (a, b) in [
+        ((-9.0, 0.0), (-3.0, 0.0)),
+        ((3.0, 0.0), (9.0, 0.0)),
+        ((0.0, -9.0), (0.0, -3.0)),
+        ((0.0, 3.0), (0.0, 9.0)),
+    ] {
+        painter.line_segment([c + egui::vec2(a.0, a.1), c + egui::vec2(b.0, b.1)], stroke);
+    }
     egui::Window::new("Road planner")
         .default_pos([980.0, 8.0])
         .default_width(290.0)
         .show(ctx.get_mut(), |ui| {
             ui.label("1: start at the crosshair, 2: end, 3: clear");
+            let at = |p: Option<DVec2>| p.map_or("—".to_string(), |p| format!("({:.0}, {:.0})", p.x, p.y));
+            ui.monospace(format!("{} → {}", at(start), at(end)));
             ui.horizontal(|ui| {
                 ui.radio_value(&mut planner, PlannerChoice::AStar, "A*");
                 ui.radio_value(&mut planner, PlannerChoice::Sequential, "sequential");

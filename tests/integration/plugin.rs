@@ -511,8 +511,17 @@ fn the_planner_tool_plans_and_draws_a_road_and_replans_on_a_change() {
     }
     let done = |app: &mut App| app.world().resource::<PlannerTool>().last.is_some();
     run_until(&mut app, "the first road", done);
-    let first = app.world().resource::<PlannerTool>().last.clone().unwrap().unwrap();
-    assert!(first.length >= from.distance(to) && first.cost > 0.0, "{first:?}");
+    let first = app
+        .world()
+        .resource::<PlannerTool>()
+        .last
+        .clone()
+        .unwrap()
+        .unwrap();
+    assert!(
+        first.length >= from.distance(to) && first.cost > 0.0,
+        "{first:?}"
+    );
     let mut q = app.world_mut().query::<&Name>();
     assert!(q.iter(app.world()).any(|n| n.as_str() == "planned road"));
     // Another planner: planned anew.
@@ -522,8 +531,17 @@ fn the_planner_tool_plans_and_draws_a_road_and_replans_on_a_change() {
         tool.last = None;
     }
     run_until(&mut app, "the sequential road", done);
-    let second = app.world().resource::<PlannerTool>().last.clone().unwrap().unwrap();
+    let second = app
+        .world()
+        .resource::<PlannerTool>()
+        .last
+        .clone()
+        .unwrap()
+        .unwrap();
     assert_ne!(first, second);
-    let roads = q.iter(app.world()).filter(|n| n.as_str() == "planned road").count();
+    let roads = q
+        .iter(app.world())
+        .filter(|n| n.as_str() == "planned road")
+        .count();
     assert_eq!(roads, 1, "the old road is replaced");
 }
