@@ -503,7 +503,18 @@ fn the_planner_tool_plans_and_draws_a_road_and_replans_on_a_change() {
     app.init_resource::<ButtonInput<KeyCode>>();
     spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
     app.update();
-    let (from, to) = (DVec2::new(18700.0, 1000.0), DVec2::new(19500.0, 1500.0));
+    // Two dry points about a kilometre apart.
+    let terrain = app.world().resource::<TerrainState>().terrain.clone();
+    let dry = |mut p: DVec2| {
+        while terrain.height(p.x, p.y) < terrain.params().lake_level + 1.0 {
+            p.x += 10.0;
+        }
+        p
+    };
+    let (from, to) = (
+        dry(DVec2::new(18700.0, 1000.0)),
+        dry(DVec2::new(19500.0, 1500.0)),
+    );
     {
         let mut tool = app.world_mut().resource_mut::<PlannerTool>();
         tool.start = Some(from);
