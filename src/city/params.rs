@@ -79,7 +79,7 @@ impl Default for SettlementParams {
             max_lake_fraction: 0.25,
             planned_chance: 0.5,
             rays: 48,
-            max_ray_slope: 1.5,
+            max_ray_slope: 2.0,
             step: 25.0,
             core_radius: 50.0,
             min_fill: 0.25,
