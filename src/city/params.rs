@@ -43,6 +43,13 @@ pub struct SettlementParams {
     pub planned_chance: f64,
     /// Number of footprint rays (the boundary's vertex count).
     pub rays: u32,
+    /// How much longer a footprint ray may be than its neighbour, as a
+    /// fraction of the arc between them at the nominal radius (1 = edges at
+    /// most 45° off the circle there; 0.01 ..= 1000). Rays are only ever
+    /// shortened to meet it, never past where their walk stopped: lone long
+    /// rays (spikes) are cut down, lone short ones (slits) open into bays.
+    /// Large values leave the walked rays but for a light rounding of corners.
+    pub max_ray_slope: f64,
     /// Length of a step along a footprint ray (also the baseline of the
     /// slope samples).
     pub step: f64,
@@ -72,6 +79,7 @@ impl Default for SettlementParams {
             max_lake_fraction: 0.25,
             planned_chance: 0.5,
             rays: 48,
+            max_ray_slope: 2.0,
             step: 25.0,
             core_radius: 50.0,
             min_fill: 0.25,
@@ -104,6 +112,7 @@ impl SettlementParams {
         check("max_lake_fraction", self.max_lake_fraction, 0.0, 1.0)?;
         check("planned_chance", self.planned_chance, 0.0, 1.0)?;
         check("rays", self.rays as f64, 8.0, 1024.0)?;
+        check("max_ray_slope", self.max_ray_slope, 0.01, 1.0e3)?;
         check("step", self.step, 0.5, 1.0e4)?;
         check("step", self.step, self.reach() / MAX_RAY_STEPS, 1.0e4)?;
         check(
@@ -161,6 +170,8 @@ mod tests {
         );
         assert_eq!(field(bad(|p| p.rays = 3)), "rays");
         assert_eq!(field(bad(|p| p.rays = u32::MAX)), "rays");
+        assert_eq!(field(bad(|p| p.max_ray_slope = 0.0)), "max_ray_slope");
+        assert_eq!(field(bad(|p| p.max_ray_slope = f64::NAN)), "max_ray_slope");
         assert_eq!(field(bad(|p| p.step = 0.0)), "step");
         // A million steps a ray.
         assert_eq!(

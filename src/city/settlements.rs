@@ -308,8 +308,11 @@ impl Settlements {
 
     /// The footprint of a suitable site: one ray per direction, out to the
     /// wobbled radius (clipped `gap / 2` short of the bisector with each
-    /// neighbouring site), ending at the last sample before water or a steep
-    /// step. `None` when a ray stays inside the core or the area is too small.
+    /// neighbouring site), walked to the last sample before water or a steep
+    /// step; then the rays are smoothed ([`smooth_rays`]: never past where
+    /// their walk stopped) and each ends at its last walked sample within
+    /// its smoothed length. `None` when a ray stays inside the core or the
+    /// area is too small.
     fn footprint(
         &self,
         terrain: &Terrain,
@@ -317,6 +320,35 @@ impl Settlements {
         site: &Site,
         neighbours: &[DVec2],
     ) -> Option<Vec<DVec2>> {
+        let p = &self.params;
+        let c = site.centre;
+        let rays = self.walk_rays(terrain, cell, site, neighbours)?;
+        let limits: Vec<f64> = rays.iter().map(|r| r.walked).collect();
+        let slope = p.max_ray_slope * site.radius * TAU / rays.len() as f64;
+        let lengths = smooth_rays(&limits, slope);
+        let mut boundary: Vec<DVec2> = Vec::with_capacity(rays.len());
+        for (ray, &len) in rays.iter().zip(&lengths) {
+            let end = c + ray.dir * ray.sample_at_most(len, p.core_radius);
+            if boundary.last() != Some(&end) {
+                boundary.push(end);
+            }
+        }
+        while boundary.len() > 1 && boundary.first() == boundary.last() {
+            boundary.pop();
+        }
+        let area = signed_area(&boundary);
+        (boundary.len() >= 3 && area > 0.0 && area >= p.min_fill * PI * site.radius * site.radius)
+            .then_some(boundary)
+    }
+
+    /// The footprint's rays, walked: `None` when one stops inside the core.
+    fn walk_rays(
+        &self,
+        terrain: &Terrain,
+        cell: (i64, i64),
+        site: &Site,
+        neighbours: &[DVec2],
+    ) -> Option<Vec<Ray>> {
         let p = &self.params;
         let shore = Self::shore(terrain);
         let c = site.centre;
@@ -329,7 +361,7 @@ impl Settlements {
         let turn = self.unit(cell, TURN);
         let n = p.rays as usize;
         let h0 = terrain.height(c.x, c.y);
-        let mut boundary: Vec<DVec2> = Vec::with_capacity(n);
+        let mut rays = Vec::with_capacity(n);
         for i in 0..n {
             let a = TAU * (i as f64 + turn) / n as f64;
             let dir = DVec2::new(a.cos(), a.sin());
@@ -350,8 +382,7 @@ impl Settlements {
                 return None;
             }
             let steps = (r / p.step).ceil().max(1.0);
-            let (mut prev_h, mut prev_d) = (h0, 0.0);
-            let mut end = None;
+            let (mut prev_h, mut prev_d, mut walked) = (h0, 0.0, 0u32);
             for k in 1..=steps as u32 {
                 let d = r * k as f64 / steps;
                 let q = c + dir * d;
@@ -360,23 +391,84 @@ impl Settlements {
                 if !dry(h, shore) || (steep && prev_d >= p.core_radius) {
                     break;
                 }
-                (prev_h, prev_d, end) = (h, d, Some(q));
+                (prev_h, prev_d, walked) = (h, d, k);
             }
-            if prev_d < p.core_radius {
+            if prev_d < p.core_radius || walked == 0 {
                 return None;
             }
-            let end = end?;
-            if boundary.last() != Some(&end) {
-                boundary.push(end);
-            }
+            rays.push(Ray {
+                dir,
+                reach: r,
+                steps,
+                samples: walked,
+                walked: prev_d,
+            });
         }
-        while boundary.len() > 1 && boundary.first() == boundary.last() {
-            boundary.pop();
-        }
-        let area = signed_area(&boundary);
-        (boundary.len() >= 3 && area > 0.0 && area >= p.min_fill * PI * site.radius * site.radius)
-            .then_some(boundary)
+        Some(rays)
     }
+}
+
+/// One walked footprint ray: the samples at `reach · k / steps` for `k` in
+/// `1 ..= samples` are dry and passed the step test; `walked` is the last.
+#[derive(Clone, Copy, Debug)]
+struct Ray {
+    dir: DVec2,
+    reach: f64,
+    steps: f64,
+    samples: u32,
+    walked: f64,
+}
+
+impl Ray {
+    /// The distance of sample `k`, exactly as walked.
+    fn sample(&self, k: u32) -> f64 {
+        self.reach * k as f64 / self.steps
+    }
+
+    /// The distance of the last walked sample no farther than `len`, but
+    /// not short of the first one reaching `core` (walked rays all reach it).
+    /// At most `samples` steps.
+    fn sample_at_most(&self, len: f64, core: f64) -> f64 {
+        let mut k = self.samples;
+        while k > 1 && self.sample(k) > len && self.sample(k - 1) >= core {
+            k -= 1;
+        }
+        self.sample(k)
+    }
+}
+
+/// Passes of the `[1, 2, 1] / 4` filter that round a footprint's corners.
+const ROUNDING_PASSES: usize = 3;
+
+/// Smoothed ray lengths, never longer than `limits` (so a ray never passes
+/// where its walk stopped). First the largest lengths whose neighbours
+/// differ by at most `slope` per ray, around the circle: a lone long ray
+/// (spike) is cut down to its neighbours' level, a lone short ray (slit)
+/// opens into a bay whose sides rise by `slope` per ray, and no two
+/// neighbouring rays leave a long saw-tooth edge between them. Then a few
+/// passes of a `[1, 2, 1] / 4` filter (still capped by `limits`) round the
+/// corners that leaves. `O(n²)`, deterministic.
+pub(crate) fn smooth_rays(limits: &[f64], slope: f64) -> Vec<f64> {
+    let n = limits.len();
+    let mut r: Vec<f64> = (0..n)
+        .map(|i| {
+            (0..n)
+                .map(|j| {
+                    let d = i.abs_diff(j);
+                    limits[j] + slope * d.min(n - d) as f64
+                })
+                .fold(f64::INFINITY, f64::min)
+        })
+        .collect();
+    for _ in 0..ROUNDING_PASSES {
+        r = (0..n)
+            .map(|i| {
+                let mean = (r[(i + n - 1) % n] + 2.0 * r[i] + r[(i + 1) % n]) / 4.0;
+                mean.min(limits[i])
+            })
+            .collect();
+    }
+    r
 }
 
 /// Whether ground of height `h` is dry (a NaN height is not).

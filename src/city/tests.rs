@@ -441,3 +441,32 @@ fn overlay_timing() {
     let s: f64 = pts.iter().map(|p| ground.terra(p.x, p.y).height).sum();
     println!("laid terra: {:?} ({s})", start.elapsed());
 }
+
+#[test]
+fn ray_smoothing_cuts_spikes_opens_slits_and_never_passes_a_limit() {
+    use super::settlements::smooth_rays;
+    let mut limits = vec![1000.0; 48];
+    limits[5] = 3000.0; // a spike
+    limits[20] = 150.0; // a slit (water or a cliff)
+    limits[30] = 990.0;
+    let slope = 100.0;
+    let r = smooth_rays(&limits, slope);
+    assert_eq!(r.len(), limits.len());
+    for i in 0..r.len() {
+        assert!(r[i] <= limits[i], "{i}: {} > {}", r[i], limits[i]);
+        let next = r[(i + 1) % r.len()];
+        assert!((r[i] - next).abs() <= slope + 1e-9, "{i}: {} {next}", r[i]);
+    }
+    // The spike is cut down to about its neighbours. level.
+    assert!(r[5] < 1000.0 + slope / 2.0, "{}", r[5]);
+    // The slit stays at its limit and opens into a bay whose sides rise.
+    assert_eq!(r[20], 150.0);
+    assert!(r[19] > r[20] && r[18] > r[19] && r[21] > r[20] && r[22] > r[21]);
+    // Far from both, rays keep their length.
+    assert_eq!(r[40], 1000.0);
+    // A round footprint stays as it is; a huge slope leaves the rays alone.
+    assert_eq!(smooth_rays(&[700.0; 32], slope), vec![700.0; 32]);
+    let wild: Vec<f64> = (0..48).map(|i| 300.0 + 50.0 * (i % 7) as f64).collect();
+    let kept = smooth_rays(&wild, 1e9);
+    assert!(kept.iter().zip(&wild).all(|(k, w)| k <= w));
+}

@@ -212,18 +212,30 @@ impl Highways {
     }
 }
 
-/// The footprint vertex facing `towards` (the nearest in angle).
+/// Half-width of the cone, around the direction to the other city, in which
+/// a gate is looked for (30°).
+const GATE_CONE_COS: f64 = 0.866_025_403_784_438_6;
+
+/// The gate facing `towards`: of the footprint vertices within ±30° of the
+/// direction to it, the one farthest from the centre (on the rim, not at the
+/// bottom of a bay); the nearest in angle when none lies in that cone.
+/// Ties go to the lowest index, so it is deterministic.
 pub(crate) fn gate(city: &City, towards: DVec2) -> DVec2 {
     let dir = (towards - city.centre).normalize_or_zero();
-    (city.boundary.iter().copied())
-        .max_by(|p, q| {
-            let (dp, dq) = (
-                (*p - city.centre).normalize_or_zero().dot(dir),
-                (*q - city.centre).normalize_or_zero().dot(dir),
-            );
-            dp.total_cmp(&dq)
-        })
-        .unwrap_or(city.centre)
+    let facing = |p: DVec2| (p - city.centre).normalize_or_zero().dot(dir);
+    let first_max = |best: Option<DVec2>, p: DVec2, key: &dyn Fn(DVec2) -> f64| match best {
+        Some(b) if key(p) <= key(b) => Some(b),
+        _ => Some(p),
+    };
+    let rim = (city.boundary.iter().copied())
+        .filter(|&p| facing(p) >= GATE_CONE_COS)
+        .fold(None, |best, p| {
+            first_max(best, p, &|q| (q - city.centre).length_squared())
+        });
+    rim.or_else(|| {
+        (city.boundary.iter().copied()).fold(None, |best, p| first_max(best, p, &facing))
+    })
+    .unwrap_or(city.centre)
 }
 
 /// `points` with a vertex added at every proper crossing with `other`. The

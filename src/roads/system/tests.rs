@@ -138,3 +138,64 @@ fn timing() {
         );
     }
 }
+
+#[test]
+fn a_gate_is_the_rim_vertex_facing_the_other_city_not_a_bay_bottom() {
+    use crate::city::{City, CityStyle};
+    // A 16-gon of radius 1000 with a bay: the vertex facing +x (index 0)
+    // pulled in to 200 m, its neighbours to 600 and 580 m.
+    let boundary: Vec<DVec2> = (0..16)
+        .map(|i| {
+            let a = std::f64::consts::TAU * i as f64 / 16.0;
+            let r = match i {
+                0 => 200.0,
+                1 => 600.0,
+                15 => 580.0,
+                3 => 990.0,
+                _ => 1000.0,
+            };
+            DVec2::new(a.cos(), a.sin()) * r
+        })
+        .collect();
+    let city = City {
+        id: (0, 0),
+        centre: DVec2::ZERO,
+        radius: 1000.0,
+        style: CityStyle::Organic,
+        boundary: boundary.clone(),
+    };
+    // Within ±30° of +x: indices 15, 0, 1 (22.5° apart); the farthest wins.
+    assert_eq!(highways::gate(&city, DVec2::new(6000.0, 0.0)), boundary[1]);
+    // Towards 45°: indices 1, 2, 3 lie in the cone.
+    let towards = DVec2::new(1.0, 1.0) * 4000.0;
+    assert_eq!(highways::gate(&city, towards), boundary[2]);
+    // Always a boundary vertex, and deterministic.
+    for k in 0..64 {
+        let a = std::f64::consts::TAU * k as f64 / 64.0;
+        let g = highways::gate(&city, DVec2::new(a.cos(), a.sin()) * 5000.0);
+        assert!(boundary.contains(&g));
+        assert_eq!(
+            g,
+            highways::gate(&city, DVec2::new(a.cos(), a.sin()) * 5000.0)
+        );
+    }
+    // A coarse footprint with no vertex in the cone: the nearest in angle,
+    // ties to the lower index.
+    let square = City {
+        boundary: vec![
+            DVec2::new(1.0, 0.0),
+            DVec2::new(0.0, 1.0),
+            DVec2::new(-1.0, 0.0),
+            DVec2::new(0.0, -1.0),
+        ],
+        ..city
+    };
+    assert_eq!(
+        highways::gate(&square, DVec2::new(10.0, 8.0)),
+        DVec2::new(1.0, 0.0)
+    );
+    assert_eq!(
+        highways::gate(&square, DVec2::new(10.0, 10.0)),
+        DVec2::new(1.0, 0.0)
+    );
+}
