@@ -31,6 +31,7 @@ mod astar;
 mod cost;
 mod frame;
 mod gameplay;
+mod graph;
 mod lattice;
 mod sequential;
 mod smooth;
@@ -38,9 +39,10 @@ mod smooth;
 mod tests;
 mod togo;
 
-pub use astar::{AStarPlanner, SearchGraph, SearchState};
+pub use astar::AStarPlanner;
 pub use cost::{CostBreakdown, score_path};
 pub use gameplay::{Curve, GameplayParam, GameplayParams, Weight, WeightLink};
+pub use graph::{SearchGraph, SearchState};
 pub use sequential::SequentialPlanner;
 pub use smooth::cardinal_spline;
 

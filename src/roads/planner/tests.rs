@@ -1,7 +1,8 @@
 //! The planners do what the thesis shows (chapter 8), on the reference
 //! terrain, for several dry endpoint pairs 1–3 km apart.
 
-use super::astar::{SearchGraph, search};
+use super::astar::search;
+use super::graph::SearchGraph;
 use super::*;
 use crate::terrain::Terrain;
 use glam::DVec2;
@@ -493,4 +494,32 @@ fn spline_keeps_end_points() {
             assert_eq!(s[k * 5], *p);
         }
     }
+}
+
+/// Timing probe: the bench's 4 km pairs, best of 5 (`--ignored`).
+#[test]
+#[ignore]
+fn probe_astar_4km() {
+    let t = Terrain::default();
+    let p = PlannerParams::default();
+    let pairs = [
+        ((0.0, 0.0), (0.0, 4000.0)),
+        ((1000.0, 1000.0), (5000.0, 1500.0)),
+        ((8000.0, 3000.0), (4200.0, 4300.0)),
+        ((-3000.0, 2000.0), (-200.0, -900.0)),
+    ];
+    let mut sum = 0.0;
+    for ((ax, ay), (bx, by)) in pairs {
+        let (from, to) = (DVec2::new(ax, ay), DVec2::new(bx, by));
+        let mut best = f64::INFINITY;
+        let mut cost = 0.0;
+        for _ in 0..5 {
+            let s = Instant::now();
+            cost = AStarPlanner.plan(&t, from, to, &p).unwrap().cost;
+            best = best.min(s.elapsed().as_secs_f64() * 1e3);
+        }
+        sum += best / 4.0;
+        eprintln!("A* {from} -> {to}: {best:.2} ms, cost {cost:.3}");
+    }
+    eprintln!("mean best {sum:.2} ms");
 }

@@ -10,9 +10,9 @@
 //! is 4–32 times smaller than the real one, and a cell it cannot reach
 //! from the goal is no road at all (∞).
 
-use super::astar::{Open, SearchGraph};
-use super::cost::smooth_turn;
+use super::astar::Open;
 use super::frame::Paged;
+use super::graph::SearchGraph;
 use std::collections::BinaryHeap;
 
 /// The backward search's state, kept between queries.
@@ -59,7 +59,6 @@ impl SearchGraph<'_> {
             return simple;
         };
         let ws = self.params.weights.slope;
-        let wsm = self.params.weights.smoothness;
         let k = self.moves.len();
         let sub = self.frame.sub;
         let target = b.g.slot(i, j);
@@ -90,19 +89,17 @@ impl SearchGraph<'_> {
                 let Some(seg) = self.edge(pi, pj, m) else {
                     continue;
                 };
-                let base = ws * (seg.len * seg.grade.abs() + seg.p3 + seg.p4);
+                let base = seg.base;
                 let entry = if pi == 0 && pj == 0 {
                     0.0
                 } else {
                     let at = self.in_grades(&mut b, pi, pj);
+                    // NaN (no segment) and ∞ (too sharp) never win.
                     let mut best = f64::INFINITY;
-                    for (mi, &gi) in b.in_grade.data[at..at + k].iter().enumerate() {
-                        let t = self.turn[mi * k + m];
-                        if gi.is_nan() || t > self.params.max_turn + 1e-9 {
-                            continue;
-                        }
-                        let c = ws * seg.len * (seg.grade - gi).abs() + wsm * smooth_turn(t);
-                        best = best.min(c);
+                    let wl = ws * self.len[m];
+                    let grades = &b.in_grade.data[at..at + k];
+                    for (mi, &gi) in grades.iter().enumerate() {
+                        best = best.min(wl * (seg.grade - gi).abs() + self.smooth[mi * k + m]);
                     }
                     if best.is_finite() { best } else { 0.0 }
                 };
