@@ -65,20 +65,34 @@ const NO_NODE: Node = Node {
 
 /// The records and their costs: `g[s]` is record `s`'s cost so far, ∞
 /// unreached, stored negated (sign bit set) once the state is closed.
+///
+/// State `(q, m)` is filed under the cell it came from, `q − moves[m]`
+/// (the start under its own cell, at index `k`): the states one expansion
+/// reaches sit side by side.
 struct Records {
     nodes: Paged<Node>,
     g: Vec<f64>,
+    moves: Vec<(i64, i64)>,
 }
 
 impl Records {
     /// The record index of state `(i, j, dir)`.
     #[inline]
     fn slot(&mut self, i: i64, j: i64, dir: usize) -> usize {
-        let s = self.nodes.slot(i, j) + dir;
+        let (di, dj) = self.moves.get(dir).copied().unwrap_or((0, 0));
+        let s = self.nodes.slot(i - di, j - dj) + dir;
         if self.g.len() < self.nodes.data.len() {
             self.g.resize(self.nodes.data.len(), f64::INFINITY);
         }
         s
+    }
+
+    /// The state `(i, j, dir)` of a record index.
+    #[inline]
+    fn state(&self, slot: usize) -> (i64, i64, usize) {
+        let (i, j, dir) = self.nodes.cell_of(slot);
+        let (di, dj) = self.moves.get(dir).copied().unwrap_or((0, 0));
+        (i + di, j + dj, dir)
     }
 }
 
@@ -125,6 +139,7 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
     let mut rec = Records {
         nodes: Paged::new(x0, x1, y0, y1, k + 1, NO_NODE),
         g: Vec::new(),
+        moves: graph.moves.clone(),
     };
     let mut heap = BinaryHeap::new();
     let start = rec.slot(0, 0, k);
@@ -148,9 +163,9 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
         }
         rec.g[slot] = -g0;
         let node = rec.nodes.data[slot];
-        let (i, j, din) = rec.nodes.cell_of(slot);
+        let (i, j, din) = rec.state(slot);
         if i == goal && j == 0 {
-            return Ok(rebuild(graph, &rec.nodes, slot, g0, expanded));
+            return Ok(rebuild(graph, &rec, slot, g0, expanded));
         }
         expanded += 1;
         if expanded > max {
@@ -158,14 +173,13 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
         }
         // Dither alone reads the older directions.
         let (back2, back3) = if w.dither > 0.0 {
-            let nodes = &rec.nodes;
             let dir_of = |s: u32| {
                 (s != u32::MAX)
-                    .then(|| nodes.cell_of(s as usize).2)
+                    .then(|| rec.nodes.cell_of(s as usize).2)
                     .filter(|&d| d < k)
             };
             let back2 = dir_of(node.parent);
-            let back3 = back2.and_then(|_| dir_of(nodes.data[node.parent as usize].parent));
+            let back3 = back2.and_then(|_| dir_of(rec.nodes.data[node.parent as usize].parent));
             (back2, back3)
         } else {
             (None, None)
@@ -179,7 +193,7 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
         };
         found.clear();
         graph.expand(i, j, &label, |s| found.push(s));
-        for &(t, c, seg_len, seg_grade, bridge) in &found {
+        for &(t, c, seg_len, seg_grade, bridge, out) in &found {
             let g = g0 + c;
             let (ti, tj) = (t.i as i64, t.j as i64);
             let ts = rec.slot(ti, tj, t.dir as usize);
@@ -197,7 +211,7 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
                 parent: slot as u32,
                 bridge,
             };
-            let (cell, mut h) = graph.cell_h(ti, tj);
+            let (cell, mut h) = graph.step_h(out, ti, tj);
             if h == f64::INFINITY {
                 continue;
             }
@@ -216,18 +230,12 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
     Err(PlanError::NoRoad("no dry road inside the search window"))
 }
 
-fn rebuild(
-    graph: &SearchGraph,
-    nodes: &Paged<Node>,
-    goal: usize,
-    cost: f64,
-    expanded: usize,
-) -> Found {
+fn rebuild(graph: &SearchGraph, rec: &Records, goal: usize, cost: f64, expanded: usize) -> Found {
     let mut rev = Vec::new();
     let mut slot = goal as u32;
-    while slot != u32::MAX && rev.len() <= nodes.data.len() {
-        let (i, j, _) = nodes.cell_of(slot as usize);
-        let n = nodes.data[slot as usize];
+    while slot != u32::MAX && rev.len() <= rec.nodes.data.len() {
+        let (i, j, _) = rec.state(slot as usize);
+        let n = rec.nodes.data[slot as usize];
         rev.push((graph.frame.point(i, j), n.bridge));
         slot = n.parent;
     }

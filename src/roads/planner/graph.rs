@@ -30,16 +30,23 @@ pub struct SearchState {
 
 /// A cached outgoing segment (its length is its move's, `SearchGraph::len`).
 /// `base` is its weighted slope part without p2 (`w·(len·|grade| + p3 +
-/// p4)`): NaN unknown, ∞ wet or leaving the window.
+/// p4)`): NaN unknown, ∞ wet or leaving the window. `to` copies its end
+/// cell's data, so one expansion reads one cell's records only.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Out {
     pub base: f64,
     pub grade: f64,
+    pub to: CellInfo,
 }
 
 const UNKNOWN: Out = Out {
     base: f64::NAN,
     grade: 0.0,
+    to: CellInfo {
+        progress: f64::NAN,
+        dist: 0.0,
+        h: f64::NAN,
+    },
 };
 
 /// What a cell's position says: progress along the straight line (fraction
@@ -60,8 +67,9 @@ pub(super) struct Label {
     pub back3: Option<usize>,
 }
 
-/// One step out of a state: target, cost, segment length and grade, bridge.
-pub(super) type StepOut = (SearchState, f64, f64, f64, bool);
+/// One step out of a state: target, cost, segment length and grade, bridge,
+/// and the segment's slot in the cache (`usize::MAX` for a bridge).
+pub(super) type StepOut = (SearchState, f64, f64, f64, bool, usize);
 
 /// The request's state graph with its caches: what both this crate's A*
 /// and any generic search (the bench runs `pathfinding`'s) expand.
@@ -228,6 +236,7 @@ impl<'t> SearchGraph<'t> {
             Some(seg) => Out {
                 base: self.params.weights.slope * (seg.len * seg.grade.abs() + seg.p3 + seg.p4),
                 grade: seg.grade,
+                to: self.cell(qi, qj).1,
             },
             None => Out {
                 base: f64::INFINITY,
@@ -306,6 +315,22 @@ impl<'t> SearchGraph<'t> {
         (c, h)
     }
 
+    /// The end cell's data and heuristic of a step from [`Self::expand`]
+    /// (`slot` its cache slot) that ends at cell `(i, j)`.
+    #[inline]
+    pub(super) fn step_h(&mut self, slot: usize, i: i64, j: i64) -> (CellInfo, f64) {
+        if slot == usize::MAX {
+            return self.cell_h(i, j);
+        }
+        let c = self.outs.data[slot].to;
+        if !c.h.is_nan() {
+            return (c, c.h);
+        }
+        let (c, h) = self.cell_h(i, j);
+        self.outs.data[slot].to.h = h;
+        (c, h)
+    }
+
     /// The plain admissible heuristic: the slope part's height difference
     /// to `to` (what [`Self::heuristic`] falls back to).
     pub fn simple_heuristic(&mut self, s: SearchState) -> f64 {
@@ -356,17 +381,18 @@ impl<'t> SearchGraph<'t> {
                 continue;
             }
             let o = self.out_at(at + m, i, j, m);
-            let (qi, qj, o, len, bridge) = if o.base < f64::INFINITY {
+            let (qi, qj, o, len, slot) = if o.base < f64::INFINITY {
                 let (qi, qj) = (i + self.moves[m].0, j + self.moves[m].1);
-                (qi, qj, o, self.len[m], false)
+                (qi, qj, o, self.len[m], at + m)
             } else if self.params.bridges {
                 match self.bridge(i, j, m) {
                     Some(((qi, qj), seg)) => {
                         let o = Out {
                             base: w.slope * (seg.len * seg.grade.abs() + seg.p3 + seg.p4),
                             grade: seg.grade,
+                            to: self.cell(qi, qj).1,
                         };
-                        (qi, qj, o, seg.len, true)
+                        (qi, qj, o, seg.len, usize::MAX)
                     }
                     None => continue,
                 }
@@ -378,7 +404,7 @@ impl<'t> SearchGraph<'t> {
                 c += w.slope * len * (o.grade - g).abs();
             }
             if w.distance > 0.0 {
-                let progress = self.cell(qi, qj).1.progress;
+                let progress = o.to.progress;
                 let p = &self.params;
                 let s = schedule(
                     progress,
@@ -394,6 +420,7 @@ impl<'t> SearchGraph<'t> {
                 let th03 = label.back3.map(|b| self.turn[b * k + m]);
                 c += w.dither * dither_turn(self.turn[row + m], th02, th03);
             }
+            let bridge = slot == usize::MAX;
             if bridge {
                 c += self.params.bridge_cost * len;
             }
@@ -403,7 +430,7 @@ impl<'t> SearchGraph<'t> {
                 j: qj as i32,
                 dir: m as u8,
             };
-            f((t, c, len, o.grade, bridge));
+            f((t, c, len, o.grade, bridge, slot));
         }
     }
 }

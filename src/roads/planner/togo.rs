@@ -22,9 +22,10 @@ pub(crate) struct CostToGo {
     heap: BinaryHeap<Open>,
     z_start: f64,
     pops: usize,
-    /// Per cell and move `m'`: the grade of the segment entering the cell
-    /// along `m'` (NaN: none); `in_known` says whether it is filled.
-    in_grade: Paged<f64>,
+    /// Per cell and move `m'`: the segment entering the cell along `m'`,
+    /// its weighted slope part and grade (NaN: none); `in_known` says
+    /// whether it is filled.
+    in_edge: Paged<(f64, f64)>,
     in_known: Paged<bool>,
 }
 
@@ -44,7 +45,7 @@ impl CostToGo {
             heap,
             z_start,
             pops: 0,
-            in_grade: Paged::new(win.0, win.1, win.2, win.3, k, f64::NAN),
+            in_edge: Paged::new(win.0, win.1, win.2, win.3, k, (f64::NAN, f64::NAN)),
             in_known: Paged::new(win.0, win.1, win.2, win.3, 1, false),
         }
     }
@@ -81,25 +82,23 @@ impl SearchGraph<'_> {
             b.g.data[slot].1 = true;
             b.pops += 1;
             let (ci, cj, _) = b.g.cell_of(slot);
+            let at_c = self.in_edges(&mut b, ci, cj);
             for m in 0..k {
-                let (pi, pj) = (ci - self.moves[m].0, cj - self.moves[m].1);
-                if !self.inside(pi, pj) {
+                let (base, grade) = b.in_edge.data[at_c + m];
+                if base.is_nan() {
                     continue;
                 }
-                let Some(seg) = self.edge(pi, pj, m) else {
-                    continue;
-                };
-                let base = seg.base;
+                let (pi, pj) = (ci - self.moves[m].0, cj - self.moves[m].1);
                 let entry = if pi == 0 && pj == 0 {
                     0.0
                 } else {
-                    let at = self.in_grades(&mut b, pi, pj);
+                    let at = self.in_edges(&mut b, pi, pj);
                     // NaN (no segment) and ∞ (too sharp) never win.
                     let mut best = f64::INFINITY;
                     let wl = ws * self.len[m];
-                    let grades = &b.in_grade.data[at..at + k];
-                    for (mi, &gi) in grades.iter().enumerate() {
-                        best = best.min(wl * (seg.grade - gi).abs() + self.smooth[mi * k + m]);
+                    let ins = &b.in_edge.data[at..at + k];
+                    for (mi, &(_, gi)) in ins.iter().enumerate() {
+                        best = best.min(wl * (grade - gi).abs() + self.smooth[mi * k + m]);
                     }
                     if best.is_finite() { best } else { 0.0 }
                 };
@@ -121,10 +120,11 @@ impl SearchGraph<'_> {
 }
 
 impl SearchGraph<'_> {
-    /// Fills (once) and returns the index of cell `(i, j)`'s entering grades.
-    fn in_grades(&mut self, b: &mut CostToGo, i: i64, j: i64) -> usize {
+    /// Fills (once) and returns the index of cell `(i, j)`'s entering
+    /// segments.
+    fn in_edges(&mut self, b: &mut CostToGo, i: i64, j: i64) -> usize {
         let k = self.moves.len();
-        let at = b.in_grade.slot(i, j);
+        let at = b.in_edge.slot(i, j);
         let known = b.in_known.slot(i, j);
         if !b.in_known.data[known] {
             b.in_known.data[known] = true;
@@ -133,7 +133,7 @@ impl SearchGraph<'_> {
                 if self.inside(pi, pj)
                     && let Some(e) = self.edge(pi, pj, m)
                 {
-                    b.in_grade.data[at + m] = e.grade;
+                    b.in_edge.data[at + m] = (e.base, e.grade);
                 }
             }
         }
