@@ -343,13 +343,16 @@ impl<T: Copy> Paged<T> {
     pub fn new(x0: i64, x1: i64, y0: i64, y1: i64, per_cell: usize, fill: T) -> Self {
         let w = ((x1 - x0) >> PAGE_BITS) + 1;
         let h = ((y1 - y0) >> PAGE_BITS) + 1;
+        // Room for the whole window up front (within reason): pages are
+        // then never moved, and untouched room costs address space only.
+        let room = ((w * h) as usize * (per_cell << (2 * PAGE_BITS))).min(1 << 21);
         Self {
             x0,
             y0,
             w,
             h,
             dir: vec![u32::MAX; (w * h) as usize],
-            data: Vec::new(),
+            data: Vec::with_capacity(room),
             per_cell,
             fill,
             origins: Vec::new(),

@@ -49,6 +49,16 @@ const UNKNOWN: Out = Out {
     },
 };
 
+/// A cached bridge along a wet segment: `steps` moves long (0 unknown, −1
+/// none), its length, weighted slope part and grade.
+#[derive(Clone, Copy, Debug)]
+struct Deck {
+    steps: i32,
+    len: f64,
+    base: f64,
+    grade: f64,
+}
+
 /// What a cell's position says: progress along the straight line (fraction
 /// of direct), distance to `to`, and the heuristic (NaN until asked).
 #[derive(Clone, Copy, Debug)]
@@ -89,6 +99,8 @@ pub struct SearchGraph<'t> {
     pub(super) win: (i64, i64, i64, i64),
     lattice: Lattice,
     outs: Paged<Out>,
+    /// Bridges per cell and move (with `params.bridges`).
+    decks: Paged<Deck>,
     cells: Paged<CellInfo>,
     key: u64,
     z_goal: f64,
@@ -129,6 +141,13 @@ impl<'t> SearchGraph<'t> {
         let win = (-m, frame.n + m, -m, m);
         let lattice = Lattice::new(&frame, win);
         let outs = Paged::new(win.0, win.1, win.2, win.3, k, UNKNOWN);
+        let no_deck = Deck {
+            steps: 0,
+            len: 0.0,
+            base: 0.0,
+            grade: 0.0,
+        };
+        let decks = Paged::new(win.0, win.1, win.2, win.3, k, no_deck);
         let nan = CellInfo {
             progress: f64::NAN,
             dist: 0.0,
@@ -155,6 +174,7 @@ impl<'t> SearchGraph<'t> {
             win,
             lattice,
             outs,
+            decks,
             cells,
             z_goal,
             lmax,
@@ -275,8 +295,8 @@ impl<'t> SearchGraph<'t> {
     }
 
     /// A bridge from cell `(i, j)` along move `m`: the first dry cell within
-    /// `max_span`, as (its cell, the deck's terrain part).
-    fn bridge(&mut self, i: i64, j: i64, m: usize) -> Option<((i64, i64), SegTerrain)> {
+    /// `max_span`, as (its distance in moves, the deck's terrain part).
+    fn bridge(&mut self, i: i64, j: i64, m: usize) -> Option<(i64, SegTerrain)> {
         let (di, dj) = self.moves[m];
         let p = self.frame.point(i, j);
         let zp = self.height(i * self.frame.sub, j * self.frame.sub);
@@ -288,10 +308,31 @@ impl<'t> SearchGraph<'t> {
             }
             let zq = self.height(qi * self.frame.sub, qj * self.frame.sub);
             if zq >= self.frame.lake {
-                return Some(((qi, qj), deck(p, q, zp, zq)));
+                return Some((k, deck(p, q, zp, zq)));
             }
         }
         None
+    }
+
+    /// [`Self::bridge`], cached.
+    fn deck(&mut self, i: i64, j: i64, m: usize) -> Deck {
+        let s = self.decks.slot(i, j) + m;
+        if self.decks.data[s].steps == 0 {
+            let w = self.params.weights;
+            self.decks.data[s] = match self.bridge(i, j, m) {
+                Some((k, seg)) => Deck {
+                    steps: k as i32,
+                    len: seg.len,
+                    base: w.slope * (seg.len * seg.grade.abs() + seg.p3 + seg.p4),
+                    grade: seg.grade,
+                },
+                None => Deck {
+                    steps: -1,
+                    ..self.decks.data[s]
+                },
+            };
+        }
+        self.decks.data[s]
     }
 
     /// The heuristic: a lower bound of the cost from a state to `to`, the
@@ -385,17 +426,20 @@ impl<'t> SearchGraph<'t> {
                 let (qi, qj) = (i + self.moves[m].0, j + self.moves[m].1);
                 (qi, qj, o, self.len[m], at + m)
             } else if self.params.bridges {
-                match self.bridge(i, j, m) {
-                    Some(((qi, qj), seg)) => {
-                        let o = Out {
-                            base: w.slope * (seg.len * seg.grade.abs() + seg.p3 + seg.p4),
-                            grade: seg.grade,
-                            to: self.cell(qi, qj).1,
-                        };
-                        (qi, qj, o, seg.len, usize::MAX)
-                    }
-                    None => continue,
+                let d = self.deck(i, j, m);
+                if d.steps < 0 {
+                    continue;
                 }
+                let (qi, qj) = (
+                    i + d.steps as i64 * self.moves[m].0,
+                    j + d.steps as i64 * self.moves[m].1,
+                );
+                let o = Out {
+                    base: d.base,
+                    grade: d.grade,
+                    to: self.cell(qi, qj).1,
+                };
+                (qi, qj, o, d.len, usize::MAX)
             } else {
                 continue;
             };
