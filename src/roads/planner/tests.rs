@@ -523,3 +523,28 @@ fn probe_astar_4km() {
     }
     eprintln!("mean best {sum:.2} ms");
 }
+
+/// Timing probe: sequential on the bench's 4 km pairs (`--ignored`).
+#[test]
+#[ignore]
+fn probe_sequential_4km() {
+    let t = Terrain::default();
+    let p = PlannerParams::default();
+    let pairs = [
+        ((0.0, 0.0), (0.0, 4000.0)),
+        ((1000.0, 1000.0), (5000.0, 1500.0)),
+        ((8000.0, 3000.0), (4200.0, 4300.0)),
+        ((-3000.0, 2000.0), (-200.0, -900.0)),
+    ];
+    for ((ax, ay), (bx, by)) in pairs {
+        let (from, to) = (DVec2::new(ax, ay), DVec2::new(bx, by));
+        let mut best = f64::INFINITY;
+        let mut cost = 0.0;
+        for _ in 0..200 {
+            let s = Instant::now();
+            cost = SequentialPlanner.plan(&t, from, to, &p).unwrap().cost;
+            best = best.min(s.elapsed().as_secs_f64() * 1e3);
+        }
+        eprintln!("sequential {from} -> {to}: {best:.3} ms, cost {cost:.3}");
+    }
+}
