@@ -128,10 +128,7 @@ impl Frame {
     pub fn to_lattice(&self, p: DVec2) -> (i64, i64) {
         let d = p - self.from;
         let s = self.cell / self.sub as f64;
-        (
-            (d.dot(self.u) / s).round() as i64,
-            (d.dot(self.v) / s).round() as i64,
-        )
+        (round(d.dot(self.u) / s), round(d.dot(self.v) / s))
     }
 
     /// The nearest grid cell of a position.
@@ -139,8 +136,8 @@ impl Frame {
     pub fn to_cell(&self, p: DVec2) -> (i64, i64) {
         let d = p - self.from;
         (
-            (d.dot(self.u) / self.cell).round() as i64,
-            (d.dot(self.v) / self.cell).round() as i64,
+            round(d.dot(self.u) / self.cell),
+            round(d.dot(self.v) / self.cell),
         )
     }
 
@@ -286,6 +283,24 @@ impl Frame {
     }
 }
 
+/// `x.round() as i64` without a libm call (baseline x86-64 has no
+/// `roundsd`): exact, as `x − trunc(x)` is, below 2⁵² in magnitude.
+#[inline]
+fn round(x: f64) -> i64 {
+    if !(x.abs() < 4_503_599_627_370_496.0) {
+        return x.round() as i64;
+    }
+    let t = x as i64;
+    let f = x - t as f64;
+    if f >= 0.5 {
+        t + 1
+    } else if f <= -0.5 {
+        t - 1
+    } else {
+        t
+    }
+}
+
 /// Calls `f` on the lattice points strictly between `a` and `b` on the
 /// Bresenham line (§5.4), in order from `a`.
 #[inline]
@@ -313,6 +328,26 @@ pub(crate) fn bresenham_inner(a: (i64, i64), b: (i64, i64), mut f: impl FnMut(i6
             x += sx;
         }
         f(x, y);
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn round_matches_std() {
+    for x in [
+        0.0,
+        0.5,
+        -0.5,
+        1.5,
+        -1.5,
+        2.4999999999999996,
+        -7.5,
+        1e15 + 0.5,
+        3e16,
+        f64::NAN,
+        1e300,
+    ] {
+        assert_eq!(round(x), x.round() as i64, "{x}");
     }
 }
 
