@@ -264,6 +264,18 @@ impl<'t> SearchGraph<'t> {
             },
         };
         self.outs.data[s] = o;
+        let inside = self.inside(qi, qj);
+        if let Some(t) = self.togo.as_mut()
+            && inside
+        {
+            let e = if o.base < f64::INFINITY {
+                (o.base, o.grade)
+            } else {
+                (f64::INFINITY, f64::NAN)
+            };
+            let at = t.in_edge.slot(qi, qj);
+            t.in_edge.data[at + m] = e;
+        }
         o
     }
 

@@ -23,10 +23,9 @@ pub(crate) struct CostToGo {
     z_start: f64,
     pops: usize,
     /// Per cell and move `m'`: the segment entering the cell along `m'`,
-    /// its weighted slope part and grade (NaN: none); `in_known` says
-    /// whether it is filled.
-    in_edge: Paged<(f64, f64)>,
-    in_known: Paged<bool>,
+    /// its weighted slope part and grade: (NaN, NaN) not known yet,
+    /// (∞, NaN) none. Filled by [`SearchGraph`]'s segment cache too.
+    pub in_edge: Paged<(f64, f64)>,
 }
 
 impl CostToGo {
@@ -46,7 +45,6 @@ impl CostToGo {
             z_start,
             pops: 0,
             in_edge: Paged::new(win.0, win.1, win.2, win.3, k, (f64::NAN, f64::NAN)),
-            in_known: Paged::new(win.0, win.1, win.2, win.3, 1, false),
         }
     }
 }
@@ -85,7 +83,7 @@ impl SearchGraph<'_> {
             let at_c = self.in_edges(&mut b, ci, cj);
             for m in 0..k {
                 let (base, grade) = b.in_edge.data[at_c + m];
-                if base.is_nan() {
+                if base == f64::INFINITY {
                     continue;
                 }
                 let (pi, pj) = (ci - self.moves[m].0, cj - self.moves[m].1);
@@ -125,17 +123,15 @@ impl SearchGraph<'_> {
     fn in_edges(&mut self, b: &mut CostToGo, i: i64, j: i64) -> usize {
         let k = self.moves.len();
         let at = b.in_edge.slot(i, j);
-        let known = b.in_known.slot(i, j);
-        if !b.in_known.data[known] {
-            b.in_known.data[known] = true;
-            for m in 0..k {
-                let (pi, pj) = (i - self.moves[m].0, j - self.moves[m].1);
-                if self.inside(pi, pj)
-                    && let Some(e) = self.edge(pi, pj, m)
-                {
-                    b.in_edge.data[at + m] = (e.base, e.grade);
-                }
+        for m in 0..k {
+            if !b.in_edge.data[at + m].0.is_nan() {
+                continue;
             }
+            let (pi, pj) = (i - self.moves[m].0, j - self.moves[m].1);
+            b.in_edge.data[at + m] = match self.inside(pi, pj).then(|| self.edge(pi, pj, m)) {
+                Some(Some(e)) => (e.base, e.grade),
+                _ => (f64::INFINITY, f64::NAN),
+            };
         }
         at
     }
