@@ -287,7 +287,7 @@ impl Frame {
 /// `roundsd`): exact, as `x − trunc(x)` is, below 2⁵² in magnitude.
 #[inline]
 fn round(x: f64) -> i64 {
-    if !(x.abs() < 4_503_599_627_370_496.0) {
+    if x.is_nan() || x.abs() >= 4_503_599_627_370_496.0 {
         return x.round() as i64;
     }
     let t = x as i64;

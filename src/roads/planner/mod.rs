@@ -37,6 +37,8 @@ mod sequential;
 mod smooth;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod timing;
 mod togo;
 
 pub use astar::AStarPlanner;
