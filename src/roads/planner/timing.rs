@@ -55,3 +55,26 @@ fn probe_sequential_4km() {
         eprintln!("sequential {from} -> {to}: {best:.3} ms, cost {cost:.3}");
     }
 }
+
+/// Timing probe: 10 km highways with the road system's settings.
+#[test]
+#[ignore]
+fn probe_highway_10km() {
+    let t = Terrain::default();
+    let p = crate::roads::system::RoadSystemParams::default().highways;
+    for ((ax, ay), (bx, by)) in [
+        ((0.0, 0.0), (8000.0, 6000.0)),
+        ((5000.0, 0.0), (5000.0, 10000.0)),
+    ] {
+        let (from, to) = (DVec2::new(ax, ay), DVec2::new(bx, by));
+        let mut best = f64::INFINITY;
+        let mut road = None;
+        for _ in 0..3 {
+            let s = Instant::now();
+            road = AStarPlanner.plan(&t, from, to, &p).ok();
+            best = best.min(s.elapsed().as_secs_f64() * 1e3);
+        }
+        let (work, cost) = road.map_or((0, f64::NAN), |r| (r.work, r.cost));
+        eprintln!("highway {from} -> {to}: {best:.2} ms, {work} expanded, cost {cost:.3}");
+    }
+}
