@@ -120,21 +120,10 @@ fn timing() {
         let min = DVec2::new(x, y);
         let s = std::time::Instant::now();
         let net = RoadGenerator::generate(&sys, &t, min, min + 10_000.0).unwrap();
-        let hw = net
-            .roads
-            .iter()
-            .filter(|r| r.class == crate::roads::RoadClass::Highway)
-            .count();
-        println!(
-            "10 x 10 km at {min}: {:?}, {} roads, {hw} highways",
-            s.elapsed(),
-            net.roads.len()
-        );
+        let hw = net.roads.iter().filter(|r| r.class == crate::roads::RoadClass::Highway).count();
+        println!("10 x 10 km at {min}: {:?}, {} roads, {hw} highways", s.elapsed(), net.roads.len());
         let s = std::time::Instant::now();
         let _ = RoadGenerator::generate(&sys, &t, min + 500.0, min + 10_500.0).unwrap();
-        println!(
-            "  again, shifted 500 m (highways remembered): {:?}",
-            s.elapsed()
-        );
+        println!("  again, shifted 500 m (highways remembered): {:?}", s.elapsed());
     }
 }
