@@ -262,6 +262,7 @@ pub fn score_path(
         let p = frame.lattice(a, b);
         terrain.height(p.x, p.y)
     };
+    let dither = params.weights.dither > 0.0;
     let mut dirs: Vec<DVec2> = Vec::with_capacity(points.len());
     let (mut length, mut prev_grade) = (0.0, None);
     let mut zp = terrain.height(from.x, from.y);
@@ -281,8 +282,9 @@ pub fn score_path(
             seg,
             prev_grade,
             turn: back(1),
-            th02: back(2),
-            th03: back(3),
+            // The older angles matter to dither alone (acos is dear).
+            th02: dither.then(|| back(2)).flatten(),
+            th03: dither.then(|| back(3)).flatten(),
             progress: frame.progress(q),
             length,
             bridge,

@@ -128,10 +128,7 @@ impl Frame {
     pub fn to_lattice(&self, p: DVec2) -> (i64, i64) {
         let d = p - self.from;
         let s = self.cell / self.sub as f64;
-        (
-            (d.dot(self.u) / s).round() as i64,
-            (d.dot(self.v) / s).round() as i64,
-        )
+        (round(d.dot(self.u) / s), round(d.dot(self.v) / s))
     }
 
     /// The nearest grid cell of a position.
@@ -139,8 +136,8 @@ impl Frame {
     pub fn to_cell(&self, p: DVec2) -> (i64, i64) {
         let d = p - self.from;
         (
-            (d.dot(self.u) / self.cell).round() as i64,
-            (d.dot(self.v) / self.cell).round() as i64,
+            round(d.dot(self.u) / self.cell),
+            round(d.dot(self.v) / self.cell),
         )
     }
 
@@ -286,6 +283,24 @@ impl Frame {
     }
 }
 
+/// `x.round() as i64` without a libm call (baseline x86-64 has no
+/// `roundsd`): exact, as `x − trunc(x)` is, below 2⁵² in magnitude.
+#[inline]
+fn round(x: f64) -> i64 {
+    if x.is_nan() || x.abs() >= 4_503_599_627_370_496.0 {
+        return x.round() as i64;
+    }
+    let t = x as i64;
+    let f = x - t as f64;
+    if f >= 0.5 {
+        t + 1
+    } else if f <= -0.5 {
+        t - 1
+    } else {
+        t
+    }
+}
+
 /// Calls `f` on the lattice points strictly between `a` and `b` on the
 /// Bresenham line (§5.4), in order from `a`.
 #[inline]
@@ -316,6 +331,26 @@ pub(crate) fn bresenham_inner(a: (i64, i64), b: (i64, i64), mut f: impl FnMut(i6
     }
 }
 
+#[cfg(test)]
+#[test]
+fn round_matches_std() {
+    for x in [
+        0.0,
+        0.5,
+        -0.5,
+        1.5,
+        -1.5,
+        2.4999999999999996,
+        -7.5,
+        1e15 + 0.5,
+        3e16,
+        f64::NAN,
+        1e300,
+    ] {
+        assert_eq!(round(x), x.round() as i64, "{x}");
+    }
+}
+
 /// Cells per page side (log₂): pages of 8 × 8 cells.
 const PAGE_BITS: i64 = 3;
 const PAGE: i64 = 1 << PAGE_BITS;
@@ -343,13 +378,16 @@ impl<T: Copy> Paged<T> {
     pub fn new(x0: i64, x1: i64, y0: i64, y1: i64, per_cell: usize, fill: T) -> Self {
         let w = ((x1 - x0) >> PAGE_BITS) + 1;
         let h = ((y1 - y0) >> PAGE_BITS) + 1;
+        // Room for the whole window up front (within reason): pages are
+        // then never moved, and untouched room costs address space only.
+        let room = ((w * h) as usize * (per_cell << (2 * PAGE_BITS))).min(1 << 21);
         Self {
             x0,
             y0,
             w,
             h,
             dir: vec![u32::MAX; (w * h) as usize],
-            data: Vec::new(),
+            data: Vec::with_capacity(room),
             per_cell,
             fill,
             origins: Vec::new(),

@@ -104,7 +104,10 @@ impl Lattice {
         );
         let d = if da != 0 && db != 0 { self.sd } else { self.ss };
         let (pa, pb) = (frame.lattice(a, b), frame.lattice(a + da, b + db));
-        let v = if frame.dry(terrain, pa, pb, za, zb) {
+        // Both ends safe: every point of the link is within 0.71 spacings
+        // of one of them, so dry (see `safe`).
+        let proven = self.safe(frame, a, b) && self.safe(frame, a + da, b + db);
+        let v = if proven || frame.dry(terrain, pa, pb, za, zb) {
             (zb - za).abs() / d
         } else {
             WET

@@ -31,16 +31,20 @@ mod astar;
 mod cost;
 mod frame;
 mod gameplay;
+mod graph;
 mod lattice;
 mod sequential;
 mod smooth;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod timing;
 mod togo;
 
-pub use astar::{AStarPlanner, SearchGraph, SearchState};
+pub use astar::AStarPlanner;
 pub use cost::{CostBreakdown, score_path};
 pub use gameplay::{Curve, GameplayParam, GameplayParams, Weight, WeightLink};
+pub use graph::{SearchGraph, SearchState};
 pub use sequential::SequentialPlanner;
 pub use smooth::cardinal_spline;
 

@@ -15,7 +15,8 @@ use crate::terrain::Terrain;
 use glam::DVec2;
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// The sequential planner (thesis §6.1, "SequentialPlanner").
 #[derive(Clone, Copy, Debug, Default)]
@@ -47,7 +48,8 @@ impl RoadPlanner for SequentialPlanner {
         let key = tie_key(params.seed);
         let mut rng = ChaCha8Rng::seed_from_u64(params.seed);
         rng.set_stream(1);
-        let mut cache: HashMap<(i64, i64), f64> = HashMap::new();
+        let mut cache: HashMap<(i64, i64), f64, Fast> = HashMap::default();
+        let dither = params.weights.dither > 0.0;
         let mut lattice_height = |a: i64, b: i64| {
             *cache.entry((a, b)).or_insert_with(|| {
                 let p = frame.lattice(a, b);
@@ -72,7 +74,7 @@ impl RoadPlanner for SequentialPlanner {
             let d = q - from;
             ((d.x / half).floor() as i64, (d.y / half).floor() as i64)
         };
-        let mut visited = std::collections::HashSet::new();
+        let mut visited: HashSet<(i64, i64), Fast> = HashSet::default();
         visited.insert(visit_key(from));
         for _ in 0..max_steps {
             let p = *points.last().expect("never empty");
@@ -133,8 +135,9 @@ impl RoadPlanner for SequentialPlanner {
                     seg,
                     prev_grade,
                     turn,
-                    th02: back(2),
-                    th03: back(3),
+                    // The older angles matter to dither alone (acos is dear).
+                    th02: dither.then(|| back(2)).flatten(),
+                    th03: dither.then(|| back(3)).flatten(),
                     progress: frame.progress(q),
                     length: length + seg.len,
                     bridge,
@@ -231,6 +234,30 @@ impl RoadPlanner for SequentialPlanner {
         Err(PlanError::TooMuchWork(max_steps))
     }
 }
+
+/// A multiply-rotate hasher for small integer keys (SipHash costs more
+/// than the lookups it guards here; nothing iterates these tables).
+#[derive(Default)]
+struct FastHasher(u64);
+
+impl Hasher for FastHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn write_i64(&mut self, v: i64) {
+        self.write_u64(v as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type Fast = BuildHasherDefault<FastHasher>;
 
 /// Where a bridge from `p` along `d` lands: the first dry point within
 /// `max_span`, probed every metre.

@@ -1,7 +1,8 @@
 //! The planners do what the thesis shows (chapter 8), on the reference
 //! terrain, for several dry endpoint pairs 1–3 km apart.
 
-use super::astar::{SearchGraph, search};
+use super::astar::search;
+use super::graph::SearchGraph;
 use super::*;
 use crate::terrain::Terrain;
 use glam::DVec2;

@@ -10,9 +10,9 @@
 //! is 4–32 times smaller than the real one, and a cell it cannot reach
 //! from the goal is no road at all (∞).
 
-use super::astar::{Open, SearchGraph};
-use super::cost::smooth_turn;
+use super::astar::Open;
 use super::frame::Paged;
+use super::graph::SearchGraph;
 use std::collections::BinaryHeap;
 
 /// The backward search's state, kept between queries.
@@ -22,10 +22,10 @@ pub(crate) struct CostToGo {
     heap: BinaryHeap<Open>,
     z_start: f64,
     pops: usize,
-    /// Per cell and move `m'`: the grade of the segment entering the cell
-    /// along `m'` (NaN: none); `in_known` says whether it is filled.
-    in_grade: Paged<f64>,
-    in_known: Paged<bool>,
+    /// Per cell and move `m'`: the segment entering the cell along `m'`,
+    /// its weighted slope part and grade: (NaN, NaN) not known yet,
+    /// (∞, NaN) none. Filled by [`SearchGraph`]'s segment cache too.
+    pub in_edge: Paged<(f64, f64)>,
 }
 
 impl CostToGo {
@@ -44,8 +44,7 @@ impl CostToGo {
             heap,
             z_start,
             pops: 0,
-            in_grade: Paged::new(win.0, win.1, win.2, win.3, k, f64::NAN),
-            in_known: Paged::new(win.0, win.1, win.2, win.3, 1, false),
+            in_edge: Paged::new(win.0, win.1, win.2, win.3, k, (f64::NAN, f64::NAN)),
         }
     }
 }
@@ -59,7 +58,6 @@ impl SearchGraph<'_> {
             return simple;
         };
         let ws = self.params.weights.slope;
-        let wsm = self.params.weights.smoothness;
         let k = self.moves.len();
         let sub = self.frame.sub;
         let target = b.g.slot(i, j);
@@ -82,27 +80,23 @@ impl SearchGraph<'_> {
             b.g.data[slot].1 = true;
             b.pops += 1;
             let (ci, cj, _) = b.g.cell_of(slot);
+            let at_c = self.in_edges(&mut b, ci, cj);
             for m in 0..k {
-                let (pi, pj) = (ci - self.moves[m].0, cj - self.moves[m].1);
-                if !self.inside(pi, pj) {
+                let (base, grade) = b.in_edge.data[at_c + m];
+                if base == f64::INFINITY {
                     continue;
                 }
-                let Some(seg) = self.edge(pi, pj, m) else {
-                    continue;
-                };
-                let base = ws * (seg.len * seg.grade.abs() + seg.p3 + seg.p4);
+                let (pi, pj) = (ci - self.moves[m].0, cj - self.moves[m].1);
                 let entry = if pi == 0 && pj == 0 {
                     0.0
                 } else {
-                    let at = self.in_grades(&mut b, pi, pj);
+                    let at = self.in_edges(&mut b, pi, pj);
+                    // NaN (no segment) and ∞ (too sharp) never win.
                     let mut best = f64::INFINITY;
-                    for (mi, &gi) in b.in_grade.data[at..at + k].iter().enumerate() {
-                        let t = self.turn[mi * k + m];
-                        if gi.is_nan() || t > self.params.max_turn + 1e-9 {
-                            continue;
-                        }
-                        let c = ws * seg.len * (seg.grade - gi).abs() + wsm * smooth_turn(t);
-                        best = best.min(c);
+                    let wl = ws * self.len[m];
+                    let ins = &b.in_edge.data[at..at + k];
+                    for (mi, &(_, gi)) in ins.iter().enumerate() {
+                        best = best.min(wl * (grade - gi).abs() + self.smooth[mi * k + m]);
                     }
                     if best.is_finite() { best } else { 0.0 }
                 };
@@ -124,21 +118,20 @@ impl SearchGraph<'_> {
 }
 
 impl SearchGraph<'_> {
-    /// Fills (once) and returns the index of cell `(i, j)`'s entering grades.
-    fn in_grades(&mut self, b: &mut CostToGo, i: i64, j: i64) -> usize {
+    /// Fills (once) and returns the index of cell `(i, j)`'s entering
+    /// segments.
+    fn in_edges(&mut self, b: &mut CostToGo, i: i64, j: i64) -> usize {
         let k = self.moves.len();
-        let at = b.in_grade.slot(i, j);
-        let known = b.in_known.slot(i, j);
-        if !b.in_known.data[known] {
-            b.in_known.data[known] = true;
-            for m in 0..k {
-                let (pi, pj) = (i - self.moves[m].0, j - self.moves[m].1);
-                if self.inside(pi, pj)
-                    && let Some(e) = self.edge(pi, pj, m)
-                {
-                    b.in_grade.data[at + m] = e.grade;
-                }
+        let at = b.in_edge.slot(i, j);
+        for m in 0..k {
+            if !b.in_edge.data[at + m].0.is_nan() {
+                continue;
             }
+            let (pi, pj) = (i - self.moves[m].0, j - self.moves[m].1);
+            b.in_edge.data[at + m] = match self.inside(pi, pj).then(|| self.edge(pi, pj, m)) {
+                Some(Some(e)) => (e.base, e.grade),
+                _ => (f64::INFINITY, f64::NAN),
+            };
         }
         at
     }

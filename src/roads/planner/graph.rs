@@ -1,0 +1,492 @@
+//! The request's state graph: (cell, incoming direction) states on the
+//! frame's grid, with every per-request cache a search needs.
+//!
+//! What a step costs splits into parts fixed by its segment alone (slope
+//! grade, p3, p4, its tie-breaker hash; cached per cell and move), by the
+//! turn alone (smoothness; a table per pair of moves), by its end cell
+//! (progress, distance to `to`, the heuristic; cached per cell) and by
+//! the state's label (p2, schedule, dither), added per step.
+
+use super::PlannerParams;
+use super::cost::{SegTerrain, deck, dither_turn, schedule, smooth_turn, tie_hash, tie_key};
+use super::frame::{Frame, Paged};
+use super::lattice::Lattice;
+use super::togo::CostToGo;
+use crate::terrain::Terrain;
+use glam::DVec2;
+
+/// A state of the search: a grid cell of the request's frame (`(0, 0)` is
+/// `from`, `goal()` is `to`) and the move that reached it (an index into
+/// [`crate::roads::planner::Connexity::moves`], or the move count at the start).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SearchState {
+    /// Cell along the straight line.
+    pub i: i32,
+    /// Cell across it (left positive).
+    pub j: i32,
+    /// Incoming move.
+    pub dir: u8,
+}
+
+/// A cached outgoing segment (its length is its move's, `SearchGraph::len`).
+/// `base` is its weighted slope part without p2 (`w·(len·|grade| + p3 +
+/// p4)`): NaN unknown, ∞ wet or leaving the window. `to` copies its end
+/// cell's data, so one expansion reads one cell's records only.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Out {
+    pub base: f64,
+    pub grade: f64,
+    pub to: CellInfo,
+}
+
+const UNKNOWN: Out = Out {
+    base: f64::NAN,
+    grade: 0.0,
+    to: CellInfo {
+        progress: f64::NAN,
+        dist: 0.0,
+        h: f64::NAN,
+    },
+};
+
+/// A cached bridge along a wet segment: `steps` moves long (0 unknown, −1
+/// none), its length, weighted slope part and grade.
+#[derive(Clone, Copy, Debug)]
+struct Deck {
+    steps: i32,
+    len: f64,
+    base: f64,
+    grade: f64,
+}
+
+/// What a cell's position says: progress along the straight line (fraction
+/// of direct), distance to `to`, and the heuristic (NaN until asked).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct CellInfo {
+    pub progress: f64,
+    pub dist: f64,
+    pub h: f64,
+}
+
+/// What a state's best road so far says about the next step.
+pub(super) struct Label {
+    pub len: f64,
+    pub grade: Option<f64>,
+    pub din: usize,
+    pub back2: Option<usize>,
+    pub back3: Option<usize>,
+}
+
+/// One step out of a state: target, cost, segment length and grade, bridge,
+/// and the segment's slot in the cache (`usize::MAX` for a bridge).
+pub(super) type StepOut = (SearchState, f64, f64, f64, bool, usize);
+
+/// The request's state graph with its caches: what both this crate's A*
+/// and any generic search (the bench runs `pathfinding`'s) expand.
+pub struct SearchGraph<'t> {
+    terrain: &'t Terrain,
+    pub(super) params: PlannerParams,
+    pub(super) frame: Frame,
+    pub(super) moves: Vec<(i64, i64)>,
+    /// Each move's length, metres.
+    pub(super) len: Vec<f64>,
+    /// `turn[a·k + b]`: the angle from move `a` to move `b`.
+    pub(super) turn: Vec<f64>,
+    /// `smooth[a·k + b]`: the weighted smoothness of that turn, ∞ where it
+    /// is sharper than `max_turn`; row `k` (the start) all 0.
+    pub(super) smooth: Vec<f64>,
+    /// Window in cells: `i0..=i1` × `j0..=j1`.
+    pub(super) win: (i64, i64, i64, i64),
+    lattice: Lattice,
+    outs: Paged<Out>,
+    /// Bridges per cell and move (with `params.bridges`).
+    decks: Paged<Deck>,
+    cells: Paged<CellInfo>,
+    key: u64,
+    z_goal: f64,
+    /// Longest single move, metres (bridges included).
+    pub(super) lmax: f64,
+    /// The relaxed cost-to-go search (none with bridges or no slope weight).
+    pub(super) togo: Option<CostToGo>,
+}
+
+impl<'t> SearchGraph<'t> {
+    /// The graph of a request (not checked: see [`super::RoadPlanner::plan`]).
+    pub fn new(terrain: &'t Terrain, from: DVec2, to: DVec2, params: &PlannerParams) -> Self {
+        let frame = Frame::new(terrain, from, to, params);
+        let moves: Vec<(i64, i64)> = params
+            .connexity
+            .moves()
+            .iter()
+            .map(|&(a, b)| (a as i64, b as i64))
+            .collect();
+        let k = moves.len();
+        let v = |m: (i64, i64)| DVec2::new(m.0 as f64, m.1 as f64);
+        let mut turn = vec![0.0; k * k];
+        let mut smooth = vec![0.0; (k + 1) * k];
+        for a in 0..k {
+            for b in 0..k {
+                let t = super::cost::angle(v(moves[a]), v(moves[b]));
+                turn[a * k + b] = t;
+                smooth[a * k + b] = if t > params.max_turn + 1e-9 {
+                    f64::INFINITY
+                } else {
+                    params.weights.smoothness * smooth_turn(t)
+                };
+            }
+        }
+        let len = moves.iter().map(|&m| v(m).length() * frame.cell).collect();
+        let margin = (params.window * frame.direct * params.distance_factor).max(params.min_margin);
+        let m = (margin / frame.cell).ceil() as i64 + 1;
+        let win = (-m, frame.n + m, -m, m);
+        let lattice = Lattice::new(&frame, win);
+        let outs = Paged::new(win.0, win.1, win.2, win.3, k, UNKNOWN);
+        let no_deck = Deck {
+            steps: 0,
+            len: 0.0,
+            base: 0.0,
+            grade: 0.0,
+        };
+        let decks = Paged::new(win.0, win.1, win.2, win.3, k, no_deck);
+        let nan = CellInfo {
+            progress: f64::NAN,
+            dist: 0.0,
+            h: f64::NAN,
+        };
+        let cells = Paged::new(win.0, win.1, win.2, win.3, 1, nan);
+        let longest = moves.iter().map(|&m| v(m).length()).fold(0.0, f64::max);
+        let mut lmax = longest * frame.cell;
+        if params.bridges {
+            lmax = lmax.max(params.max_span + longest * frame.cell);
+        }
+        let z_goal = terrain.height(to.x, to.y);
+        let togo = (!params.bridges && params.weights.slope > 0.0)
+            .then(|| CostToGo::new(win, frame.n, terrain.height(from.x, from.y), moves.len()));
+        Self {
+            togo,
+            terrain,
+            params: params.clone(),
+            key: tie_key(params.seed),
+            moves,
+            len,
+            turn,
+            smooth,
+            win,
+            lattice,
+            outs,
+            decks,
+            cells,
+            z_goal,
+            lmax,
+            frame,
+        }
+    }
+
+    /// The start state.
+    pub fn start(&self) -> SearchState {
+        SearchState {
+            i: 0,
+            j: 0,
+            dir: self.moves.len() as u8,
+        }
+    }
+
+    /// Whether a state is at `to`.
+    pub fn is_goal(&self, s: SearchState) -> bool {
+        s.i as i64 == self.frame.n && s.j == 0
+    }
+
+    /// The position of a state's cell.
+    pub fn point(&self, s: SearchState) -> DVec2 {
+        self.frame.point(s.i as i64, s.j as i64)
+    }
+
+    /// Whether [`Self::successors`] gives the full step costs: true when
+    /// the parts read from a road's label (schedule, dither) are off and
+    /// there are no bridges, so a state alone fixes a step's cost.
+    pub fn is_exact(&self) -> bool {
+        let w = &self.params.weights;
+        w.distance == 0.0 && w.dither == 0.0 && !self.params.bridges
+    }
+
+    #[inline]
+    pub(super) fn inside(&self, i: i64, j: i64) -> bool {
+        i >= self.win.0 && i <= self.win.1 && j >= self.win.2 && j <= self.win.3
+    }
+
+    /// Terrain height at lattice point `(a, b)`, cached.
+    #[inline]
+    pub(super) fn height(&mut self, a: i64, b: i64) -> f64 {
+        self.lattice.height(&self.frame, self.terrain, a, b)
+    }
+
+    /// The index in `outs` of cell `(i, j)`'s first move (the cell must lie
+    /// in the window).
+    #[inline]
+    pub(super) fn out_slot(&mut self, i: i64, j: i64) -> usize {
+        self.outs.slot(i, j)
+    }
+
+    /// The segment from cell `(i, j)` along move `m` (its slot `s`, from
+    /// [`Self::out_slot`]), computed on first use.
+    #[inline]
+    pub(super) fn out_at(&mut self, s: usize, i: i64, j: i64, m: usize) -> Out {
+        let o = self.outs.data[s];
+        if !o.base.is_nan() {
+            return o;
+        }
+        self.fill_out(s, i, j, m)
+    }
+
+    #[inline(never)]
+    fn fill_out(&mut self, s: usize, i: i64, j: i64, m: usize) -> Out {
+        let (qi, qj) = (i + self.moves[m].0, j + self.moves[m].1);
+        let sub = self.frame.sub;
+        let seg = if self.inside(qi, qj) {
+            self.lattice.segment(
+                &self.frame,
+                self.terrain,
+                (i * sub, j * sub),
+                (qi * sub, qj * sub),
+            )
+        } else {
+            None
+        };
+        let o = match seg {
+            Some(seg) => Out {
+                base: self.params.weights.slope * (seg.len * seg.grade.abs() + seg.p3 + seg.p4),
+                grade: seg.grade,
+                to: self.cell(qi, qj).1,
+            },
+            None => Out {
+                base: f64::INFINITY,
+                ..UNKNOWN
+            },
+        };
+        self.outs.data[s] = o;
+        let inside = self.inside(qi, qj);
+        if let Some(t) = self.togo.as_mut()
+            && inside
+        {
+            let e = if o.base < f64::INFINITY {
+                (o.base, o.grade)
+            } else {
+                (f64::INFINITY, f64::NAN)
+            };
+            let at = t.in_edge.slot(qi, qj);
+            t.in_edge.data[at + m] = e;
+        }
+        o
+    }
+
+    /// The segment from cell `(i, j)` along move `m`, or `None` when it is
+    /// wet or leaves the window. Cached.
+    #[inline]
+    pub(super) fn edge(&mut self, i: i64, j: i64, m: usize) -> Option<Out> {
+        let s = self.out_slot(i, j) + m;
+        let o = self.out_at(s, i, j, m);
+        (o.base < f64::INFINITY).then_some(o)
+    }
+
+    /// Cell `(i, j)`'s position data (its heuristic still NaN if unasked).
+    #[inline]
+    pub(super) fn cell(&mut self, i: i64, j: i64) -> (usize, CellInfo) {
+        let s = self.cells.slot(i, j);
+        let c = self.cells.data[s];
+        if !c.progress.is_nan() {
+            return (s, c);
+        }
+        let p = self.frame.point(i, j);
+        let c = CellInfo {
+            progress: self.frame.progress(p),
+            dist: p.distance(self.frame.to),
+            h: f64::NAN,
+        };
+        self.cells.data[s] = c;
+        (s, c)
+    }
+
+    /// A bridge from cell `(i, j)` along move `m`: the first dry cell within
+    /// `max_span`, as (its distance in moves, the deck's terrain part).
+    fn bridge(&mut self, i: i64, j: i64, m: usize) -> Option<(i64, SegTerrain)> {
+        let (di, dj) = self.moves[m];
+        let p = self.frame.point(i, j);
+        let zp = self.height(i * self.frame.sub, j * self.frame.sub);
+        for k in 1..=1024 {
+            let (qi, qj) = (i + k * di, j + k * dj);
+            let q = self.frame.point(qi, qj);
+            if !self.inside(qi, qj) || p.distance(q) > self.params.max_span {
+                return None;
+            }
+            let zq = self.height(qi * self.frame.sub, qj * self.frame.sub);
+            if zq >= self.frame.lake {
+                return Some((k, deck(p, q, zp, zq)));
+            }
+        }
+        None
+    }
+
+    /// [`Self::bridge`], cached.
+    fn deck(&mut self, i: i64, j: i64, m: usize) -> Deck {
+        let s = self.decks.slot(i, j) + m;
+        if self.decks.data[s].steps == 0 {
+            let w = self.params.weights;
+            self.decks.data[s] = match self.bridge(i, j, m) {
+                Some((k, seg)) => Deck {
+                    steps: k as i32,
+                    len: seg.len,
+                    base: w.slope * (seg.len * seg.grade.abs() + seg.p3 + seg.p4),
+                    grade: seg.grade,
+                },
+                None => Deck {
+                    steps: -1,
+                    ..self.decks.data[s]
+                },
+            };
+        }
+        self.decks.data[s]
+    }
+
+    /// The heuristic: a lower bound of the cost from a state to `to`, the
+    /// exact cost-to-go of a relaxed problem (see `togo.rs`); ∞ where `to`
+    /// cannot be reached. Admissible and consistent. Cached per cell.
+    pub fn heuristic(&mut self, s: SearchState) -> f64 {
+        self.cell_h(s.i as i64, s.j as i64).1
+    }
+
+    /// [`Self::heuristic`] of cell `(i, j)`, with the cell's position data.
+    #[inline]
+    pub(super) fn cell_h(&mut self, i: i64, j: i64) -> (CellInfo, f64) {
+        let (s, c) = self.cell(i, j);
+        if !c.h.is_nan() {
+            return (c, c.h);
+        }
+        let z = self.height(i * self.frame.sub, j * self.frame.sub);
+        let simple = self.params.weights.slope * (self.z_goal - z).abs();
+        let h = self.cost_to_go(i, j, simple);
+        self.cells.data[s].h = h;
+        (c, h)
+    }
+
+    /// The end cell's data and heuristic of a step from [`Self::expand`]
+    /// (`slot` its cache slot) that ends at cell `(i, j)`.
+    #[inline]
+    pub(super) fn step_h(&mut self, slot: usize, i: i64, j: i64) -> (CellInfo, f64) {
+        if slot == usize::MAX {
+            return self.cell_h(i, j);
+        }
+        let c = self.outs.data[slot].to;
+        if !c.h.is_nan() {
+            return (c, c.h);
+        }
+        let (c, h) = self.cell_h(i, j);
+        self.outs.data[slot].to.h = h;
+        (c, h)
+    }
+
+    /// The plain admissible heuristic: the slope part's height difference
+    /// to `to` (what [`Self::heuristic`] falls back to).
+    pub fn simple_heuristic(&mut self, s: SearchState) -> f64 {
+        let (i, j) = (s.i as i64, s.j as i64);
+        let z = self.height(i * self.frame.sub, j * self.frame.sub);
+        self.params.weights.slope * (self.z_goal - z).abs()
+    }
+
+    /// The states one step from `s` and the steps' costs. The parts read
+    /// from a road's label (schedule, dither's older angles) are computed as
+    /// if the road began at `s`, so these are the real costs only when
+    /// [`Self::is_exact`].
+    pub fn successors(&mut self, s: SearchState) -> Vec<(SearchState, f64)> {
+        let k = self.moves.len();
+        let (i, j, din) = (s.i as i64, s.j as i64, s.dir as usize);
+        let prev_grade = if din < k {
+            let (mi, mj) = self.moves[din];
+            self.edge(i - mi, j - mj, din).map(|e| e.grade)
+        } else {
+            None
+        };
+        let label = Label {
+            len: 0.0,
+            grade: prev_grade,
+            din,
+            back2: None,
+            back3: None,
+        };
+        let mut out = Vec::with_capacity(k);
+        self.expand(i, j, &label, |(t, c, ..)| out.push((t, c)));
+        out
+    }
+
+    /// Calls `f` for each step out of cell `(i, j)` reached with `label`.
+    /// A step costs, as [`super::cost::step_cost`] says, the weighted sum
+    /// of its parts times `1 + tie_breaker · hash`.
+    #[inline(always)]
+    pub(super) fn expand(&mut self, i: i64, j: i64, label: &Label, mut f: impl FnMut(StepOut)) {
+        let k = self.moves.len();
+        let din = label.din;
+        let w = self.params.weights;
+        let at = self.out_slot(i, j);
+        let row = din * k;
+        let tb = self.params.tie_breaker;
+        for m in 0..k {
+            let smooth = self.smooth[row + m];
+            if smooth == f64::INFINITY {
+                continue;
+            }
+            let o = self.out_at(at + m, i, j, m);
+            let (qi, qj, o, len, slot) = if o.base < f64::INFINITY {
+                let (qi, qj) = (i + self.moves[m].0, j + self.moves[m].1);
+                (qi, qj, o, self.len[m], at + m)
+            } else if self.params.bridges {
+                let d = self.deck(i, j, m);
+                if d.steps < 0 {
+                    continue;
+                }
+                let (qi, qj) = (
+                    i + d.steps as i64 * self.moves[m].0,
+                    j + d.steps as i64 * self.moves[m].1,
+                );
+                let o = Out {
+                    base: d.base,
+                    grade: d.grade,
+                    to: self.cell(qi, qj).1,
+                };
+                (qi, qj, o, d.len, usize::MAX)
+            } else {
+                continue;
+            };
+            let mut c = o.base + smooth;
+            if let Some(g) = label.grade {
+                c += w.slope * len * (o.grade - g).abs();
+            }
+            if w.distance > 0.0 {
+                let progress = o.to.progress;
+                let p = &self.params;
+                let s = schedule(
+                    progress,
+                    label.len + len,
+                    len,
+                    self.frame.direct,
+                    p.distance_factor,
+                );
+                c += w.distance * s;
+            }
+            if w.dither > 0.0 && din < k {
+                let th02 = label.back2.map(|b| self.turn[b * k + m]);
+                let th03 = label.back3.map(|b| self.turn[b * k + m]);
+                c += w.dither * dither_turn(self.turn[row + m], th02, th03);
+            }
+            let bridge = slot == usize::MAX;
+            if bridge {
+                c += self.params.bridge_cost * len;
+            }
+            c += c * tb * tie_hash((i, j), (qi, qj), self.key);
+            let t = SearchState {
+                i: qi as i32,
+                j: qj as i32,
+                dir: m as u8,
+            };
+            f((t, c, len, o.grade, bridge, slot));
+        }
+    }
+}
