@@ -95,6 +95,15 @@ fn main() -> AppExit {
             }
         }
     }
+    // Capturing on a CPU renderer, every frame costs seconds: build the
+    // world around the start in as few frames as possible.
+    let mut settings = TerrainSettings::default();
+    if smoke.screenshot.is_some() {
+        settings.view.max_tasks = 256;
+        settings.view.chunk_uploads_per_frame = 1000;
+        settings.view.object_spawns_per_frame = 20_000;
+    }
+    let relief = ReliefPlugin::with_settings(settings).expect("valid settings");
     App::new()
         .add_plugins(DefaultPlugins.set(WindowPlugin {
             primary_window: Some(Window {
@@ -105,7 +114,7 @@ fn main() -> AppExit {
             ..default()
         }))
         .add_plugins((
-            ReliefPlugin::default(),
+            relief,
             ReliefInspectorPlugin,
             ReliefMapPlugin,
             ReliefPlannerToolPlugin,
@@ -292,7 +301,7 @@ fn smoke_mode(
         && (!smoke.map || map.shown())
         && (!smoke.road_view || smoke.road_view_done);
     smoke.settled = if ready { smoke.settled + 1 } else { 0 };
-    const SETTLE: u32 = 15;
+    const SETTLE: u32 = 8;
     const GIVE_UP: u32 = 5000;
     if smoke.settled >= SETTLE && !smoke.requested {
         smoke.requested = true;

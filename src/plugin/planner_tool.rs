@@ -290,6 +290,7 @@ fn planner_ui(
     }
     egui::Window::new("Road planner")
         .default_pos([980.0, 8.0])
+        .default_open(false)
         .default_width(290.0)
         .show(ctx.get_mut(), |ui| {
             ui.label("1: start at the crosshair, 2: end, 3: clear");
