@@ -48,6 +48,9 @@ struct Smoke {
     requested: bool,
     /// Set by the capture observer: was the image more than one flat colour?
     captured: Option<bool>,
+    /// Blank captures so far (the renderer may still be compiling its
+    /// pipelines when the world is complete: then it is asked again).
+    blank: u32,
     /// `--at X,Y`, `--look X,Y`, `--height H`: where the camera starts.
     at: Option<DVec2>,
     look: Option<DVec2>,
@@ -322,6 +325,14 @@ fn smoke_mode(
             if ok {
                 info!("screenshot saved to {}", path.display());
                 exit.write(AppExit::Success);
+            } else if smoke.blank < 20 {
+                smoke.blank += 1;
+                info!(
+                    "blank capture ({}): the renderer is not ready; again",
+                    smoke.blank
+                );
+                let _ = std::fs::remove_file(&path);
+                (smoke.captured, smoke.requested, smoke.settled) = (None, false, 0);
             } else {
                 error!("screenshot {} is blank", path.display());
                 exit.write(AppExit::error());

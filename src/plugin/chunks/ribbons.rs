@@ -91,13 +91,15 @@ pub fn build_ribbons(
         };
         under.into_iter().chain([top])
     });
-    ribbons(&mut r, road_lines, min, size, step, &ground);
+    // Over water a road is a deck (a bridge or a causeway) above the lake.
+    let deck = Some(terrain.params().lake_level + DECK_HEIGHT);
+    ribbons(&mut r, road_lines, min, size, step, &ground, deck);
     let water = [0.08, 0.22, 0.36, 1.0];
     let stream_lines = stream_ids.into_iter().map(|i| {
         let s = &streams.streams()[i];
         (s.points.as_slice(), streams.width().max(least), water, 0.0)
     });
-    ribbons(&mut r, stream_lines, min, size, step, &ground);
+    ribbons(&mut r, stream_lines, min, size, step, &ground, None);
     (!r.indices.is_empty()).then_some(r)
 }
 
@@ -108,13 +110,16 @@ impl Ribbons {
     }
 }
 
+/// How high a road deck stands above the lake, metres.
+const DECK_HEIGHT: f64 = 1.5;
+
 /// How far a highway's asphalt lies above its edge lines, metres.
 const EDGE_LIFT: f64 = 0.04;
 
 /// Adds ribbons for `lines` (centre line, width, colour, extra lift) over the chunk
 /// `[min, min + size)`: the centre lines resampled finely enough to follow
 /// the chunk's triangles, each sample given its width across, heights from
-/// `ground` plus a small lift.
+/// `ground` (or `deck`, where that is higher) plus a small lift.
 fn ribbons<'a>(
     r: &mut Ribbons,
     lines: impl Iterator<Item = (&'a [DVec2], f64, [f32; 4], f64)>,
@@ -122,6 +127,7 @@ fn ribbons<'a>(
     size: f64,
     step: f64,
     ground: &dyn Fn(DVec2) -> f64,
+    deck: Option<f64>,
 ) {
     let max = min + DVec2::splat(size);
     let lift = 0.15 + 0.03 * step;
@@ -157,7 +163,7 @@ fn ribbons<'a>(
             // Three vertices across (left, centre, right), so that the ribbon
             // follows the ground's triangles across its width too.
             for q in [pts[k] - side, pts[k], pts[k] + side] {
-                let z = ground(q) + lift + raise;
+                let z = deck.map_or(ground(q), |d| ground(q).max(d)) + lift + raise;
                 r.positions
                     .push(to_bevy(DVec3::new(q.x - min.x, q.y - min.y, z), DVec2::ZERO).to_array());
                 r.normals.push([0.0, 1.0, 0.0]);
@@ -217,5 +223,35 @@ mod tests {
             y: key.y,
         };
         assert!(build_ribbons(&t, far, &view, &roads, &streams).is_none());
+    }
+
+    #[test]
+    fn a_road_over_water_is_a_deck_above_the_lake() {
+        use crate::roads::{Road, RoadClass, RoadNetwork};
+        use std::sync::Arc;
+        let t = Terrain::default();
+        let lake = t.params().lake_level;
+        // (-1811, 3062) is in a lake: a highway straight across it.
+        let (a, b) = (DVec2::new(-1811.0, 3040.0), DVec2::new(-1811.0, 3090.0));
+        assert!(t.height(a.x, a.y) < lake && t.height(b.x, b.y) < lake);
+        let net = RoadNetwork::from_roads(vec![Road {
+            points: vec![a, b],
+            class: RoadClass::Highway,
+            width: 10.0,
+        }]);
+        let roads = RoadLayer::new(Arc::new(net));
+        let view = ViewSettings::default();
+        let key = ChunkKey {
+            level: 0,
+            x: (a.x / 64.0).floor() as i64,
+            y: (a.y / 64.0).floor() as i64,
+        };
+        let r = build_ribbons(&t, key, &view, &roads, &StreamLayer::default()).expect("a deck");
+        for q in &r.positions {
+            let w = key.corner(&view) + DVec2::new(q[0] as f64, -q[2] as f64);
+            if t.height(w.x, w.y) < lake {
+                assert!(q[1] as f64 >= lake + DECK_HEIGHT, "{} under the deck", q[1]);
+            }
+        }
     }
 }
