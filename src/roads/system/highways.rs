@@ -202,10 +202,12 @@ impl Highways {
         for h in &mut out {
             let (lo, hi) = bounds(&h.road.points);
             let others = plan(cities, lo, hi);
+            let others: Vec<(&[DVec2], bool)> = (others.iter())
+                .filter(|o| o.link != h.link)
+                .map(|o| (o.road.points.as_slice(), h.link < o.link))
+                .collect();
             let mut road = (*h.road).clone();
-            for o in others.iter().filter(|o| o.link != h.link) {
-                road.points = with_crossings(&road.points, &o.road.points, h.link < o.link);
-            }
+            road.points = with_crossings(&h.road.points, &others);
             h.road = Arc::new(road);
         }
         out
@@ -238,27 +240,30 @@ pub(crate) fn gate(city: &City, towards: DVec2) -> DVec2 {
     .unwrap_or(city.centre)
 }
 
-/// `points` with a vertex added at every proper crossing with `other`. The
-/// crossing point is computed with `first` telling which polyline is the
-/// first of the pair, so both roads of a pair get bit-identical points.
-fn with_crossings(points: &[DVec2], other: &[DVec2], first: bool) -> Vec<DVec2> {
-    let (olo, ohi) = bounds(other);
+/// `points` with a vertex added at every proper crossing with the `others`
+/// (each with whether `points` is the first of the pair). A crossing point
+/// is computed from the pair's original segments in the pair's order, so
+/// both roads of a pair get bit-identical points.
+fn with_crossings(points: &[DVec2], others: &[(&[DVec2], bool)]) -> Vec<DVec2> {
     let mut out = Vec::with_capacity(points.len());
     for w in points.windows(2) {
         out.push(w[0]);
         let (lo, hi) = (w[0].min(w[1]), w[0].max(w[1]));
-        if hi.cmplt(olo).any() || lo.cmpgt(ohi).any() {
-            continue;
-        }
         let mut cuts: Vec<(f64, DVec2)> = Vec::new();
-        for v in other.windows(2) {
-            let (p, q) = if first { (w, v) } else { (v, w) };
-            if let Some(Contact::Point { t, u }) = segment_contact(p[0], p[1], q[0], q[1]) {
-                // Proper crossings only: shared ends are junctions already.
-                if t > 0.0 && t < 1.0 && u > 0.0 && u < 1.0 {
-                    let at = p[0] + (p[1] - p[0]) * t;
-                    let along = if first { t } else { u };
-                    cuts.push((along, at));
+        for &(other, first) in others {
+            let (olo, ohi) = bounds(other);
+            if hi.cmplt(olo).any() || lo.cmpgt(ohi).any() {
+                continue;
+            }
+            for v in other.windows(2) {
+                let (p, q) = if first { (w, v) } else { (v, w) };
+                if let Some(Contact::Point { t, u }) = segment_contact(p[0], p[1], q[0], q[1]) {
+                    // Proper crossings only: shared ends are junctions already.
+                    if t > 0.0 && t < 1.0 && u > 0.0 && u < 1.0 {
+                        let at = p[0] + (p[1] - p[0]) * t;
+                        let along = if first { t } else { u };
+                        cuts.push((along, at));
+                    }
                 }
             }
         }
@@ -279,4 +284,27 @@ pub(crate) fn bounds(points: &[DVec2]) -> (DVec2, DVec2) {
 fn dedup(mut points: Vec<DVec2>) -> Vec<DVec2> {
     points.dedup();
     points
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crossings_are_the_same_points_on_both_roads() {
+        let h = [DVec2::new(0.0, 0.0), DVec2::new(100.0, 0.3)];
+        let a = [DVec2::new(10.1, -5.0), DVec2::new(10.7, 5.0)];
+        let b = [DVec2::new(61.3, -5.0), DVec2::new(59.9, 5.2)];
+        // `h` is the first of both pairs: one segment gets two crossings.
+        let hx = with_crossings(&h, &[(&a, true), (&b, true)]);
+        let ax = with_crossings(&a, &[(&h, false)]);
+        let bx = with_crossings(&b, &[(&h, false)]);
+        assert_eq!(hx.len(), 4);
+        assert_eq!((hx[1], hx[2]), (ax[1], bx[1]));
+        // Ends and touches add nothing.
+        assert_eq!(
+            with_crossings(&h, &[(&[h[1], DVec2::new(120.0, 9.0)], true)]),
+            h
+        );
+    }
 }
