@@ -32,6 +32,7 @@
 
 mod ground;
 mod params;
+mod polygon;
 mod settlements;
 #[cfg(test)]
 mod tests;
