@@ -54,26 +54,33 @@ impl RoadSource {
     }
 
     /// The generator to ask: the custom one, or the road system of the
-    /// settings (kept in `made` while they hold, so that what it remembers,
-    /// such as planned highways, serves the next squares too).
+    /// settings (kept in `made` while they and the terrain `generation`
+    /// hold, so that what it remembers, such as planned highways, serves the
+    /// next squares too, and never another terrain).
     fn generator(
         &self,
         settings: &TerrainSettings,
-        made: &mut Option<(crate::roads::RoadSystemParams, Arc<dyn RoadGenerator>)>,
+        generation: u64,
+        made: &mut Option<MadeSystem>,
     ) -> Result<Arc<dyn RoadGenerator>, RoadError> {
         if let Some(g) = &self.custom {
             return Ok(g.clone());
         }
-        if let Some((p, g)) = made
+        if let Some((p, gen_, g)) = made
             && *p == settings.roads
+            && *gen_ == generation
         {
             return Ok(g.clone());
         }
         let g: Arc<dyn RoadGenerator> = Arc::new(RoadSystem::new(settings.roads.clone())?);
-        *made = Some((settings.roads.clone(), g.clone()));
+        *made = Some((settings.roads.clone(), generation, g.clone()));
         Ok(g)
     }
 }
+
+/// The default road system, with the settings and terrain generation it
+/// was made for.
+type MadeSystem = (crate::roads::RoadSystemParams, u64, Arc<dyn RoadGenerator>);
 
 /// What is laid on the ground around the focus: the ground everything reads
 /// (the terrain with the roads and streams on it), the indexed roads and
@@ -213,7 +220,7 @@ pub struct RoadManager {
     /// Roads in the current network.
     pub roads: usize,
     /// The default road system, while the settings it was made from hold.
-    system: Option<(crate::roads::RoadSystemParams, Arc<dyn RoadGenerator>)>,
+    system: Option<MadeSystem>,
 }
 
 impl RoadManager {
@@ -300,7 +307,7 @@ pub(crate) fn update_roads(
     if roads.target.as_ref() == Some(&wanted) || roads.task.is_some() {
         return;
     }
-    let generator = match source.generator(&settings, &mut roads.system) {
+    let generator = match source.generator(&settings, state.generation, &mut roads.system) {
         Ok(g) => g,
         Err(e) => {
             // Settings are validated first, so this is rare: report it like
