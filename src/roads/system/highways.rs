@@ -9,7 +9,7 @@ use crate::city::{City, Settlements};
 use crate::geom::{Contact, segment_contact};
 use crate::roads::planner::{AStarPlanner, PlannerParams, RoadPlanner};
 use crate::roads::{Road, RoadClass};
-use crate::terrain::Terrain;
+use crate::terrain::{Terrain, TerrainParams};
 use glam::DVec2;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -67,7 +67,25 @@ impl<'a> CityCells<'a> {
 /// between requests.
 #[derive(Debug, Default)]
 pub(crate) struct Highways {
-    memo: Mutex<BTreeMap<LinkKey, Option<Arc<Road>>>>,
+    memo: Mutex<Memo>,
+}
+
+/// Planned roads by link, for the terrain they were planned on.
+#[derive(Debug, Default)]
+struct Memo {
+    terrain: Option<TerrainParams>,
+    roads: BTreeMap<LinkKey, Option<Arc<Road>>>,
+}
+
+impl Memo {
+    /// The memo for `terrain`: emptied when it was another terrain's.
+    fn on(&mut self, terrain: &Terrain) -> &mut BTreeMap<LinkKey, Option<Arc<Road>>> {
+        if self.terrain.as_ref() != Some(terrain.params()) {
+            self.terrain = Some(terrain.params().clone());
+            self.roads.clear();
+        }
+        &mut self.roads
+    }
 }
 
 /// One highway: its link and its road.
@@ -139,10 +157,8 @@ impl Highways {
         b: &City,
     ) -> Option<Arc<Road>> {
         let key = (a.id, b.id);
-        if let Some(r) = self
-            .memo
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+        if let Some(r) = (self.memo.lock().unwrap_or_else(|e| e.into_inner()))
+            .on(terrain)
             .get(&key)
         {
             return r.clone();
@@ -167,6 +183,7 @@ impl Highways {
             })
             .filter(|r| r.points.len() >= 2);
         let mut memo = self.memo.lock().unwrap_or_else(|e| e.into_inner());
+        let memo = memo.on(terrain);
         if memo.len() >= MEMO_LIMIT {
             memo.clear();
         }

@@ -199,3 +199,24 @@ fn a_gate_is_the_rim_vertex_facing_the_other_city_not_a_bay_bottom() {
         DVec2::new(1.0, 0.0)
     );
 }
+
+#[test]
+fn one_system_on_two_terrains_gives_each_its_own_highways() {
+    use crate::terrain::TerrainParams;
+    let sys = RoadSystem::new(RoadSystemParams {
+        contour_roads: false,
+        ..Default::default()
+    })
+    .unwrap();
+    let (min, max) = city_area();
+    let t = Terrain::default();
+    let wet = Terrain::new(TerrainParams::default().with_rain(6.0)).unwrap();
+    let first = RoadGenerator::generate(&sys, &t, min, max).unwrap();
+    let on_wet = RoadGenerator::generate(&sys, &wet, min, max).unwrap();
+    let fresh = RoadSystem::new(sys.params().clone()).unwrap();
+    assert_eq!(
+        on_wet,
+        RoadGenerator::generate(&fresh, &wet, min, max).unwrap()
+    );
+    assert_eq!(first, RoadGenerator::generate(&sys, &t, min, max).unwrap());
+}
