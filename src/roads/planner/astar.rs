@@ -31,9 +31,8 @@ impl RoadPlanner for AStarPlanner {
         to: DVec2,
         params: &PlannerParams,
     ) -> Result<PlannedRoad, PlanError> {
-        check_request(terrain, from, to, params)?;
-        if from == to {
-            return Ok(finish(terrain, params, vec![from, to], Vec::new(), 0));
+        if let Some(road) = check_request(terrain, from, to, params)? {
+            return Ok(road);
         }
         let mut graph = SearchGraph::new(terrain, from, to, params);
         let found = search(&mut graph)?;

@@ -351,13 +351,15 @@ pub trait RoadPlanner {
     ) -> Result<PlannedRoad, PlanError>;
 }
 
-/// Checks a request: parameters, end points, length. Cheap.
+/// Checks a request (parameters, end points, length; cheap) and answers the
+/// trivial one: `Some(road)` when `from == to`, `None` when there is a road
+/// to plan.
 pub(crate) fn check_request(
     terrain: &Terrain,
     from: DVec2,
     to: DVec2,
     params: &PlannerParams,
-) -> Result<(), PlanError> {
+) -> Result<Option<PlannedRoad>, PlanError> {
     params.validate()?;
     let lake = terrain.params().lake_level;
     for (end, p) in [(End::From, from), (End::To, to)] {
@@ -380,7 +382,7 @@ pub(crate) fn check_request(
             max: params.max_length,
         });
     }
-    Ok(())
+    Ok((from == to).then(|| finish(terrain, params, vec![from, to], Vec::new(), 0)))
 }
 
 /// Builds the [`PlannedRoad`] for a planner's points: scored by the shared

@@ -40,9 +40,8 @@ impl RoadPlanner for SequentialPlanner {
         to: DVec2,
         params: &PlannerParams,
     ) -> Result<PlannedRoad, PlanError> {
-        check_request(terrain, from, to, params)?;
-        if from == to {
-            return Ok(finish(terrain, params, vec![from, to], Vec::new(), 0));
+        if let Some(road) = check_request(terrain, from, to, params)? {
+            return Ok(road);
         }
         let frame = Frame::new(terrain, from, to, params);
         let key = tie_key(params.seed);
@@ -161,16 +160,8 @@ impl RoadPlanner for SequentialPlanner {
             if cands.is_empty() {
                 // A dead end (a lake ahead): step back; the dropped point's
                 // cell stays visited, so the road tries elsewhere.
-                if points.len() <= 1 {
-                    return Err(PlanError::NoRoad("every way from the start is wet"));
-                }
-                points.pop();
-                dirs.pop();
-                trail.pop();
-                if bridges.last().is_some_and(|&(_, b)| b == points.len()) {
-                    bridges.pop();
-                }
-                (length, prev_grade, zp) = *trail.last().expect("the start's");
+                (length, prev_grade, zp) =
+                    step_back(&mut points, &mut dirs, &mut trail, &mut bridges)?;
                 continue;
             }
             let draw = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
@@ -199,16 +190,8 @@ impl RoadPlanner for SequentialPlanner {
                     widen = true;
                     continue;
                 }
-                if points.len() <= 1 {
-                    return Err(PlanError::NoRoad("every way from the start is wet"));
-                }
-                points.pop();
-                dirs.pop();
-                trail.pop();
-                if bridges.last().is_some_and(|&(_, b)| b == points.len()) {
-                    bridges.pop();
-                }
-                (length, prev_grade, zp) = *trail.last().expect("the start's");
+                (length, prev_grade, zp) =
+                    step_back(&mut points, &mut dirs, &mut trail, &mut bridges)?;
                 continue;
             };
             let c = cands[pick];
@@ -292,4 +275,25 @@ fn lazily_dry(
     params: &PlannerParams,
 ) -> bool {
     c.bridge || params.bridges || frame.dry(terrain, p, c.q, zp, c.zq)
+}
+
+/// Backs out of a dead end: drops the last point (its cell stays visited,
+/// so the road tries elsewhere) and returns the state before it; an error
+/// when only the start is left.
+fn step_back<T: Copy>(
+    points: &mut Vec<DVec2>,
+    dirs: &mut Vec<DVec2>,
+    trail: &mut Vec<T>,
+    bridges: &mut Vec<(usize, usize)>,
+) -> Result<T, PlanError> {
+    if points.len() <= 1 {
+        return Err(PlanError::NoRoad("every way from the start is wet"));
+    }
+    points.pop();
+    dirs.pop();
+    trail.pop();
+    if bridges.last().is_some_and(|&(_, b)| b == points.len()) {
+        bridges.pop();
+    }
+    Ok(*trail.last().expect("the start's"))
 }
