@@ -182,6 +182,13 @@ fn plan(state: Res<TerrainState>, workers: Res<ReliefWorkers>, mut tool: ResMut<
         tool.planned = None;
         return;
     };
+    // Compared in place: this runs every frame, the copies only on a change.
+    let same = tool.planned.as_ref().is_some_and(|(c, p, g, f, t)| {
+        (*c, *f, *t) == (tool.planner, from, to) && *p == tool.params && *g == tool.gameplay
+    });
+    if tool.job.is_some() || same {
+        return;
+    }
     let wanted = (
         tool.planner,
         tool.params.clone(),
@@ -189,9 +196,6 @@ fn plan(state: Res<TerrainState>, workers: Res<ReliefWorkers>, mut tool: ResMut<
         from,
         to,
     );
-    if tool.job.is_some() || tool.planned.as_ref() == Some(&wanted) {
-        return;
-    }
     let mut params = tool.params.clone();
     params.weights = tool.gameplay.weights(&params.weights);
     let (choice, terrain): (_, Arc<Terrain>) = (tool.planner, state.terrain.clone());
