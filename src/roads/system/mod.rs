@@ -9,7 +9,10 @@ mod highways;
 mod tests;
 
 use super::planner::{GameplayParams, PlannerParams};
-use super::{ContourParams, ContourRoads, Road, RoadError, RoadGenerator, RoadNetwork, planarize};
+use super::{
+    ContourParams, ContourRoads, MAX_ROAD_AREA, Road, RoadAreaError, RoadError, RoadGenerator,
+    RoadNetwork, planarize,
+};
 use crate::city::{City, SettlementParams, Settlements};
 use crate::terrain::{ParamError, Terrain};
 use glam::DVec2;
@@ -103,15 +106,37 @@ impl RoadSystem {
     }
 
     /// The highways with a point in `[min, max]`, whole, by link.
-    pub fn highways_in(&self, terrain: &Terrain, min: DVec2, max: DVec2) -> Vec<Road> {
+    ///
+    /// Areas not finite or beyond [`MAX_ROAD_AREA`] are refused, whatever
+    /// the contour-road setting (every layer's work grows with the area).
+    pub fn highways_in(
+        &self,
+        terrain: &Terrain,
+        min: DVec2,
+        max: DVec2,
+    ) -> Result<Vec<Road>, RoadError> {
+        check_area(min, max)?;
         let mut cities = CityCells::new(&self.settlements, terrain);
-        (self
+        let near = self
             .highways
-            .near(&self.params, terrain, &mut cities, min, max)
-            .into_iter())
-        .filter(|h| h.road.meets_rect(min, max))
-        .map(|h| (*h.road).clone())
-        .collect()
+            .near(&self.params, terrain, &mut cities, min, max);
+        Ok((near.into_iter())
+            .filter(|h| h.road.meets_rect(min, max))
+            .map(|h| (*h.road).clone())
+            .collect())
+    }
+}
+
+/// Refuses areas that are not finite or larger than [`MAX_ROAD_AREA`].
+fn check_area(min: DVec2, max: DVec2) -> Result<(), RoadAreaError> {
+    let size = max - min;
+    if min.is_finite() && max.is_finite() && size.x * size.y <= MAX_ROAD_AREA {
+        Ok(())
+    } else {
+        Err(RoadAreaError::TooLarge {
+            width: size.x,
+            height: size.y,
+        })
     }
 }
 
@@ -122,6 +147,7 @@ impl RoadGenerator for RoadSystem {
         min: DVec2,
         max: DVec2,
     ) -> Result<RoadNetwork, RoadError> {
+        check_area(min, max)?;
         let mut cities = CityCells::new(&self.settlements, terrain);
         // Contour roads first: whole, they may reach far beyond the area, and
         // every highway and footprint they could meet must be known.

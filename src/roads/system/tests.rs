@@ -109,6 +109,22 @@ fn bad_parameters_are_errors() {
     let sys = RoadSystem::new(RoadSystemParams::default()).unwrap();
     let e = RoadGenerator::generate(&sys, &Terrain::default(), DVec2::ZERO, DVec2::splat(1.0e6));
     assert!(matches!(e, Err(RoadError::Area(_))), "{e:?}");
+    // Without contour roads too, and for NaN areas: refused at once.
+    let highways_only = RoadSystem::new(RoadSystemParams {
+        contour_roads: false,
+        ..Default::default()
+    })
+    .unwrap();
+    let t = Terrain::default();
+    for (lo, hi) in [
+        (DVec2::ZERO, DVec2::splat(1.0e9)),
+        (DVec2::splat(f64::NAN), DVec2::ZERO),
+        (DVec2::splat(-1.0e300), DVec2::splat(1.0e300)),
+    ] {
+        let e = RoadGenerator::generate(&highways_only, &t, lo, hi);
+        assert!(matches!(e, Err(RoadError::Area(_))), "{e:?}");
+        assert!(highways_only.highways_in(&t, lo, hi).is_err());
+    }
 }
 
 #[test]
