@@ -2,15 +2,6 @@
 
 use glam::DVec2;
 
-/// Bounding box `(min, max)` of points (inverted infinities when empty).
-pub(crate) fn bounds(points: &[DVec2]) -> (DVec2, DVec2) {
-    points
-        .iter()
-        .fold((DVec2::INFINITY, DVec2::NEG_INFINITY), |(lo, hi), &p| {
-            (lo.min(p), hi.max(p))
-        })
-}
-
 /// Signed area of a polygon (positive when counter-clockwise), measured
 /// from its first vertex for precision far from the origin.
 pub(crate) fn signed_area(poly: &[DVec2]) -> f64 {

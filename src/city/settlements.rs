@@ -1,8 +1,8 @@
 //! City sites on a jittered grid, the ground they need, and their footprints.
 
 use super::params::SettlementParams;
-pub(crate) use super::polygon::bounds;
 use super::polygon::{polygon_contains, segment_meets_box, signed_area};
+pub(crate) use crate::geom::bounds;
 use crate::num::{WORLD_LIMIT_F64, floor_i64, hash2, unit};
 use crate::terrain::{ParamError, Terrain};
 use glam::DVec2;

@@ -24,6 +24,13 @@ pub fn segment_intersection(a0: DVec2, a1: DVec2, b0: DVec2, b1: DVec2) -> Optio
     ((0.0..=1.0).contains(&t) && (0.0..=1.0).contains(&u)).then_some((t, u))
 }
 
+/// Bounding box `(min, max)` of points (inverted infinities when empty).
+pub fn bounds(points: &[DVec2]) -> (DVec2, DVec2) {
+    (points.iter()).fold((DVec2::INFINITY, DVec2::NEG_INFINITY), |(lo, hi), &p| {
+        (lo.min(p), hi.max(p))
+    })
+}
+
 /// The point of segment `a–b` nearest to `p`, and its parameter in `[0, 1]`.
 pub fn closest_on_segment(p: DVec2, a: DVec2, b: DVec2) -> (DVec2, f64) {
     let ab = b - a;

@@ -3,8 +3,9 @@
 //! highway vertex). Each road is cut on its own, against whole footprints
 //! and whole highways, so the pieces are the same in any area.
 
-use super::highways::{Highway, bounds};
+use super::highways::Highway;
 use crate::city::City;
+use crate::geom::bounds;
 use crate::geom::segment_intersection;
 use crate::roads::Road;
 use glam::DVec2;

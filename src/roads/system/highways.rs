@@ -6,7 +6,7 @@
 
 use super::RoadSystemParams;
 use crate::city::{City, Settlements};
-use crate::geom::{Contact, segment_contact};
+use crate::geom::{Contact, bounds, segment_contact};
 use crate::roads::planner::{AStarPlanner, PlannerParams, RoadPlanner};
 use crate::roads::{Road, RoadClass};
 use crate::terrain::{Terrain, TerrainParams};
@@ -289,13 +289,6 @@ fn with_crossings(points: &[DVec2], others: &[(&[DVec2], bool)]) -> Vec<DVec2> {
     }
     out.extend(points.last().copied());
     dedup(out)
-}
-
-pub(crate) fn bounds(points: &[DVec2]) -> (DVec2, DVec2) {
-    (points.iter()).fold(
-        (DVec2::splat(f64::MAX), DVec2::splat(f64::MIN)),
-        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
-    )
 }
 
 fn dedup(mut points: Vec<DVec2>) -> Vec<DVec2> {

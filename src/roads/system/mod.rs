@@ -158,7 +158,7 @@ impl RoadGenerator for RoadSystem {
         };
         let (mut lo, mut hi) = (min, max);
         for r in &contour {
-            let (a, b) = highways::bounds(&r.points);
+            let (a, b) = crate::geom::bounds(&r.points);
             (lo, hi) = (lo.min(a), hi.max(b));
         }
         let highways = self
