@@ -34,9 +34,11 @@ mod ground;
 mod params;
 mod polygon;
 mod settlements;
+mod streets;
 #[cfg(test)]
 mod tests;
 
 pub use ground::CityGround;
 pub use params::{MAX_RAY_STEPS, SettlementParams};
 pub use settlements::{City, CityAreaError, CityStyle, MAX_AREA_CELLS, Settlements};
+pub use streets::{EdgeRole, SeedNode, Streets, StreetsInput};

@@ -1,9 +1,12 @@
 //! Plane geometry shared by the terrain overlays and the road generators
 //! (f64, core coordinates): segment contacts decided exactly, cells along
-//! segments, and [`SegmentGrid`], an index of polylines by cell.
+//! segments, [`SegmentGrid`], an index of polylines by cell, and
+//! [`PlanarGraph`], the street generators' planar graph with faces.
 
+pub mod planar;
 mod segment_grid;
 
+pub use planar::{Edge, Face, NodeId, PlanarGraph};
 pub use segment_grid::SegmentGrid;
 
 use glam::DVec2;

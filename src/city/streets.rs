@@ -1,0 +1,213 @@
+//! What every street generator takes and gives: [`StreetsInput`] (a ring,
+//! seed nodes, fixed roads, obstacles) and [`Streets`] (one planar network
+//! and its blocks), built from a labelled [`PlanarGraph`] by
+//! [`Streets::from_graph`].
+
+use crate::geom::{Face, PlanarGraph};
+use crate::roads::{RoadClass, RoadNetwork};
+use glam::DVec2;
+use serde::{Deserialize, Serialize};
+
+/// A node the streets grow from, with the article's split number: how many
+/// generations of nodes it may spawn (a fraction is a chance).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeedNode {
+    /// Where.
+    pub pos: DVec2,
+    /// Split number (≥ 0).
+    pub split: f64,
+}
+
+/// The inputs of a street generator (world metres).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StreetsInput {
+    /// A counter-clockwise loop the city stays inside (it becomes the ring
+    /// road); empty: grow freely from the seeds.
+    pub boundary: Vec<DVec2>,
+    /// Nodes to grow from.
+    pub seeds: Vec<SeedNode>,
+    /// Existing roads the streets must join (the highways reaching the
+    /// city), as polylines; they are kept as they are.
+    pub fixed: Vec<Vec<DVec2>>,
+    /// Polygons the streets stay out of (lakes, steep ground).
+    pub obstacles: Vec<Vec<DVec2>>,
+}
+
+/// What an edge of a street generator's [`PlanarGraph`] is; its label is
+/// [`EdgeRole::label`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EdgeRole {
+    /// A piece of the boundary ring.
+    Ring,
+    /// A piece of a fixed road.
+    Fixed,
+    /// A piece of an obstacle's outline (never output as a road).
+    Obstacle,
+    /// A main road of a generator (the tensor field's main streamlines).
+    Main,
+    /// A street of recursion level `n` (0 = the widest).
+    Street(u8),
+}
+
+impl EdgeRole {
+    /// The graph label of this role.
+    pub fn label(self) -> u32 {
+        match self {
+            Self::Ring => 0,
+            Self::Fixed => 1,
+            Self::Obstacle => 2,
+            Self::Main => 3,
+            Self::Street(n) => 16 + n as u32,
+        }
+    }
+
+    /// The role of a graph label.
+    pub fn from_label(label: u32) -> Self {
+        match label {
+            0 => Self::Ring,
+            1 => Self::Fixed,
+            2 => Self::Obstacle,
+            3 => Self::Main,
+            n => Self::Street(n.saturating_sub(16).min(255) as u8),
+        }
+    }
+
+    /// Whether the role is given to a generator rather than made by it.
+    pub fn is_given(self) -> bool {
+        matches!(self, Self::Ring | Self::Fixed | Self::Obstacle)
+    }
+
+    /// The default look: ring roads as roads, fixed roads as highways, main
+    /// roads as roads, streets narrowing with the level.
+    pub fn default_style(self) -> Option<(RoadClass, f64)> {
+        match self {
+            Self::Ring => Some((RoadClass::Road, 8.0)),
+            Self::Fixed => Some((RoadClass::Highway, RoadClass::Highway.default_width())),
+            Self::Obstacle => None,
+            Self::Main => Some((RoadClass::Road, 9.0)),
+            Self::Street(n) => Some((RoadClass::Street, (7.0 - 1.5 * n as f64).max(4.0))),
+        }
+    }
+}
+
+/// A street generator's output.
+#[derive(Clone, Debug)]
+pub struct Streets {
+    /// The ring, fixed roads and streets as one planar network (streets
+    /// are [`RoadClass::Street`]).
+    pub network: RoadNetwork,
+    /// The bounded faces of the street graph, counter-clockwise (a point
+    /// repeats where a dead-end street enters a block).
+    pub blocks: Vec<Vec<DVec2>>,
+    /// Per block, per edge `blocks[b][i] → blocks[b][i + 1]` (cyclic), the
+    /// width of the road along it.
+    pub block_widths: Vec<Vec<f64>>,
+    /// The obstacles the streets kept out of (lots keep out of them too).
+    pub obstacles: Vec<Vec<DVec2>>,
+    /// The street graph itself, labelled by [`EdgeRole::label`] (obstacle
+    /// outlines removed).
+    pub graph: PlanarGraph,
+}
+
+impl Streets {
+    /// The output of a finished graph: obstacle edges (and nodes left with
+    /// no edge) are dropped, the network is styled by `style`, blocks are
+    /// the bounded faces.
+    pub fn from_graph(
+        graph: &PlanarGraph,
+        obstacles: Vec<Vec<DVec2>>,
+        style: impl Fn(EdgeRole) -> Option<(RoadClass, f64)>,
+    ) -> Self {
+        let obstacle = EdgeRole::Obstacle.label();
+        let roads = graph.retain_edges(|e| e.label != obstacle);
+        let (graph, _) = roads.retain_nodes(|n| roads.degree(n) > 0);
+        let network = graph.to_network(|l| style(EdgeRole::from_label(l)));
+        let width = |e: u32| {
+            style(EdgeRole::from_label(graph.edges()[e as usize].label)).map_or(0.0, |s| s.1)
+        };
+        let faces: Vec<Face> = graph
+            .faces()
+            .into_iter()
+            .filter(|f| !f.is_outer())
+            .collect();
+        let blocks = faces.iter().map(|f| graph.face_polygon(f)).collect();
+        let block_widths = faces
+            .iter()
+            .map(|f| f.edges.iter().map(|&(e, _)| width(e)).collect())
+            .collect();
+        Self {
+            network,
+            blocks,
+            block_widths,
+            obstacles,
+            graph,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_round_trip_through_labels() {
+        for r in [
+            EdgeRole::Ring,
+            EdgeRole::Fixed,
+            EdgeRole::Obstacle,
+            EdgeRole::Main,
+            EdgeRole::Street(0),
+            EdgeRole::Street(3),
+        ] {
+            assert_eq!(EdgeRole::from_label(r.label()), r);
+        }
+    }
+
+    #[test]
+    fn a_ring_with_one_street_makes_two_blocks() {
+        let mut g = PlanarGraph::new(50.0);
+        let ring = [(0., 0.), (100., 0.), (100., 100.), (0., 100.)]
+            .map(|(x, y)| g.add_node(DVec2::new(x, y)));
+        for i in 0..4 {
+            g.add_edge(ring[i], ring[(i + 1) % 4], EdgeRole::Ring.label());
+        }
+        let (a, b) = (
+            g.add_node(DVec2::new(50.0, 0.0)),
+            g.add_node(DVec2::new(50.0, 100.0)),
+        );
+        // Re-ring through the street's ends, then the street.
+        let mut h = PlanarGraph::new(50.0);
+        for &p in g.nodes() {
+            h.add_node(p);
+        }
+        for (x, y) in [(ring[0], a), (a, ring[1]), (ring[2], b), (b, ring[3])] {
+            h.add_edge(x, y, EdgeRole::Ring.label());
+        }
+        h.add_edge(ring[1], ring[2], EdgeRole::Ring.label());
+        h.add_edge(ring[3], ring[0], EdgeRole::Ring.label());
+        h.add_edge(a, b, EdgeRole::Street(0).label());
+        // An obstacle edge inside is dropped.
+        let (o1, o2) = (
+            h.add_node(DVec2::new(10.0, 10.0)),
+            h.add_node(DVec2::new(20.0, 10.0)),
+        );
+        h.add_edge(o1, o2, EdgeRole::Obstacle.label());
+        let s = Streets::from_graph(&h, vec![], EdgeRole::default_style);
+        assert_eq!(s.blocks.len(), 2);
+        assert!(
+            s.blocks
+                .iter()
+                .all(|b| crate::city::polygon::signed_area(b) > 0.0)
+        );
+        let widths: Vec<f64> = s.block_widths.iter().flatten().copied().collect();
+        assert!(widths.contains(&7.0) && widths.contains(&8.0));
+        assert_eq!(s.graph.node_count(), 6);
+        assert!(s.network.check_planar().is_ok());
+        let streets = s
+            .network
+            .roads
+            .iter()
+            .filter(|r| r.class == RoadClass::Street);
+        assert_eq!(streets.count(), 1);
+    }
+}
