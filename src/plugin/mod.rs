@@ -11,6 +11,7 @@
 //!   ([`tasks::ReliefWorkers`]) below the frame's priority;
 //! - `mesh`, `shapes`: mesh builders; `editor`: egui widgets; `smoke`: CI helpers.
 
+pub mod buildings;
 pub mod chunks;
 pub mod coords;
 pub mod editor;

@@ -1,0 +1,272 @@
+//! City buildings as one mesh per city: walls from below the lowest corner
+//! (a foundation, so no building floats on a slope) to the eaves, gabled
+//! roofs on small four-cornered houses and flat roofs elsewhere, wall and
+//! roof colours varied per building by a hash of its position.
+
+use super::coords::to_bevy;
+use super::mesh::colored_mesh;
+use crate::num::hash_unit;
+use bevy::math::{DVec2, DVec3};
+use bevy::mesh::Mesh;
+
+/// How far walls reach below the lowest corner's ground, metres.
+pub const FOUNDATION: f64 = 1.0;
+/// Buildings up to this height get a pitched roof (when four-cornered).
+const GABLE_MAX_HEIGHT: f64 = 14.0;
+
+/// Wall colours (sRGB): plaster, sand, ochre, brick, grey.
+const WALLS: [[f32; 3]; 5] = [
+    [0.86, 0.83, 0.76],
+    [0.80, 0.72, 0.58],
+    [0.78, 0.64, 0.42],
+    [0.62, 0.36, 0.28],
+    [0.66, 0.66, 0.64],
+];
+/// Pitched-roof colours (sRGB): terracotta, dark tile, slate, brown.
+const ROOFS: [[f32; 3]; 4] = [
+    [0.62, 0.28, 0.20],
+    [0.42, 0.22, 0.18],
+    [0.30, 0.32, 0.36],
+    [0.40, 0.30, 0.24],
+];
+/// Flat-roof colour (sRGB): tar and gravel.
+const FLAT_ROOF: [f32; 3] = [0.36, 0.36, 0.38];
+
+/// Vertex lists of a mesh under construction (core coordinates relative
+/// to an anchor; turned into Bevy's frame at the end).
+#[derive(Default)]
+pub struct MeshLists {
+    positions: Vec<[f32; 3]>,
+    normals: Vec<[f32; 3]>,
+    colors: Vec<[f32; 4]>,
+    indices: Vec<u32>,
+}
+
+impl MeshLists {
+    /// Adds a planar convex polygon as a fan, flat-shaded, wound so that its
+    /// normal points along `hint` (core axes).
+    fn face(&mut self, poly: &[DVec3], hint: DVec3, color: [f32; 4]) {
+        let n = newell(poly);
+        let (n, flip) = if n.dot(hint) < 0.0 {
+            (-n, true)
+        } else {
+            (n, false)
+        };
+        let normal = to_bevy(n, DVec2::ZERO).to_array();
+        let base = self.positions.len() as u32;
+        for &p in poly {
+            self.positions.push(to_bevy(p, DVec2::ZERO).to_array());
+            self.normals.push(normal);
+            self.colors.push(color);
+        }
+        for k in 1..poly.len().saturating_sub(1) as u32 {
+            let (b, c) = if flip { (k + 1, k) } else { (k, k + 1) };
+            self.indices.extend([base, base + b, base + c]);
+        }
+    }
+
+    /// Adds triangles (index triples into `points`) of a horizontal polygon
+    /// at height `z`, facing up.
+    fn flat(&mut self, points: &[DVec2], tris: &[usize], z: f64, color: [f32; 4]) {
+        for t in tris.chunks_exact(3) {
+            let tri = [t[0], t[1], t[2]].map(|i| points[i].extend(z));
+            self.face(&tri, DVec3::Z, color);
+        }
+    }
+
+    /// Vertices so far.
+    pub fn vertex_count(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// The finished mesh.
+    pub fn into_mesh(self) -> Mesh {
+        colored_mesh(self.positions, self.normals, self.colors, self.indices)
+    }
+}
+
+/// The normal of a polygon (Newell's method), normalised.
+fn newell(poly: &[DVec3]) -> DVec3 {
+    let mut n = DVec3::ZERO;
+    for (i, a) in poly.iter().enumerate() {
+        let b = poly[(i + 1) % poly.len()];
+        n += DVec3::new(
+            (a.y - b.y) * (a.z + b.z),
+            (a.z - b.z) * (a.x + b.x),
+            (a.x - b.x) * (a.y + b.y),
+        );
+    }
+    n.normalize_or_zero()
+}
+
+fn linear(c: [f32; 3]) -> [f32; 4] {
+    let l = |v: f32| {
+        if v <= 0.04045 {
+            v / 12.92
+        } else {
+            ((v + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    [l(c[0]), l(c[1]), l(c[2]), 1.0]
+}
+
+/// Adds one building: `footprint` (counter-clockwise, world metres),
+/// `height` to the eaves above its highest corner, `ground(p)` the terrain
+/// height; everything relative to `anchor`. Footprints with fewer than
+/// three corners, or not finite, are skipped.
+pub fn add_building(
+    m: &mut MeshLists,
+    footprint: &[DVec2],
+    height: f64,
+    ground: impl Fn(DVec2) -> f64,
+    anchor: DVec3,
+) {
+    if footprint.len() < 3 || !footprint.iter().all(|p| p.is_finite()) || !height.is_finite() {
+        return;
+    }
+    let local: Vec<DVec2> = footprint.iter().map(|&p| p - anchor.truncate()).collect();
+    let zs: Vec<f64> = footprint.iter().map(|&p| ground(p)).collect();
+    let lo = zs.iter().copied().fold(f64::INFINITY, f64::min) - FOUNDATION - anchor.z;
+    let top = zs.iter().copied().fold(f64::NEG_INFINITY, f64::max) + height.max(2.0) - anchor.z;
+    let h = |salt| {
+        hash_unit(
+            footprint[0].x.to_bits() as i64,
+            footprint[0].y.to_bits() as i64,
+            salt,
+        )
+    };
+    let wall = linear(WALLS[(h(11) * WALLS.len() as f64) as usize % WALLS.len()]);
+    for (i, &a) in local.iter().enumerate() {
+        let b = local[(i + 1) % local.len()];
+        let d = b - a;
+        let out = DVec3::new(d.y, -d.x, 0.0);
+        m.face(
+            &[a.extend(lo), b.extend(lo), b.extend(top), a.extend(top)],
+            out,
+            wall,
+        );
+    }
+    if local.len() == 4 && height <= GABLE_MAX_HEIGHT && is_convex(&local) {
+        let roof = linear(ROOFS[(h(12) * ROOFS.len() as f64) as usize % ROOFS.len()]);
+        gable(m, &local, top, wall, roof);
+    } else {
+        let mut tris: Vec<usize> = Vec::new();
+        earcut::Earcut::new().earcut(local.iter().map(|p| [p.x, p.y]), &[], &mut tris);
+        m.flat(&local, &tris, top, linear(FLAT_ROOF));
+    }
+}
+
+fn is_convex(q: &[DVec2]) -> bool {
+    (0..q.len()).all(|i| {
+        let (a, b, c) = (q[i], q[(i + 1) % q.len()], q[(i + 2) % q.len()]);
+        (b - a).perp_dot(c - b) > 0.0
+    })
+}
+
+/// A pitched roof over a convex quadrilateral: the ridge runs along the
+/// longer sides, over the middle, rising by a third of the span.
+fn gable(m: &mut MeshLists, q: &[DVec2], top: f64, wall: [f32; 4], roof: [f32; 4]) {
+    // Rotate so that q0–q1 and q2–q3 are the long sides.
+    let long01 = q[0].distance(q[1]) + q[2].distance(q[3]);
+    let long12 = q[1].distance(q[2]) + q[3].distance(q[0]);
+    let q: [DVec2; 4] = if long01 >= long12 {
+        [q[0], q[1], q[2], q[3]]
+    } else {
+        [q[1], q[2], q[3], q[0]]
+    };
+    let r0 = (q[3] + q[0]) * 0.5;
+    let r1 = (q[1] + q[2]) * 0.5;
+    let span = 0.5 * (q[0].distance(q[3]) + q[1].distance(q[2]));
+    let ridge = top + span / 3.0;
+    let at = |p: DVec2| p.extend(top);
+    let centre = (q[0] + q[1] + q[2] + q[3]) * 0.25;
+    let outward = |p: DVec2| (p - centre).extend(0.0);
+    // Slopes face up and out over the long sides.
+    for (a, b) in [(q[0], q[1]), (q[2], q[3])] {
+        let (ra, rb) = if a == q[0] { (r0, r1) } else { (r1, r0) };
+        let mid = (a + b) * 0.5;
+        m.face(
+            &[at(a), at(b), rb.extend(ridge), ra.extend(ridge)],
+            outward(mid) + DVec3::Z,
+            roof,
+        );
+    }
+    // Gable ends: wall-coloured triangles over the short sides.
+    for (a, b, r) in [(q[1], q[2], r1), (q[3], q[0], r0)] {
+        m.face(&[at(a), at(b), r.extend(ridge)], outward(r), wall);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rect(c: DVec2, w: f64, d: f64) -> Vec<DVec2> {
+        [(-1., -1.), (1., -1.), (1., 1.), (-1., 1.)]
+            .map(|(x, y)| c + DVec2::new(x * w, y * d) * 0.5)
+            .into()
+    }
+
+    #[test]
+    fn a_house_on_a_slope_reaches_below_its_lowest_corner_and_faces_out() {
+        let mut m = MeshLists::default();
+        let ground = |p: DVec2| 100.0 + 0.2 * p.x;
+        let anchor = DVec3::new(0.0, 0.0, 100.0);
+        add_building(
+            &mut m,
+            &rect(DVec2::new(10.0, 0.0), 12.0, 8.0),
+            6.0,
+            ground,
+            anchor,
+        );
+        // Four walls (16 vertices), two slopes (8), two gables (6).
+        assert_eq!(m.vertex_count(), 30);
+        let ys: Vec<f32> = m.positions.iter().map(|p| p[1]).collect();
+        let low = ys.iter().copied().fold(f32::INFINITY, f32::min);
+        // The lowest corner (x = 4) is 0.8 m up: walls start 1 m below it.
+        assert!((low - (0.8 - 1.0)).abs() < 1e-5, "{low}");
+        // The ridge: highest ground 3.2 + 6 + span 8 / 3.
+        let high = ys.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        assert!(
+            (high - (3.2 + 6.0 + 8.0 / 3.0) as f32).abs() < 1e-4,
+            "{high}"
+        );
+        // Every triangle's winding agrees with its stored normal.
+        for t in m.indices.chunks_exact(3) {
+            let p = [t[0], t[1], t[2]].map(|i| bevy::math::Vec3::from(m.positions[i as usize]));
+            let n = (p[1] - p[0]).cross(p[2] - p[0]);
+            let stored = bevy::math::Vec3::from(m.normals[t[0] as usize]);
+            assert!(n.dot(stored) > 0.0);
+        }
+    }
+
+    #[test]
+    fn tall_or_odd_footprints_get_flat_roofs_and_bad_ones_nothing() {
+        let mut m = MeshLists::default();
+        let flat_ground = |_: DVec2| 0.0;
+        add_building(
+            &mut m,
+            &rect(DVec2::ZERO, 20.0, 20.0),
+            30.0,
+            flat_ground,
+            DVec3::ZERO,
+        );
+        // Walls 16 + flat roof 2 triangles (6).
+        assert_eq!(m.vertex_count(), 22);
+        let l = [
+            (0., 0.),
+            (20., 0.),
+            (20., 10.),
+            (10., 10.),
+            (10., 20.),
+            (0., 20.),
+        ]
+        .map(|(x, y)| DVec2::new(x, y));
+        add_building(&mut m, &l, 8.0, flat_ground, DVec3::ZERO);
+        assert_eq!(m.vertex_count(), 22 + 24 + 12);
+        let before = m.vertex_count();
+        add_building(&mut m, &l[..2], 8.0, flat_ground, DVec3::ZERO);
+        add_building(&mut m, &[DVec2::NAN; 4], 8.0, flat_ground, DVec3::ZERO);
+        assert_eq!(m.vertex_count(), before);
+    }
+}
