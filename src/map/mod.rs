@@ -8,6 +8,7 @@ mod cities;
 mod font;
 mod ground;
 mod raster;
+mod sketch;
 mod symbols;
 #[cfg(test)]
 mod tests;
@@ -16,6 +17,8 @@ use crate::city::City;
 use crate::roads::RoadNetwork;
 use crate::terrain::{Stream, Terrain};
 use glam::DVec2;
+
+pub use sketch::Sketch;
 
 /// What to draw, and how.
 #[derive(Clone, Debug, PartialEq)]

@@ -2,7 +2,7 @@
 //! rectangles and the label font, each clipped to the image so the work is
 //! bounded by its size wherever the shapes lie.
 
-use super::{MapImage, Rgb, font};
+use super::{MapImage, Rgb, View, font};
 use glam::DVec2;
 
 impl MapImage {
@@ -151,4 +151,84 @@ fn clip_finite(a: DVec2, b: DVec2, lo: DVec2, hi: DVec2) -> Option<(DVec2, DVec2
         _ => a + d * t,
     };
     Some((at(t0), at(t1)))
+}
+
+/// Polygon filling by scanlines: each edge toggles the parity of the first
+/// pixel right of where it crosses a row's centre line, then each row the
+/// polygon spans is swept once; the work is the edges' rows within the map
+/// plus the pixels of the rows a polygon spans. A pixel is inside when its
+/// centre is (the even-odd rule).
+pub(super) struct Scanlines {
+    /// Row-major parity toggles, one column past the right edge.
+    toggle: Vec<bool>,
+}
+
+impl Scanlines {
+    pub(super) fn new(v: &View) -> Self {
+        Self {
+            toggle: vec![false; (v.width + 1) * v.height],
+        }
+    }
+
+    /// Fills `poly` with `c` where `keep(pixel index)` holds.
+    pub(super) fn polygon(
+        &mut self,
+        img: &mut MapImage,
+        v: &View,
+        poly: &[DVec2],
+        c: Rgb,
+        keep: impl Fn(usize) -> bool,
+    ) {
+        let (width, height, s) = (v.width, v.height, v.s);
+        if poly.len() < 3 || !poly.iter().all(|p| p.is_finite()) {
+            return;
+        }
+        let (lo, hi) = crate::geom::bounds(poly);
+        let centre_y = |py: usize| v.y0 - (py as f64 + 0.5) * s;
+        let centre_x = |px: usize| v.x0 + (px as f64 + 0.5) * s;
+        // The rows the polygon spans (one more each side: exact tests follow).
+        let row = |y: f64| ((v.y0 - y) / s - 0.5).clamp(-1.0, height as f64);
+        let (r0, r1) = (
+            (row(hi.y) - 1.0).max(0.0) as usize,
+            ((row(lo.y) + 1.0).max(0.0) as usize).min(height),
+        );
+        let mut b = poly[poly.len() - 1];
+        for &a in poly.iter() {
+            let (e0, e1) = (
+                (row(a.y.max(b.y)) - 1.0).max(0.0) as usize,
+                ((row(a.y.min(b.y)) + 1.0).max(0.0) as usize).min(height),
+            );
+            for py in e0..e1 {
+                let y = centre_y(py);
+                if (a.y > y) == (b.y > y) {
+                    continue;
+                }
+                let x = a.x + (y - a.y) * (b.x - a.x) / (b.y - a.y);
+                // The first pixel whose centre is not left of x.
+                let mut col = ((x - v.x0) / s - 0.5).ceil().clamp(0.0, width as f64) as usize;
+                for _ in 0..2 {
+                    if col > 0 && centre_x(col - 1) >= x {
+                        col -= 1;
+                    } else if col < width && centre_x(col) < x {
+                        col += 1;
+                    }
+                }
+                let t = &mut self.toggle[py * (width + 1) + col];
+                *t = !*t;
+            }
+            b = a;
+        }
+        // Sweep the rows, clearing the toggles for the next polygon.
+        for py in r0..r1 {
+            let mut inside = false;
+            for px in 0..=width {
+                let t = &mut self.toggle[py * (width + 1) + px];
+                inside ^= *t;
+                *t = false;
+                if inside && px < width && keep(py * width + px) {
+                    img.put(px as i64, py as i64, c);
+                }
+            }
+        }
+    }
 }
