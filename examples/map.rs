@@ -87,6 +87,7 @@ fn run() -> Result<(), String> {
         streams: &streams,
         marker: None,
         cities: &cities,
+        buildings: &[],
     };
     let img = render_map(&terrain, centre, w, h, &style, layers)?;
     let png = img.to_png()?;

@@ -57,6 +57,25 @@ pub(super) fn outline(img: &mut MapImage, v: &View, cities: &[Shown<'_>]) {
     }
 }
 
+/// City buildings: black footprints (ISOM 521), at least a pixel each.
+pub(super) fn buildings(img: &mut MapImage, v: &View, buildings: &[Vec<DVec2>]) {
+    let (wmin, wmax) = v.world();
+    let mut fill = Scanlines::new(v);
+    for b in buildings {
+        let (lo, hi) = crate::geom::bounds(b);
+        if b.len() < 3 || hi.cmplt(wmin).any() || lo.cmpgt(wmax).any() {
+            continue;
+        }
+        if (hi - lo).max_element() < 2.0 * v.s {
+            // Smaller than two pixels: a dot.
+            let c = v.to_px((lo + hi) / 2.0);
+            img.put(c.x.round() as i64, c.y.round() as i64, colors::BLACK);
+        } else {
+            fill.polygon(img, v, b, colors::BLACK, |_| true);
+        }
+    }
+}
+
 /// Whether `p` lies in one of the footprints.
 pub(super) fn covers(cities: &[Shown<'_>], p: DVec2) -> bool {
     cities

@@ -133,6 +133,9 @@ pub struct MapLayers<'a> {
     /// Cities whose footprints to draw as settlement (those off the map
     /// cost only their bounding box).
     pub cities: &'a [City],
+    /// Building footprints (city buildings), drawn black like the
+    /// terrain's own; those off the map cost only their bounding box.
+    pub buildings: &'a [Vec<DVec2>],
 }
 
 /// Draws the map of `width × height` pixels centred on `centre`.
@@ -177,6 +180,7 @@ pub fn render_map(
     ground::shores(&mut img, &v, &water);
     ground::buildings(&mut img, terrain, &v, &shown);
     cities::outline(&mut img, &v, &shown);
+    cities::buildings(&mut img, &v, layers.buildings);
     symbols::streams(&mut img, &v, layers.streams);
     if let Some(net) = layers.roads {
         symbols::roads(&mut img, &v, net);

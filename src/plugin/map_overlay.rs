@@ -176,6 +176,7 @@ fn update_map(
             streams: &streams.2,
             marker: Some(marker),
             cities: cities.cities(),
+            buildings: &[],
         };
         let map = render_map(
             &terrain,

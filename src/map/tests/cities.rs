@@ -193,3 +193,33 @@ fn maps_without_cities_in_view_are_unchanged_and_work_stays_bounded() {
     let secs = start.elapsed().as_secs_f64();
     assert!(secs < 20.0, "{secs} s");
 }
+
+#[test]
+fn city_buildings_are_black_and_small_ones_still_show() {
+    let t = Terrain::default();
+    let centre = DVec2::new(500.0, 500.0);
+    let big: Vec<DVec2> = [(-20., -10.), (20., -10.), (20., 10.), (-20., 10.)]
+        .map(|(x, y)| centre + DVec2::new(x, y))
+        .into();
+    let tiny: Vec<DVec2> = [(0., 0.), (3., 0.), (3., 3.), (0., 3.)]
+        .map(|(x, y)| centre + DVec2::new(60.0 + x, y))
+        .into();
+    let far: Vec<DVec2> = big.iter().map(|p| *p + DVec2::splat(1e6)).collect();
+    let buildings = [big, tiny, far];
+    let layers = MapLayers {
+        buildings: &buildings,
+        ..Default::default()
+    };
+    let img = render_map(&t, centre, 200, 100, &plain(2.0), layers).unwrap();
+    let px = |p: DVec2| {
+        let (x, y) = (
+            (p.x - centre.x) / 2.0 + 100.0,
+            (centre.y - p.y) / 2.0 + 50.0,
+        );
+        let i = (y as usize * 200 + x as usize) * 4;
+        [img.rgba[i], img.rgba[i + 1], img.rgba[i + 2]]
+    };
+    assert_eq!(px(centre), colors::BLACK);
+    assert_eq!(px(centre + DVec2::new(61.5, 1.5)), colors::BLACK);
+    assert_ne!(px(centre + DVec2::new(40.0, 0.0)), colors::BLACK);
+}

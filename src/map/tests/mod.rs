@@ -206,6 +206,7 @@ fn extreme_centres_sizes_and_layers_are_safe() {
                         heading: 1.0,
                     }),
                     cities: &cities,
+                    buildings: &[],
                 };
                 let img = render_map(&t, centre, 9, 7, &style, layers).unwrap();
                 assert_eq!(img.rgba.len(), 9 * 7 * 4);
@@ -338,6 +339,7 @@ mod golden {
                 heading: 0.7,
             }),
             cities,
+            buildings: &[],
         };
         let img = render_map(&t, centre, 400, 300, &style, layers).unwrap();
         fnv(&img.rgba)
