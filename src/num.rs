@@ -141,6 +141,32 @@ pub(crate) fn pi_frac(xy: i64, scale: f64) -> f64 {
     }
 }
 
+/// A multiply-rotate hasher for small integer keys (grid cells): SipHash
+/// costs more than the lookups it guards. Only for tables that are looked
+/// up, never iterated.
+#[derive(Default)]
+pub(crate) struct FastHasher(u64);
+
+impl std::hash::Hasher for FastHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn write_i64(&mut self, v: i64) {
+        self.write_u64(v as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// [`FastHasher`] for `HashMap`s and `HashSet`s.
+pub(crate) type FastHash = std::hash::BuildHasherDefault<FastHasher>;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -32,6 +32,7 @@
 
 mod ground;
 mod params;
+pub mod planar;
 mod polygon;
 mod settlements;
 mod streets;

@@ -4,9 +4,13 @@
 //! near the question, and faces by the rightmost-turn walk.
 
 use super::{Contact, bounds, segment_contact};
+use crate::num::FastHash;
 use crate::roads::{Road, RoadClass, RoadNetwork};
 use glam::DVec2;
 use std::collections::HashMap;
+
+/// Grid cells to the ids filed in them (looked up, never iterated).
+type Cells = HashMap<(i64, i64), Vec<u32>, FastHash>;
 
 /// Index of a node in a [`PlanarGraph`].
 pub type NodeId = u32;
@@ -34,8 +38,8 @@ pub struct PlanarGraph {
     /// Per node, the edges at it (edge ids, in insertion order).
     incident: Vec<Vec<u32>>,
     edges: Vec<Edge>,
-    node_cells: HashMap<(i64, i64), Vec<NodeId>>,
-    edge_cells: HashMap<(i64, i64), Vec<u32>>,
+    node_cells: Cells,
+    edge_cells: Cells,
 }
 
 /// One face of a [`PlanarGraph`]: the nodes met walking its boundary with
@@ -72,8 +76,26 @@ impl PlanarGraph {
             nodes: Vec::new(),
             incident: Vec::new(),
             edges: Vec::new(),
-            node_cells: HashMap::new(),
-            edge_cells: HashMap::new(),
+            node_cells: Cells::default(),
+            edge_cells: Cells::default(),
+        }
+    }
+
+    /// Calls `f` on each cell an edge `p–q` is filed in: the cells of its
+    /// bounding box when they are at most 3 × 3 (no search along it, a few
+    /// spare cells at most), else the cells along it.
+    fn for_edge_cells(&self, p: DVec2, q: DVec2, mut f: impl FnMut((i64, i64))) {
+        let (lo, hi) = (self.key(p.min(q)), self.key(p.max(q)));
+        if hi.0 - lo.0 < 3 && hi.1 - lo.1 < 3 {
+            for y in lo.1..=hi.1 {
+                for x in lo.0..=hi.0 {
+                    f((x, y));
+                }
+            }
+        } else {
+            super::cells_along_segment(p, q, self.cell, 0.0)
+                .into_iter()
+                .for_each(f);
         }
     }
 
@@ -165,32 +187,38 @@ impl PlanarGraph {
         self.incident[a as usize].push(id);
         self.incident[b as usize].push(id);
         let (p, q) = (self.pos(a), self.pos(b));
-        for (x, y) in super::cells_along_segment(p, q, self.cell, 0.0) {
-            self.edge_cells.entry((x, y)).or_default().push(id);
-        }
+        let mut cells = std::mem::take(&mut self.edge_cells);
+        self.for_edge_cells(p, q, |k| cells.entry(k).or_default().push(id));
+        self.edge_cells = cells;
         Some(id)
     }
 
     /// Nodes within distance `r` of `p` (inclusive), ascending by id.
     pub fn nodes_within(&self, p: DVec2, r: f64) -> Vec<NodeId> {
         let mut out = Vec::new();
+        self.for_nodes_within(p, r, |n| out.push(n));
+        out.sort_unstable();
+        out
+    }
+
+    /// Calls `f` on each node within distance `r` of `p` (inclusive), in
+    /// an order that depends only on the graph (no allocation).
+    pub fn for_nodes_within(&self, p: DVec2, r: f64, mut f: impl FnMut(NodeId)) {
         if !(r >= 0.0 && r.is_finite()) {
-            return out;
+            return;
         }
         let (lo, hi) = (self.key(p - DVec2::splat(r)), self.key(p + DVec2::splat(r)));
         for y in lo.1..=hi.1 {
             for x in lo.0..=hi.0 {
                 if let Some(ns) = self.node_cells.get(&(x, y)) {
-                    out.extend(
-                        ns.iter()
-                            .copied()
-                            .filter(|&n| self.pos(n).distance_squared(p) <= r * r),
-                    );
+                    for &n in ns {
+                        if self.pos(n).distance_squared(p) <= r * r {
+                            f(n);
+                        }
+                    }
                 }
             }
         }
-        out.sort_unstable();
-        out
     }
 
     /// Whether any node lies closer than `r` to `p` (strictly).
@@ -208,11 +236,11 @@ impl PlanarGraph {
     /// Edge ids filed in the cells along segment `p–q`, ascending, once each.
     pub fn edges_near(&self, p: DVec2, q: DVec2) -> Vec<u32> {
         let mut out = Vec::new();
-        for k in super::cells_along_segment(p, q, self.cell, 0.0) {
+        self.for_edge_cells(p, q, |k| {
             if let Some(es) = self.edge_cells.get(&k) {
                 out.extend_from_slice(es);
             }
-        }
+        });
         out.sort_unstable();
         out.dedup();
         out
@@ -223,9 +251,14 @@ impl PlanarGraph {
     /// the segment's own end nodes `ends` at that node (decided exactly). A
     /// collinear overlap always counts as a crossing.
     pub fn crosses(&self, p: DVec2, q: DVec2, ends: [Option<NodeId>; 2]) -> bool {
+        let (lo, hi) = (p.min(q), p.max(q));
         self.edges_near(p, q).into_iter().any(|e| {
             let [a, b] = self.edges[e as usize].ends;
             let (pa, pb) = (self.pos(a), self.pos(b));
+            // Boxes apart: no contact (the exact test only where they meet).
+            if pa.max(pb).cmplt(lo).any() || pa.min(pb).cmpgt(hi).any() {
+                return false;
+            }
             match segment_contact(p, q, pa, pb) {
                 None => false,
                 Some(Contact::Overlap { .. }) => true,
@@ -380,15 +413,14 @@ impl PlanarGraph {
         let order: Vec<Vec<u32>> = (0..self.nodes.len())
             .map(|n| {
                 let p = self.nodes[n];
-                let mut es = self.incident[n].clone();
-                es.sort_by(|&x, &y| {
-                    let ang = |e: u32| {
+                let mut es: Vec<(f64, u32)> = (self.incident[n].iter())
+                    .map(|&e| {
                         let d = self.pos(self.other(e, n as NodeId)) - p;
-                        d.y.atan2(d.x)
-                    };
-                    ang(x).total_cmp(&ang(y)).then(x.cmp(&y))
-                });
-                es
+                        (d.y.atan2(d.x), e)
+                    })
+                    .collect();
+                es.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+                es.into_iter().map(|(_, e)| e).collect()
             })
             .collect();
         let mut used = vec![[false; 2]; self.edges.len()];

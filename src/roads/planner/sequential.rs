@@ -11,12 +11,12 @@
 use super::cost::{SegTerrain, Step, angle, deck, seg_terrain, step_cost, tie_hash, tie_key};
 use super::frame::Frame;
 use super::{PlanError, PlannedRoad, PlannerParams, RoadPlanner, check_request, finish};
+use crate::num::FastHash as Fast;
 use crate::terrain::Terrain;
 use glam::DVec2;
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// The sequential planner (thesis §6.1, "SequentialPlanner").
 #[derive(Clone, Copy, Debug, Default)]
@@ -217,30 +217,6 @@ impl RoadPlanner for SequentialPlanner {
         Err(PlanError::TooMuchWork(max_steps))
     }
 }
-
-/// A multiply-rotate hasher for small integer keys (SipHash costs more
-/// than the lookups it guards here; nothing iterates these tables).
-#[derive(Default)]
-struct FastHasher(u64);
-
-impl Hasher for FastHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-    fn write_i64(&mut self, v: i64) {
-        self.write_u64(v as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type Fast = BuildHasherDefault<FastHasher>;
 
 /// Where a bridge from `p` along `d` lands: the first dry point within
 /// `max_span`, probed every metre.

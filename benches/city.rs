@@ -1,0 +1,65 @@
+//! Planar city time, one core, median and minimum of runs: the issue's
+//! reference case — a ring road that is an ellipse with semi-axes 1,000 m
+//! and 800 m (64 vertices), no seeds, the three reference levels, min angle
+//! 60°, seed 7 — streets and blocks (goal ≤ 50 ms), with node, edge and
+//! block counts.
+//!
+//! `cargo bench --no-default-features --bench city` (`CITY_RUNS=n` sets the
+//! number of runs, 31 by default).
+
+use bevy_relief::city::planar::{PlanarParams, PlanarStreets};
+use bevy_relief::city::{Streets, StreetsInput};
+use glam::DVec2;
+use std::hint::black_box;
+use std::time::Instant;
+
+/// Median and minimum wall time (ms) of `runs` calls, and the last result.
+fn time_ms<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, f64, T) {
+    let mut t = Vec::with_capacity(runs);
+    let mut out = None;
+    for _ in 0..runs {
+        let s = Instant::now();
+        out = Some(black_box(f()));
+        t.push(s.elapsed().as_secs_f64() * 1e3);
+    }
+    t.sort_by(f64::total_cmp);
+    (t[t.len() / 2], t[0], out.expect("runs > 0"))
+}
+
+/// The reference ring: an ellipse 2 km × 1.6 km, 64 vertices, counter-clockwise.
+fn ellipse() -> Vec<DVec2> {
+    (0..64)
+        .map(|i| {
+            let a = i as f64 / 64.0 * std::f64::consts::TAU;
+            DVec2::new(1000.0 * a.cos(), 800.0 * a.sin())
+        })
+        .collect()
+}
+
+/// LOTS AND BUILDINGS: the lead adds the timing of `city::lots::subdivide`
+/// for the reference streets here (goal ≤ 30 ms more).
+fn lots_and_buildings(_streets: &Streets) {}
+
+fn main() {
+    let generator = PlanarStreets::new(PlanarParams::default()).expect("reference parameters");
+    let input = StreetsInput {
+        boundary: ellipse(),
+        ..StreetsInput::default()
+    };
+    // CITY_RUNS=1 for a single run (under callgrind, say).
+    let runs = std::env::var("CITY_RUNS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(31);
+    let (median, min, streets) = time_ms(runs, || generator.generate(&input).expect("streets"));
+    let g = &streets.graph;
+    println!(
+        "planar city, reference ellipse: median {median:.2} ms, min {min:.2} ms \
+         (goal 50 ms); {} nodes, {} edges, {} blocks, {} roads",
+        g.node_count(),
+        g.edge_count(),
+        streets.blocks.len(),
+        streets.network.roads.len()
+    );
+    lots_and_buildings(&streets);
+}

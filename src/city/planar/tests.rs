@@ -1,0 +1,1 @@
+//! Tests of the planar street generator.
