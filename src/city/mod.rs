@@ -31,6 +31,7 @@
 //! ```
 
 mod ground;
+pub mod lots;
 mod params;
 mod polygon;
 mod settlements;
