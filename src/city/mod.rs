@@ -31,6 +31,7 @@
 //! ```
 
 mod ground;
+pub mod lots;
 mod params;
 pub mod planar;
 mod polygon;

@@ -1,0 +1,348 @@
+//! [`Shape`]: a polygon with holes whose edges know whether they face a
+//! street, cut in two by a line (every piece of each side, holes kept), and
+//! the oriented bounding box that picks the cut.
+
+use crate::city::polygon::{polygon_contains, signed_area};
+use glam::DVec2;
+
+/// One closed ring of a [`Shape`]: the interior on its left (outer rings
+/// counter-clockwise, holes clockwise); `street[i]` tells whether the edge
+/// `pts[i] → pts[i + 1]` (cyclic) faces a street.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Ring {
+    pub pts: Vec<DVec2>,
+    pub street: Vec<bool>,
+}
+
+impl Ring {
+    /// Signed area (positive for an outer ring).
+    pub fn area(&self) -> f64 {
+        signed_area(&self.pts)
+    }
+
+    /// The edges as `(from, to, faces a street)`.
+    pub fn edges(&self) -> impl Iterator<Item = (DVec2, DVec2, bool)> + '_ {
+        let n = self.pts.len();
+        (0..n).map(move |i| (self.pts[i], self.pts[(i + 1) % n], self.street[i]))
+    }
+}
+
+/// A polygon: the outer ring first, then its holes.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Shape {
+    pub rings: Vec<Ring>,
+}
+
+/// Vertices closer than this to a cutting line move the line (metres).
+const ON_LINE: f64 = 1e-6;
+
+impl Shape {
+    /// Area (holes subtracted).
+    pub fn area(&self) -> f64 {
+        self.rings.iter().map(Ring::area).sum()
+    }
+
+    /// Total length of the edges facing a street.
+    pub fn frontage(&self) -> f64 {
+        (self.rings.iter().flat_map(Ring::edges))
+            .filter(|e| e.2)
+            .map(|(a, b, _)| a.distance(b))
+            .sum()
+    }
+
+    /// The outer ring.
+    pub fn outer(&self) -> &Ring {
+        &self.rings[0]
+    }
+
+    /// Cuts the shape by the line `n·p = c` (`n` a unit normal): the pieces
+    /// on the side `n·p > c`, then those on the other side. The line moves
+    /// up (towards `+n`) by a few micrometres until no vertex lies on it.
+    /// `None` when the line misses the shape or the cut fails its checks
+    /// (the pieces' areas must add up to the shape's).
+    pub fn cut(&self, n: DVec2, mut c: f64) -> Option<[Vec<Shape>; 2]> {
+        let s = |c: f64| -> Vec<Vec<f64>> {
+            let side = |p: DVec2| n.dot(p) - c;
+            (self.rings.iter())
+                .map(|r| r.pts.iter().map(|&p| side(p)).collect())
+                .collect()
+        };
+        let mut sides = s(c);
+        for _ in 0..8 {
+            if sides.iter().flatten().all(|v| v.abs() >= ON_LINE) {
+                break;
+            }
+            c += 3.0 * ON_LINE;
+            sides = s(c);
+        }
+        if !sides
+            .iter()
+            .flatten()
+            .all(|v| v.abs() >= ON_LINE && v.is_finite())
+        {
+            return None;
+        }
+        let d = n.perp();
+        // Crossings: (position along the line, ring, edge, point).
+        let mut xs: Vec<(f64, usize, usize, DVec2)> = Vec::new();
+        for (r, ring) in self.rings.iter().enumerate() {
+            let m = ring.pts.len();
+            for i in 0..m {
+                let (sa, sb) = (sides[r][i], sides[r][(i + 1) % m]);
+                if (sa > 0.0) != (sb > 0.0) {
+                    let (a, b) = (ring.pts[i], ring.pts[(i + 1) % m]);
+                    let p = a + (b - a) * (sa / (sa - sb));
+                    xs.push((d.dot(p), r, i, p));
+                }
+            }
+        }
+        if xs.is_empty() || xs.len() % 2 == 1 {
+            return None;
+        }
+        xs.sort_by(|x, y| x.0.total_cmp(&y.0));
+        // Along `d`, the shape is inside between crossings 2k and 2k + 1:
+        // there the boundary enters the + side, then leaves it.
+        let rising = |x: &(f64, usize, usize, DVec2)| sides[x.1][x.2] < 0.0;
+        if xs.chunks(2).any(|p| !rising(&p[0]) || rising(&p[1])) {
+            return None;
+        }
+        // The crossing on each (ring, edge), if any.
+        let offsets: Vec<usize> = (self.rings.iter())
+            .scan(0, |o, r| {
+                let at = *o;
+                *o += r.pts.len();
+                Some(at)
+            })
+            .collect();
+        let total = offsets
+            .last()
+            .map_or(0, |&o| o + self.rings.last().map_or(0, |r| r.pts.len()));
+        let mut crossing = vec![usize::MAX; total];
+        for (k, x) in xs.iter().enumerate() {
+            crossing[offsets[x.1] + x.2] = k;
+        }
+        let mut visited = vec![false; total];
+        let mut out = [Vec::new(), Vec::new()];
+        for (side, pieces) in out.iter_mut().enumerate() {
+            let positive = side == 0;
+            for (r, ring) in self.rings.iter().enumerate() {
+                if !xs.iter().any(|x| x.1 == r) {
+                    continue; // untouched rings are placed below
+                }
+                for start in 0..ring.pts.len() {
+                    if visited[offsets[r] + start] || (sides[r][start] > 0.0) != positive {
+                        continue;
+                    }
+                    let walked = self.walk(r, start, &xs, &crossing, &offsets, &mut visited)?;
+                    pieces.push(Shape {
+                        rings: vec![walked],
+                    });
+                }
+            }
+        }
+        // Rings the line misses: holes go into the piece around them.
+        for (r, ring) in self.rings.iter().enumerate() {
+            if xs.iter().any(|x| x.1 == r) {
+                continue;
+            }
+            if r == 0 {
+                return None;
+            }
+            let side = (sides[r][0] <= 0.0) as usize;
+            let host = out[side]
+                .iter_mut()
+                .find(|p| polygon_contains(&p.rings[0].pts, ring.pts[0]))?;
+            host.rings.push(ring.clone());
+        }
+        let sum: f64 = out.iter().flatten().map(Shape::area).sum();
+        let whole = self.area();
+        if (sum - whole).abs() > 1e-6 * whole.abs() + 1e-6
+            || out.iter().flatten().any(|p| p.area() <= 0.0)
+        {
+            return None;
+        }
+        Some(out)
+    }
+
+    /// One piece of a cut: from vertex `start` of ring `r`, along the rings,
+    /// across the line from each crossing to its partner.
+    fn walk(
+        &self,
+        mut r: usize,
+        start: usize,
+        xs: &[(f64, usize, usize, DVec2)],
+        crossing: &[usize],
+        offsets: &[usize],
+        visited: &mut [bool],
+    ) -> Option<Ring> {
+        let mut piece = Ring {
+            pts: Vec::new(),
+            street: Vec::new(),
+        };
+        let (r0, mut i) = (r, start);
+        for _ in 0..=crossing.len() + xs.len() {
+            let ring = &self.rings[r];
+            visited[offsets[r] + i] = true;
+            piece.pts.push(ring.pts[i]);
+            piece.street.push(ring.street[i]);
+            let k = crossing[offsets[r] + i];
+            if k != usize::MAX {
+                // Out across the line, back in at the partner crossing.
+                let (x, y) = (&xs[k], &xs[k ^ 1]);
+                piece.pts.push(x.3);
+                piece.street.push(false);
+                piece.pts.push(y.3);
+                piece.street.push(self.rings[y.1].street[y.2]);
+                r = y.1;
+                i = y.2;
+            }
+            i = (i + 1) % self.rings[r].pts.len();
+            if r == r0 && i == start {
+                return Some(piece);
+            }
+            if visited[offsets[r] + i] {
+                return None; // joined another walk: the cut is inconsistent
+            }
+        }
+        None
+    }
+
+    /// The outer ring's oriented bounding box of least area: the unit
+    /// direction of its long side, and its extents `(min, max)` along that
+    /// direction and along the perpendicular.
+    pub fn obb(&self) -> (DVec2, (f64, f64), (f64, f64)) {
+        let hull = convex_hull(&self.outer().pts);
+        let extent = |dir: DVec2| {
+            (hull.iter()).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &p| {
+                (lo.min(dir.dot(p)), hi.max(dir.dot(p)))
+            })
+        };
+        let mut best = (f64::INFINITY, DVec2::X);
+        for i in 0..hull.len() {
+            let dir = (hull[(i + 1) % hull.len()] - hull[i]).normalize_or_zero();
+            if dir == DVec2::ZERO {
+                continue;
+            }
+            let (u, v) = (extent(dir), extent(dir.perp()));
+            let area = (u.1 - u.0) * (v.1 - v.0);
+            if area < best.0 {
+                best = (area, dir);
+            }
+        }
+        let mut dir = best.1;
+        let (mut u, mut v) = (extent(dir), extent(dir.perp()));
+        if v.1 - v.0 > u.1 - u.0 {
+            dir = dir.perp();
+            (u, v) = (v, extent(dir.perp()));
+        }
+        (dir, u, v)
+    }
+}
+
+/// Convex hull (Andrew's monotone chain), counter-clockwise, no collinear
+/// points.
+pub(super) fn convex_hull(pts: &[DVec2]) -> Vec<DVec2> {
+    let mut p: Vec<DVec2> = pts.to_vec();
+    p.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
+    p.dedup();
+    if p.len() < 3 {
+        return p;
+    }
+    let mut hull: Vec<DVec2> = Vec::with_capacity(2 * p.len());
+    for pass in 0..2 {
+        let floor = hull.len();
+        let it: Box<dyn Iterator<Item = &DVec2>> = if pass == 0 {
+            Box::new(p.iter())
+        } else {
+            Box::new(p.iter().rev())
+        };
+        for &q in it {
+            while hull.len() >= floor + 2 {
+                let (a, b) = (hull[hull.len() - 2], hull[hull.len() - 1]);
+                if (b - a).perp_dot(q - a) > 0.0 {
+                    break;
+                }
+                hull.pop();
+            }
+            hull.push(q);
+        }
+        hull.pop();
+    }
+    hull
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(rings: &[&[(f64, f64)]]) -> Shape {
+        Shape {
+            rings: (rings.iter())
+                .map(|r| Ring {
+                    pts: r.iter().map(|&(x, y)| DVec2::new(x, y)).collect(),
+                    street: vec![true; r.len()],
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_u_cut_across_its_arms_gives_three_pieces() {
+        // A U opening upwards: arms x ∈ [0, 10] and [20, 30], base y < 10.
+        let u = shape(&[&[
+            (0., 0.),
+            (30., 0.),
+            (30., 30.),
+            (20., 30.),
+            (20., 10.),
+            (10., 10.),
+            (10., 30.),
+            (0., 30.),
+        ]]);
+        let [above, below] = u.cut(DVec2::Y, 20.0).unwrap();
+        assert_eq!((above.len(), below.len()), (2, 1));
+        let mut areas: Vec<f64> = above.iter().map(Shape::area).collect();
+        areas.sort_by(f64::total_cmp);
+        assert_eq!(areas, vec![100.0, 100.0]);
+        assert!((below[0].area() - 500.0).abs() < 1e-9);
+        // The cut edges do not face a street; the rest still do.
+        let cut_len: f64 = (below[0].outer().edges())
+            .filter(|e| !e.2)
+            .map(|(a, b, _)| a.distance(b))
+            .sum();
+        assert!((cut_len - 20.0).abs() < 1e-9);
+        assert!((below[0].frontage() - (30. + 20. + 20. + 10. + 20.)).abs() < 1e-9);
+        // A line that misses the shape is no cut.
+        assert!(u.cut(DVec2::Y, 40.0).is_none());
+    }
+
+    #[test]
+    fn a_hole_is_opened_by_a_cut_through_it_and_kept_by_one_that_misses() {
+        let h = shape(&[
+            &[(0., 0.), (40., 0.), (40., 40.), (0., 40.)],
+            &[(10., 10.), (10., 20.), (20., 20.), (20., 10.)],
+        ]);
+        assert_eq!(h.area(), 1500.0);
+        let [right, left] = h.cut(DVec2::X, 15.0).unwrap();
+        assert_eq!((right.len(), left.len()), (1, 1));
+        assert!(right.iter().chain(&left).all(|p| p.rings.len() == 1));
+        assert_eq!(right[0].area() + left[0].area(), 1500.0);
+        let [right, left] = h.cut(DVec2::X, 30.0).unwrap();
+        assert_eq!((right[0].rings.len(), left[0].rings.len()), (1, 2));
+        assert!((left[0].area() - 1100.0).abs() < 1e-9);
+        // A vertex on the line moves the line a little.
+        let [a, b] = h.cut(DVec2::X, 10.0).unwrap();
+        assert!((a[0].area() + b[0].area() - 1500.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn obb_of_a_rotated_rectangle() {
+        let (c, s) = (0.6, 0.8);
+        let rot = |x: f64, y: f64| (c * x - s * y, s * x + c * y);
+        let r = shape(&[&[rot(0., 0.), rot(50., 0.), rot(50., 20.), rot(0., 20.)]]);
+        let (dir, u, v) = r.obb();
+        assert!((dir.x.abs() - c).abs() < 1e-12 && (dir.y.abs() - s).abs() < 1e-12);
+        assert!((u.1 - u.0 - 50.0).abs() < 1e-9 && (v.1 - v.0 - 20.0).abs() < 1e-9);
+        assert_eq!(convex_hull(&r.outer().pts).len(), 4);
+    }
+}
