@@ -23,7 +23,10 @@ pub const MAX_SEED_SPLIT: f64 = 64.0;
 /// points, obstacles of 3 or more, split numbers in `0 ..= 64`.
 pub(super) fn check_input(input: &StreetsInput) -> Result<(), StreetsError> {
     let finite = |what, ps: &[DVec2]| {
-        if ps.iter().all(|p| p.abs().max_element() <= MAX_COORD) {
+        if ps
+            .iter()
+            .all(|p| p.is_finite() && p.abs().cmple(DVec2::splat(MAX_COORD)).all())
+        {
             Ok(())
         } else {
             Err(StreetsError::NotFinite { what })
@@ -88,11 +91,11 @@ pub(super) fn check_input(input: &StreetsInput) -> Result<(), StreetsError> {
 fn self_contact(ring: &[DVec2]) -> Option<(usize, usize)> {
     let n = ring.len();
     let seg = |i: usize| (ring[i], ring[(i + 1) % n]);
+    if let Some(i) = (0..n).find(|&i| seg(i).0 == seg(i).1) {
+        return Some((i, i));
+    }
     for i in 0..n {
         let (a, b) = seg(i);
-        if a == b {
-            return Some((i, i));
-        }
         for j in i + 1..n {
             let (c, d) = seg(j);
             let adjacent = j == i + 1 || (i == 0 && j == n - 1);

@@ -38,7 +38,7 @@ pub use input::{MAX_COORD, MAX_GIVEN_POINTS, MAX_SEED_SPLIT};
 pub use params::{MAX_LEVELS, PlanarParams, StreetLevel};
 pub use work::MAX_NODES;
 
-use super::polygon::polygon_contains;
+use super::polygon::{polygon_contains, signed_area};
 use super::{EdgeRole, Streets, StreetsInput};
 use crate::geom::NodeId;
 use crate::roads::RoadClass;
@@ -87,7 +87,8 @@ pub enum StreetsError {
         /// The most allowed.
         max: usize,
     },
-    /// The city would have more than `max` nodes.
+    /// The city would (or, for a boundary, could at the densest packing)
+    /// have more than `max` nodes.
     #[error("too much work: more than {max} nodes")]
     TooMuchWork {
         /// The cap.
@@ -116,24 +117,32 @@ impl PlanarStreets {
     /// The streets for `input`: the same input gives the same streets.
     pub fn generate(&self, input: &StreetsInput) -> Result<Streets, StreetsError> {
         let work = self.build(input)?;
-        Ok(Streets::from_graph(
-            &work.graph,
-            input.obstacles.clone(),
-            |role| match role {
-                EdgeRole::Street(n) => {
-                    Some((RoadClass::Street, self.params.street_width(n as usize)))
-                }
-                other => other.default_style(),
-            },
-        ))
+        Ok(self.output(&work, input))
+    }
+
+    /// The output of a finished graph: streets styled by level.
+    fn output(&self, work: &Work, input: &StreetsInput) -> Streets {
+        Streets::from_graph(&work.graph, input.obstacles.clone(), |role| match role {
+            EdgeRole::Street(n) => Some((RoadClass::Street, self.params.street_width(n as usize))),
+            other => other.default_style(),
+        })
     }
 
     /// The labelled graph with obstacle outlines, and what is known of
     /// each node.
     fn build(&self, input: &StreetsInput) -> Result<Work, StreetsError> {
         input::check_input(input)?;
-        let obstacles = Obstacles::new(&input.obstacles);
         let levels = &self.params.levels;
+        // No level can pack its nodes denser than a triangular lattice of
+        // side `clearance`: refuse rings that could pass the cap.
+        let area = signed_area(&input.boundary);
+        let densest: f64 = (levels.iter())
+            .map(|l| area * 2.0 / 3f64.sqrt() / (l.clearance * l.clearance))
+            .sum();
+        if densest > MAX_NODES as f64 {
+            return Err(StreetsError::TooMuchWork { max: MAX_NODES });
+        }
+        let obstacles = Obstacles::new(&input.obstacles);
         let mut work = input::given_graph(input, &obstacles, levels[0].connection_radius);
         let mut run = Run {
             params: &self.params,

@@ -29,6 +29,8 @@ pub(super) enum Origin {
 /// What the generator knows of a node.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Meta {
+    /// Read by the tests' clearance check.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub origin: Origin,
     /// Streets may not use it (obstacle outlines, given nodes in obstacles).
     pub blocked: bool,
