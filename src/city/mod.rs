@@ -31,6 +31,7 @@
 //! ```
 
 mod ground;
+mod layout;
 pub mod lots;
 mod params;
 pub mod planar;
@@ -41,6 +42,7 @@ mod streets;
 mod tests;
 
 pub use ground::CityGround;
+pub use layout::{CityLayout, CityParams, LayoutError, lay_out};
 pub use params::{MAX_RAY_STEPS, SettlementParams};
 pub use settlements::{City, CityAreaError, CityStyle, MAX_AREA_CELLS, Settlements};
 pub use streets::{EdgeRole, SeedNode, Streets, StreetsInput};

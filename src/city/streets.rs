@@ -104,15 +104,17 @@ pub struct Streets {
     pub block_widths: Vec<Vec<f64>>,
     /// The obstacles the streets kept out of (lots keep out of them too).
     pub obstacles: Vec<Vec<DVec2>>,
-    /// The street graph itself, labelled by [`EdgeRole::label`] (obstacle
-    /// outlines removed).
+    /// The street graph itself, labelled by [`EdgeRole::label`] (with the
+    /// obstacle outlines the streets kept to).
     pub graph: PlanarGraph,
 }
 
 impl Streets {
-    /// The output of a finished graph: obstacle edges (and nodes left with
-    /// no edge) are dropped, the network is styled by `style`, blocks are
-    /// the bounded faces.
+    /// The output of a finished graph: nodes with no edge are dropped, the
+    /// network is styled by `style` (obstacle outlines are never roads),
+    /// blocks are the bounded faces but those bounded by obstacle outlines
+    /// alone (the obstacles' insides). A block along a shore keeps the
+    /// shore as an edge of width 0.
     pub fn from_graph(
         graph: &PlanarGraph,
         obstacles: Vec<Vec<DVec2>>,
@@ -120,24 +122,20 @@ impl Streets {
     ) -> Self {
         let obstacle = EdgeRole::Obstacle.label();
         // Rebuilt only when something goes.
-        let roads = if graph.edges().iter().any(|e| e.label == obstacle) {
-            graph.retain_edges(|e| e.label != obstacle)
-        } else {
+        let graph = if (0..graph.node_count() as u32).all(|n| graph.degree(n) > 0) {
             graph.clone()
-        };
-        let graph = if (0..roads.node_count() as u32).all(|n| roads.degree(n) > 0) {
-            roads
         } else {
-            roads.retain_nodes(|n| roads.degree(n) > 0).0
+            graph.retain_nodes(|n| graph.degree(n) > 0).0
         };
-        let network = graph.to_network(|l| style(EdgeRole::from_label(l)));
-        let width = |e: u32| {
-            style(EdgeRole::from_label(graph.edges()[e as usize].label)).map_or(0.0, |s| s.1)
+        let style = |l: u32| match EdgeRole::from_label(l) {
+            EdgeRole::Obstacle => None,
+            role => style(role),
         };
-        let faces: Vec<Face> = graph
-            .faces()
-            .into_iter()
-            .filter(|f| !f.is_outer())
+        let network = graph.to_network(style);
+        let label = |e: u32| graph.edges()[e as usize].label;
+        let width = |e: u32| style(label(e)).map_or(0.0, |s| s.1);
+        let faces: Vec<Face> = (graph.faces().into_iter())
+            .filter(|f| !f.is_outer() && !f.edges.iter().all(|&(e, _)| label(e) == obstacle))
             .collect();
         let blocks = faces.iter().map(|f| graph.face_polygon(f)).collect();
         let block_widths = faces
@@ -195,12 +193,12 @@ mod tests {
         h.add_edge(ring[1], ring[2], EdgeRole::Ring.label());
         h.add_edge(ring[3], ring[0], EdgeRole::Ring.label());
         h.add_edge(a, b, EdgeRole::Street(0).label());
-        // An obstacle edge inside is dropped.
-        let (o1, o2) = (
-            h.add_node(DVec2::new(10.0, 10.0)),
-            h.add_node(DVec2::new(20.0, 10.0)),
-        );
-        h.add_edge(o1, o2, EdgeRole::Obstacle.label());
+        // An obstacle (a pond) inside a block: its inside is no block and
+        // its outline no road.
+        let pond = [(70., 40.), (90., 40.), (80., 60.)].map(|(x, y)| h.add_node(DVec2::new(x, y)));
+        for i in 0..3 {
+            h.add_edge(pond[i], pond[(i + 1) % 3], EdgeRole::Obstacle.label());
+        }
         let s = Streets::from_graph(&h, vec![], EdgeRole::default_style);
         assert_eq!(s.blocks.len(), 2);
         assert!(
@@ -210,7 +208,13 @@ mod tests {
         );
         let widths: Vec<f64> = s.block_widths.iter().flatten().copied().collect();
         assert!(widths.contains(&7.0) && widths.contains(&8.0));
-        assert_eq!(s.graph.node_count(), 6);
+        assert_eq!(s.graph.node_count(), 9);
+        assert!(
+            s.network
+                .roads
+                .iter()
+                .all(|r| r.points.len() == 2 || r.class == RoadClass::Road)
+        );
         assert!(s.network.check_planar().is_ok());
         let streets = s
             .network

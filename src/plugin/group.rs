@@ -17,8 +17,8 @@ use super::chunks::{self, ChunkManager};
 use super::coords::{self, FocusState, OriginShifted, RenderOrigin};
 use super::settings::{self, TerrainSettings, TerrainState};
 use super::{
-    ReliefAssets, ReliefError, ReliefPlugin, ReliefStats, ReliefSystems, RoadsLaid, create_assets,
-    objects, roads, update_stats,
+    ReliefAssets, ReliefError, ReliefPlugin, ReliefStats, ReliefSystems, RoadsLaid, cities,
+    create_assets, objects, roads, update_stats,
 };
 use bevy::app::PluginGroupBuilder;
 use bevy::prelude::*;
@@ -146,18 +146,23 @@ impl Plugin for ReliefChunksPlugin {
     }
 }
 
-/// Trees, point features and buildings near the focus.
+/// Trees, point features and buildings near the focus, and the cities'
+/// buildings (one mesh per city).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ReliefObjectsPlugin;
 
 impl Plugin for ReliefObjectsPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<objects::ObjectManager>().add_systems(
-            PostUpdate,
-            (objects::request_cells, objects::spawn_cells)
-                .chain()
-                .in_set(ReliefSystems::Objects)
-                .run_if(resource_exists::<ReliefAssets>),
-        );
+        app.init_resource::<objects::ObjectManager>()
+            .init_resource::<cities::CityManager>()
+            .add_systems(
+                PostUpdate,
+                (
+                    (objects::request_cells, objects::spawn_cells).chain(),
+                    cities::update_cities,
+                )
+                    .in_set(ReliefSystems::Objects)
+                    .run_if(resource_exists::<ReliefAssets>),
+            );
     }
 }

@@ -150,6 +150,7 @@ fn update_map(
     let terrain = Arc::clone(&state.terrain);
     let roads = laid.roads.clone();
     let cities = Arc::clone(&laid.cities);
+    let layouts = Arc::clone(&laid.layouts);
     let marker = MapMarker {
         pos: here.0,
         heading,
@@ -171,12 +172,19 @@ fn update_map(
             )
         });
         let net = Some(roads.network().clone());
+        let buildings: Vec<Vec<DVec2>> = (layouts.iter())
+            .filter(|l| {
+                let (a, b) = l.city.bounds();
+                a.cmple(hi).all() && b.cmpge(lo).all()
+            })
+            .flat_map(|l| l.buildings().map(|b| b.footprint.clone()))
+            .collect();
         let layers = MapLayers {
             roads: net.as_deref(),
             streams: &streams.2,
             marker: Some(marker),
             cities: cities.cities(),
-            buildings: &[],
+            buildings: &buildings,
         };
         let map = render_map(
             &terrain,

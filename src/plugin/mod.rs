@@ -13,6 +13,7 @@
 
 pub mod buildings;
 pub mod chunks;
+pub mod cities;
 pub mod coords;
 pub mod editor;
 pub mod group;

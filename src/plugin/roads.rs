@@ -16,7 +16,7 @@ use super::coords::FocusState;
 use super::settings::{TerrainSettings, TerrainState};
 use super::tasks::{Job, ReliefWorkers};
 use super::{ReliefError, RoadsLaid};
-use crate::city::CityGround;
+use crate::city::{CityGround, CityLayout};
 use crate::roads::{RoadError, RoadGenerator, RoadLayer, RoadNetwork, RoadSystem};
 use crate::terrain::{LaidGround, LaidKind, StreamCache, StreamLayer, Terrain};
 use bevy::math::DVec2;
@@ -95,6 +95,8 @@ pub struct LaidRoads {
     pub streams: Arc<StreamLayer>,
     /// The cities touching the square, laid as town ground.
     pub cities: Arc<CityGround>,
+    /// Their streets, lots and buildings (the streets are in `roads`).
+    pub layouts: Arc<Vec<Arc<CityLayout>>>,
     /// The square whose roads (all roads with a point in it) and streams are
     /// laid; objects are placed only inside it. `None` until the first network.
     pub region: Option<(DVec2, DVec2)>,
@@ -112,6 +114,7 @@ impl LaidRoads {
             roads: Arc::default(),
             streams: Arc::default(),
             cities: Arc::default(),
+            layouts: Arc::default(),
             region: None,
             version: 0,
             lines: Arc::default(),
@@ -193,6 +196,7 @@ struct Laid {
     roads: Arc<RoadLayer>,
     streams: Arc<StreamLayer>,
     cities: Arc<CityGround>,
+    layouts: Vec<Arc<CityLayout>>,
     region: (DVec2, DVec2),
     lines: Vec<LineSum>,
 }
@@ -325,6 +329,7 @@ pub(crate) fn update_roads(
     roads.task = Some(workers.spawn(move || {
         let net = generator.generate(&terrain, min, max)?;
         let cities = generator.cities_in(&terrain, min, max);
+        let layouts = generator.city_layouts_in(&terrain, min, max);
         let streams = {
             let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
             terrain.streams_in_cached(min, max, &mut cache)?
@@ -338,6 +343,7 @@ pub(crate) fn update_roads(
             roads: Arc::new(RoadLayer::new(Arc::new(net))),
             streams: Arc::new(StreamLayer::new(streams, StreamLayer::WIDTH)),
             cities: Arc::new(CityGround::new(cities)),
+            layouts,
             region: (min, max),
             lines,
         })
@@ -351,6 +357,7 @@ impl Laid {
             roads: Arc::new(RoadLayer::new(Arc::new(RoadNetwork::default()))),
             streams: Arc::default(),
             cities: Arc::default(),
+            layouts: Vec::new(),
             region,
             lines: Vec::new(),
         }
@@ -369,6 +376,7 @@ fn lay(state: &TerrainState, laid: &mut LaidRoads, roads: &mut RoadManager, new:
         roads: new.roads,
         streams: new.streams,
         cities: new.cities,
+        layouts: Arc::new(new.layouts),
         region: Some(new.region),
         version: laid.version + 1,
         lines: Arc::new(new.lines),

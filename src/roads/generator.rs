@@ -2,9 +2,10 @@
 //! error [`RoadError`].
 
 use super::{ContourRoads, RoadAreaError, RoadNetwork};
-use crate::city::City;
+use crate::city::{City, CityLayout};
 use crate::terrain::{AreaError, ParamError, Terrain};
 use glam::DVec2;
+use std::sync::Arc;
 use thiserror::Error;
 
 /// A source of roads for any area of the world.
@@ -17,6 +18,18 @@ pub trait RoadGenerator: Send + Sync {
     /// The cities whose footprint touches `[min, max]`, laid as town ground
     /// with the roads; none unless the generator makes cities.
     fn cities_in(&self, _terrain: &Terrain, _min: DVec2, _max: DVec2) -> Vec<City> {
+        Vec::new()
+    }
+
+    /// The streets, lots and buildings of the cities whose footprint
+    /// touches `[min, max]` (their streets are in [`generate`](Self::generate)'s
+    /// network); none unless the generator lays out cities.
+    fn city_layouts_in(
+        &self,
+        _terrain: &Terrain,
+        _min: DVec2,
+        _max: DVec2,
+    ) -> Vec<Arc<CityLayout>> {
         Vec::new()
     }
 }

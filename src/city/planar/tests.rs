@@ -130,7 +130,17 @@ fn check(p: &PlanarParams, input: &StreetsInput, work: &Work, s: &Streets) {
     let c = parts.iter().max().map_or(0, |&m| m as usize + 1);
     let faces = out.faces();
     let bounded = faces.iter().filter(|f| !f.is_outer()).count();
-    assert_eq!(bounded, s.blocks.len());
+    // Blocks: the bounded faces but the obstacles' insides.
+    let obstacle = EdgeRole::Obstacle.label();
+    let insides = (faces.iter())
+        .filter(|f| {
+            !f.is_outer()
+                && f.edges
+                    .iter()
+                    .all(|&(e, _)| out.edges()[e as usize].label == obstacle)
+        })
+        .count();
+    assert_eq!(bounded - insides, s.blocks.len());
     assert_eq!(
         out.node_count() as i64 - out.edge_count() as i64 + bounded as i64 + 1,
         1 + c as i64
@@ -138,15 +148,39 @@ fn check(p: &PlanarParams, input: &StreetsInput, work: &Work, s: &Streets) {
     assert!(s.blocks.iter().all(|b| signed_area(b) > 0.0));
 }
 
-/// The output is one connected graph.
+/// The streets are one connected graph (an obstacle outline that no
+/// street reaches stands apart).
 fn connected(s: &Streets) -> bool {
-    s.graph.components().iter().all(|&c| c == 0)
+    let g = &s.graph;
+    let obstacle = EdgeRole::Obstacle.label();
+    let parts = g.components();
+    let road = |n: u32| {
+        g.incident(n)
+            .iter()
+            .any(|&e| g.edges()[e as usize].label != obstacle)
+    };
+    let first = (0..g.node_count() as u32)
+        .find(|&n| road(n))
+        .map(|n| parts[n as usize]);
+    (0..g.node_count() as u32).all(|n| !road(n) || Some(parts[n as usize]) == first)
 }
 
-/// The blocks' areas add up to the ring's.
+/// The blocks' areas, less the holes in them (obstacle outlines no street
+/// reaches), add up to the ring's, less the obstacles inside it.
 fn tiles(s: &Streets, ring: &[DVec2]) -> bool {
-    let sum: f64 = s.blocks.iter().map(|b| signed_area(b)).sum();
-    let area = signed_area(ring);
+    let g = &s.graph;
+    let parts = g.components();
+    let main = parts[0];
+    let holes: f64 = (g.faces().iter())
+        .filter(|f| f.is_outer() && parts[f.nodes[0] as usize] != main)
+        .map(|f| -f.area)
+        .sum();
+    let sum: f64 = s.blocks.iter().map(|b| signed_area(b)).sum::<f64>() - holes;
+    let inside: f64 = (s.obstacles.iter())
+        .filter(|o| o.iter().all(|&p| polygon_contains(ring, p)))
+        .map(|o| signed_area(o).abs())
+        .sum();
+    let area = signed_area(ring) - inside;
     (sum - area).abs() <= 1e-6 * area
 }
 
@@ -281,6 +315,7 @@ fn streets_route_around_obstacles_inside_and_across_the_ring() {
         };
         let (work, s) = run(&p, &input);
         check(&p, &input, &work, &s);
+        let sum: f64 = s.blocks.iter().map(|b| signed_area(b)).sum();
         assert!(tiles(&s, &ring) && connected(&s));
     }
 }

@@ -6,7 +6,7 @@
 use super::highways::Highway;
 use crate::city::City;
 use crate::geom::bounds;
-use crate::geom::segment_intersection;
+use crate::geom::{distance_to_segment, segment_intersection};
 use crate::roads::Road;
 use glam::DVec2;
 
@@ -73,9 +73,63 @@ pub(crate) fn outside_cities(
     }
     for p in &mut pieces {
         trim_wet(p, &dry);
+        for end in [0, 1] {
+            if p.len() >= 2 {
+                if end == 1 {
+                    p.reverse();
+                }
+                meet_ring(p, &near, &dry);
+                if end == 1 {
+                    p.reverse();
+                }
+            }
+        }
     }
     pieces.retain(|p| p.len() >= 2 && length(p) >= MIN_PIECE);
     pieces
+}
+
+/// How far a cut end may move to a footprint vertex, metres.
+const SNAP: f64 = 60.0;
+/// How far a cut end that cannot move stops short of the footprint, metres.
+const GAP: f64 = 1.5;
+
+/// A piece whose first point is a cut on a footprint edge starts instead on
+/// the nearer vertex of that edge (a vertex of the city's ring road: a
+/// junction, and one the ring has whatever else is asked for) when that is
+/// dry, close, and reached without crossing the footprint; else it starts
+/// [`GAP`] short of the footprint, touching nothing.
+fn meet_ring(p: &mut Vec<DVec2>, cities: &[&City], dry: impl Fn(DVec2) -> bool) {
+    let (cut, next) = (p[0], p[1]);
+    let Some((c, i)) = cities.iter().find_map(|c| {
+        let n = c.boundary.len();
+        (0..n)
+            .find(|&i| distance_to_segment(cut, c.boundary[i], c.boundary[(i + 1) % n]) < 1e-7)
+            .map(|i| (c, i))
+    }) else {
+        return;
+    };
+    let n = c.boundary.len();
+    let (a, b) = (c.boundary[i], c.boundary[(i + 1) % n]);
+    let v = if cut.distance(a) <= cut.distance(b) {
+        a
+    } else {
+        b
+    };
+    let clear = (0..n).all(|k| {
+        let (q, r) = (c.boundary[k], c.boundary[(k + 1) % n]);
+        q == v || r == v || segment_intersection(next, v, q, r).is_none()
+    });
+    if v.distance(cut) <= SNAP && dry(v) && clear && v != next {
+        p[0] = v;
+    } else {
+        let d = next.distance(cut);
+        if d > GAP {
+            p[0] = cut + (next - cut) * (GAP / d);
+        } else {
+            p.remove(0);
+        }
+    }
 }
 
 /// `piece` up to the first highway it meets, ended exactly on that

@@ -1,8 +1,11 @@
 //! [`RoadSystem`]: every layer of roads as one planar [`RoadNetwork`] per
 //! region — cities (their footprints), highways between neighbouring cities
 //! (A*), and contour roads in the countryside, which stop at footprints and
-//! end on the first highway they meet. City streets join with issues 7–8.
+//! end on the first highway they meet — and each city's streets, joined to
+//! its highways at the gates (with its lots and buildings, see
+//! [`RoadSystem::layout`]).
 
+mod cities;
 mod clip;
 mod highways;
 #[cfg(test)]
@@ -13,11 +16,12 @@ use super::{
     ContourParams, ContourRoads, MAX_ROAD_AREA, Road, RoadAreaError, RoadError, RoadGenerator,
     RoadNetwork, planarize,
 };
-use crate::city::{City, SettlementParams, Settlements};
+use crate::city::{City, CityLayout, CityParams, LayoutError, SettlementParams, Settlements};
 use crate::terrain::{ParamError, Terrain};
 use glam::DVec2;
 use highways::{CityCells, Highways};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// Everything the road system is made from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -37,6 +41,8 @@ pub struct RoadSystemParams {
     pub contour_roads: bool,
     /// How contour roads are grown.
     pub contour: ContourParams,
+    /// How cities are laid out: streets, lots, buildings.
+    pub cities: CityParams,
 }
 
 impl Default for RoadSystemParams {
@@ -59,6 +65,7 @@ impl Default for RoadSystemParams {
             max_link: 14_000.0,
             contour_roads: true,
             contour: ContourParams::default(),
+            cities: CityParams::default(),
         }
     }
 }
@@ -69,6 +76,7 @@ impl RoadSystemParams {
         self.settlements.validate()?;
         self.highways.validate()?;
         self.contour.validate()?;
+        self.cities.validate()?;
         ParamError::check_range("highway_width", self.highway_width, 1.0, 100.0)?;
         ParamError::check_range("max_link", self.max_link, 0.0, self.highways.max_length)
     }
@@ -81,6 +89,7 @@ pub struct RoadSystem {
     settlements: Settlements,
     contour: ContourRoads,
     highways: Highways,
+    layouts: cities::Layouts,
 }
 
 impl RoadSystem {
@@ -92,6 +101,7 @@ impl RoadSystem {
             contour: ContourRoads::new(params.contour.clone())?,
             params,
             highways: Highways::default(),
+            layouts: cities::Layouts::default(),
         })
     }
 
@@ -124,6 +134,41 @@ impl RoadSystem {
             .filter(|h| h.road.meets_rect(min, max))
             .map(|h| (*h.road).clone())
             .collect())
+    }
+}
+
+impl RoadSystem {
+    /// The streets, lots and buildings of `city` (laid out once, then
+    /// remembered for this terrain).
+    pub fn layout(&self, terrain: &Terrain, city: &City) -> Result<Arc<CityLayout>, LayoutError> {
+        let mut cells = CityCells::new(&self.settlements, terrain);
+        self.layouts
+            .get(&self.params, &self.highways, terrain, &mut cells, city)
+    }
+
+    /// The layouts of the cities whose footprint touches `[min, max]`, by
+    /// id (cities that cannot be laid out are left out; [`Self::layout`]
+    /// says why). None with `cities.enabled` off.
+    fn layouts_near(
+        &self,
+        terrain: &Terrain,
+        cells: &mut CityCells,
+        min: DVec2,
+        max: DVec2,
+    ) -> Vec<Arc<CityLayout>> {
+        if !self.params.cities.enabled {
+            return Vec::new();
+        }
+        let reach = DVec2::splat(self.params.settlements.max_radius * 2.0);
+        let near = cells.centres_in(min - reach, max + reach);
+        (near.iter())
+            .filter(|c| c.touches(min, max))
+            .filter_map(|c| {
+                (self.layouts)
+                    .get(&self.params, &self.highways, terrain, cells, c)
+                    .ok()
+            })
+            .collect()
     }
 }
 
@@ -173,6 +218,21 @@ impl RoadGenerator for RoadSystem {
             .collect();
         let lake = terrain.params().lake_level;
         let dry = |p: DVec2| terrain.height(p.x, p.y) >= lake;
+        // City streets (their highway stubs are the highways' own ends); a
+        // ring road cut where a lake crosses the footprint ends on its last
+        // dry vertex.
+        for l in self.layouts_near(terrain, &mut cities, min, max) {
+            for r in &l.streets.network.roads {
+                if r.class == super::RoadClass::Highway {
+                    continue;
+                }
+                let mut r = r.clone();
+                clip::trim_wet(&mut r.points, dry);
+                if r.points.len() >= 2 && r.meets_rect(min, max) {
+                    roads.push(r);
+                }
+            }
+        }
         for r in &contour {
             for piece in clip::outside_cities(r, &footprints, dry) {
                 let points = clip::end_on_highway(&piece, &highways, dry);
@@ -194,5 +254,10 @@ impl RoadGenerator for RoadSystem {
 
     fn cities_in(&self, terrain: &Terrain, min: DVec2, max: DVec2) -> Vec<City> {
         self.settlements.cities_in(terrain, min, max)
+    }
+
+    fn city_layouts_in(&self, terrain: &Terrain, min: DVec2, max: DVec2) -> Vec<Arc<CityLayout>> {
+        let mut cells = CityCells::new(&self.settlements, terrain);
+        self.layouts_near(terrain, &mut cells, min, max)
     }
 }

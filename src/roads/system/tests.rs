@@ -24,7 +24,10 @@ fn the_system_conforms_and_keeps_contour_roads_out_of_cities() {
     let cities = sys.settlements().cities_in(&t, min, max);
     assert!(!cities.is_empty());
     // No contour road enters a footprint (vertices and segment midpoints).
-    for r in net.roads.iter().filter(|r| r.class == RoadClass::Road) {
+    let contour = |r: &&crate::roads::Road| {
+        r.class == RoadClass::Road && r.width == sys.params().contour.width
+    };
+    for r in net.roads.iter().filter(contour) {
         for w in r.points.windows(2) {
             for c in &cities {
                 assert!(
@@ -51,6 +54,7 @@ fn highways_link_gates_of_neighbouring_cities_and_stay_dry_without_bridges() {
     let mut p = RoadSystemParams::default();
     p.highways.bridges = false;
     p.contour_roads = false;
+    p.cities.enabled = false;
     let sys = RoadSystem::new(p).unwrap();
     let (min, max) = city_area();
     let net = RoadGenerator::generate(&sys, &t, min, max).unwrap();
@@ -235,4 +239,40 @@ fn one_system_on_two_terrains_gives_each_its_own_highways() {
         RoadGenerator::generate(&fresh, &wet, min, max).unwrap()
     );
     assert_eq!(first, RoadGenerator::generate(&sys, &t, min, max).unwrap());
+}
+
+#[test]
+fn cities_get_streets_joined_to_their_highways_and_buildings() {
+    let t = Terrain::default();
+    let mut p = RoadSystemParams::default();
+    p.contour_roads = false;
+    let sys = RoadSystem::new(p).unwrap();
+    let (min, max) = city_area();
+    let net = check_conformance(&sys, &t, min, max);
+    let layouts = sys.city_layouts_in(&t, min, max);
+    assert!(!layouts.is_empty());
+    for l in &layouts {
+        let streets = &l.streets.network;
+        assert!(streets.roads.iter().any(|r| r.class == RoadClass::Street));
+        assert!(l.buildings().count() > 50, "{}", l.buildings().count());
+        // Every highway end at one of its gates is a junction with a street
+        // or the ring in the region's network.
+        for h in net.roads.iter().filter(|r| r.class == RoadClass::Highway) {
+            for end in [h.points[0], *h.points.last().unwrap()] {
+                if !l.city.boundary.contains(&end) {
+                    continue;
+                }
+                let j = (net.junctions.iter()).find(|j| j.pos == end);
+                let joined = j.is_some_and(|j| {
+                    j.roads
+                        .iter()
+                        .any(|&i| net.roads[i].class != RoadClass::Highway)
+                });
+                assert!(joined, "gate {end} of city {:?} is not joined", l.city.id);
+            }
+        }
+    }
+    // The same layout object serves the next request (memo).
+    let again = sys.city_layouts_in(&t, min, max);
+    assert!(Arc::ptr_eq(&layouts[0], &again[0]));
 }

@@ -1,0 +1,273 @@
+//! City layouts: a city's streets inside its footprint — planar-graph
+//! streets for an [`Organic`](CityStyle::Organic) city, tensor-field
+//! streets for a [`Planned`](CityStyle::Planned) one — joined to the
+//! highways at its gates and kept off wet and steep ground, then its lots
+//! and buildings. A layout is a function of the city, its highways and the
+//! parameters alone, so every region that shows the city shows the same.
+
+use super::lots::{Lot, LotParams, subdivide};
+use super::planar::{PlanarParams, PlanarStreets};
+use super::streets::{Streets, StreetsInput};
+use super::{City, CityStyle};
+use crate::terrain::{ParamError, Terrain};
+use glam::DVec2;
+use i_overlay::core::fill_rule::FillRule;
+use i_overlay::float::simplify::SimplifyShape;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// How cities are laid out.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
+#[serde(default)]
+pub struct CityParams {
+    /// Streets, lots and buildings in cities (off: footprints only).
+    pub enabled: bool,
+    /// Streets of organic cities (the seed is mixed with each city's id).
+    pub planar: PlanarParams,
+    /// Lots and buildings (centre and radius come from each city).
+    pub lots: LotParams,
+    /// Grid on which wet and steep ground is found, metres.
+    pub obstacle_cell: f64,
+    /// Ground steeper than this (rise over run, over one grid cell) is kept
+    /// free of streets. Relf's ground is rough at this scale (a city's
+    /// median is about 1): the default keeps only cliffs free.
+    pub max_slope: f64,
+    /// Steep patches smaller than this many grid cells are left alone.
+    pub min_steep_cells: u32,
+    /// How far a highway is followed out of its gate as a fixed road, metres.
+    pub gate_reach: f64,
+}
+
+impl Default for CityParams {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            planar: PlanarParams::default(),
+            lots: LotParams::default(),
+            obstacle_cell: 20.0,
+            max_slope: 2.5,
+            min_steep_cells: 4,
+            gate_reach: 60.0,
+        }
+    }
+}
+
+impl CityParams {
+    /// Checks every part; the error names the field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        self.planar.validate()?;
+        self.lots.validate()?;
+        ParamError::check_range("obstacle_cell", self.obstacle_cell, 2.0, 500.0)?;
+        ParamError::check_range("max_slope", self.max_slope, 0.01, 100.0)?;
+        ParamError::check_range("min_steep_cells", self.min_steep_cells as f64, 1.0, 1.0e4)?;
+        ParamError::check_range("gate_reach", self.gate_reach, 1.0, 1000.0)
+    }
+}
+
+/// Why a city could not be laid out.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum LayoutError {
+    /// The parameters are not valid.
+    #[error("city parameters: {0}")]
+    Params(#[from] ParamError),
+    /// The street generator refused.
+    #[error("city {id:?}: {why}")]
+    Streets {
+        /// The city.
+        id: (i64, i64),
+        /// What went wrong.
+        why: String,
+    },
+}
+
+/// A city's streets, lots and buildings.
+#[derive(Clone, Debug)]
+pub struct CityLayout {
+    /// The city.
+    pub city: City,
+    /// Its streets (the ring, the highway stubs at its gates, the streets)
+    /// and blocks.
+    pub streets: Streets,
+    /// Its lots, with their buildings.
+    pub lots: Vec<Lot>,
+}
+
+impl CityLayout {
+    /// The buildings.
+    pub fn buildings(&self) -> impl Iterator<Item = &super::lots::Building> {
+        self.lots.iter().filter_map(|l| l.building.as_ref())
+    }
+}
+
+/// Lays out `city`: `highways` are the highways that end at its gates (any
+/// others are ignored), each a polyline with the gate at one end.
+pub fn lay_out(
+    city: &City,
+    terrain: &Terrain,
+    highways: &[&[DVec2]],
+    params: &CityParams,
+) -> Result<CityLayout, LayoutError> {
+    params.validate()?;
+    let input = StreetsInput {
+        boundary: city.boundary.clone(),
+        seeds: Vec::new(),
+        fixed: gate_stubs(city, highways, params.gate_reach),
+        obstacles: obstacles(city, terrain, params),
+    };
+    let err = |why: String| LayoutError::Streets { id: city.id, why };
+    let streets = match city.style {
+        CityStyle::Organic | CityStyle::Planned => {
+            let planar = PlanarParams {
+                seed: mix(params.planar.seed, city.id),
+                ..params.planar.clone()
+            };
+            PlanarStreets::new(planar)
+                .map_err(|e| err(e.to_string()))?
+                .generate(&input)
+                .map_err(|e| err(e.to_string()))?
+        }
+    };
+    let lots = subdivide(
+        &streets,
+        &LotParams {
+            centre: city.centre,
+            radius: city.radius,
+            seed: mix(params.lots.seed, city.id),
+            ..params.lots.clone()
+        },
+    );
+    Ok(CityLayout {
+        city: city.clone(),
+        streets,
+        lots,
+    })
+}
+
+/// A seed mixed with a city's id (SplitMix64 steps), so cities differ.
+fn mix(seed: u64, id: (i64, i64)) -> u64 {
+    let mut z = seed
+        ^ (id.0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ (id.1 as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// For each highway with an end on a vertex of the footprint (a gate), the
+/// stretch of it from the gate out to `reach` metres: the fixed road the
+/// streets must join, ending exactly on the gate.
+fn gate_stubs(city: &City, highways: &[&[DVec2]], reach: f64) -> Vec<Vec<DVec2>> {
+    let mut out = Vec::new();
+    for h in highways {
+        for pts in [h.to_vec(), h.iter().rev().copied().collect::<Vec<_>>()] {
+            if pts.len() < 2 || !city.boundary.contains(&pts[0]) {
+                continue;
+            }
+            let mut stub = vec![pts[0]];
+            let mut left = reach;
+            for w in pts.windows(2) {
+                let d = w[0].distance(w[1]);
+                if d >= left {
+                    stub.push(w[0] + (w[1] - w[0]) * (left / d));
+                    break;
+                }
+                stub.push(w[1]);
+                left -= d;
+            }
+            // The stub runs gate → outwards; the generator wants it ending
+            // on the gate.
+            stub.reverse();
+            out.push(stub);
+        }
+    }
+    out.sort_by(|a, b| {
+        let key = |s: &Vec<DVec2>| (s[s.len() - 1].x, s[s.len() - 1].y);
+        key(a)
+            .0
+            .total_cmp(&key(b).0)
+            .then(key(a).1.total_cmp(&key(b).1))
+    });
+    out.dedup();
+    out
+}
+
+/// Wet or steep ground inside the footprint's box, as polygons: the union
+/// of the grid cells that are wet anywhere on their corners or centre (so
+/// their outlines run on dry ground) or steeper than the limit (outer
+/// outlines only: what such ground encloses is left alone too).
+fn obstacles(city: &City, terrain: &Terrain, params: &CityParams) -> Vec<Vec<DVec2>> {
+    let (lo, hi) = city.bounds();
+    let c = params.obstacle_cell;
+    let (nx, ny) = (
+        ((hi.x - lo.x) / c).ceil().clamp(1.0, 2048.0) as usize,
+        ((hi.y - lo.y) / c).ceil().clamp(1.0, 2048.0) as usize,
+    );
+    let wet = terrain.params().lake_level + WET_MARGIN;
+    let h = |p: DVec2| terrain.height(p.x, p.y);
+    let corner = |i: usize, j: usize| lo + DVec2::new(i as f64, j as f64) * c;
+    let corners: Vec<f64> = (0..=ny)
+        .flat_map(|j| (0..=nx).map(move |i| (i, j)))
+        .map(|(i, j)| h(corner(i, j)))
+        .collect();
+    let at = |i: usize, j: usize| corners[j * (nx + 1) + i];
+    let (mut wet_cells, mut steep_cells): (Vec<Vec<[f64; 2]>>, Vec<Vec<[f64; 2]>>) =
+        (Vec::new(), Vec::new());
+    for j in 0..ny {
+        for i in 0..nx {
+            let p = corner(i, j) + DVec2::splat(c / 2.0);
+            if !city.contains(p) {
+                continue;
+            }
+            let z = [at(i, j), at(i + 1, j), at(i, j + 1), at(i + 1, j + 1), h(p)];
+            let slope = DVec2::new((z[1] + z[3]) - (z[0] + z[2]), (z[2] + z[3]) - (z[0] + z[1]))
+                .length()
+                / (2.0 * c);
+            let (a, b) = (corner(i, j), corner(i + 1, j + 1));
+            let square = vec![[a.x, a.y], [b.x, a.y], [b.x, b.y], [a.x, b.y]];
+            if z.iter().any(|&z| z < wet) {
+                wet_cells.push(square);
+            } else if slope > params.max_slope {
+                steep_cells.push(square);
+            }
+        }
+    }
+    // Steep patches big enough to matter, then everything merged.
+    let min_area = params.min_steep_cells as f64 * c * c - 1e-6;
+    let mut all = wet_cells;
+    all.extend(
+        outlines(&steep_cells)
+            .into_iter()
+            .filter(|o| area(o) >= min_area),
+    );
+    outlines(&all)
+        .into_iter()
+        .map(|o| o.into_iter().map(|[x, y]| DVec2::new(x, y)).collect())
+        .collect()
+}
+
+/// The outer outlines of the union of polygons.
+fn outlines(polys: &[Vec<[f64; 2]>]) -> Vec<Vec<[f64; 2]>> {
+    if polys.is_empty() {
+        return Vec::new();
+    }
+    (polys.simplify_shape(FillRule::NonZero).into_iter())
+        .filter_map(|shape| shape.into_iter().next())
+        .collect()
+}
+
+/// The area of a polygon (either orientation).
+fn area(poly: &[[f64; 2]]) -> f64 {
+    let n = poly.len();
+    (0..n)
+        .map(|i| {
+            let (a, b) = (poly[i], poly[(i + 1) % n]);
+            a[0] * b[1] - b[0] * a[1]
+        })
+        .sum::<f64>()
+        .abs()
+        / 2.0
+}
+
+/// Ground this close above the lake level counts as wet, metres.
+const WET_MARGIN: f64 = 0.25;
