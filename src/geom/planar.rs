@@ -409,20 +409,28 @@ impl PlanarGraph {
     /// outer face (area ≤ 0). Faces come in order of their first directed
     /// edge, so the result depends only on the graph.
     pub fn faces(&self) -> Vec<Face> {
-        // Each node's edges sorted counter-clockwise by direction.
-        let order: Vec<Vec<u32>> = (0..self.nodes.len())
-            .map(|n| {
-                let p = self.nodes[n];
-                let mut es: Vec<(f64, u32)> = (self.incident[n].iter())
-                    .map(|&e| {
-                        let d = self.pos(self.other(e, n as NodeId)) - p;
-                        (d.y.atan2(d.x), e)
-                    })
-                    .collect();
-                es.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
-                es.into_iter().map(|(_, e)| e).collect()
-            })
-            .collect();
+        // Each node's edges sorted counter-clockwise by direction, all in
+        // one vector (node `n`'s at `first[n]..first[n + 1]`); `slot[e][k]`
+        // is where edge `e` sits among the edges of its end `ends[k]`.
+        let mut first = Vec::with_capacity(self.nodes.len() + 1);
+        let mut order: Vec<u32> = Vec::with_capacity(2 * self.edges.len());
+        let mut slot = vec![[0u32; 2]; self.edges.len()];
+        let mut es: Vec<(f64, u32)> = Vec::new();
+        for (n, &p) in self.nodes.iter().enumerate() {
+            first.push(order.len());
+            es.clear();
+            es.extend(self.incident[n].iter().map(|&e| {
+                let d = self.pos(self.other(e, n as NodeId)) - p;
+                (d.y.atan2(d.x), e)
+            }));
+            es.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+            for (i, &(_, e)) in es.iter().enumerate() {
+                let k = (self.edges[e as usize].ends[0] != n as NodeId) as usize;
+                slot[e as usize][k] = i as u32;
+                order.push(e);
+            }
+        }
+        first.push(order.len());
         let mut used = vec![[false; 2]; self.edges.len()];
         let mut faces = Vec::new();
         for start in 0..self.edges.len() {
@@ -447,9 +455,10 @@ impl PlanarGraph {
                     face.nodes.push(from);
                     face.edges.push((e, f));
                     face.area += self.pos(from).perp_dot(self.pos(to));
-                    // At `to`, the next edge clockwise from the way back.
-                    let es = &order[to as usize];
-                    let i = es.iter().position(|&x| x == e).unwrap_or(0);
+                    // At `to` (end `f` of `e`), the next edge clockwise
+                    // from the way back.
+                    let es = &order[first[to as usize]..first[to as usize + 1]];
+                    let i = slot[e as usize][f as usize] as usize;
                     let next = es[(i + es.len() - 1) % es.len()];
                     f = self.edges[next as usize].ends[0] == to;
                     e = next;

@@ -103,7 +103,7 @@ impl Streeter<'_> {
         let max_degree = self.params.max_degree as usize;
         let mut cands = std::mem::take(&mut self.scratch);
         cands.clear();
-        g.for_nodes_within(p, self.radius, |m| {
+        self.work.for_nodes_within(p, self.radius, |m| {
             let meta = &self.work.meta[m as usize];
             if m != from && meta.pass == self.pass && !meta.blocked && g.degree(m) < max_degree {
                 let d = g.pos(m) - p;

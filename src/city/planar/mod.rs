@@ -14,6 +14,15 @@
 //! boundary, the outer face from `outer_split`). After each level, isolated
 //! nodes and all street-only parts but the largest are removed.
 //!
+//! What the output keeps: the graph is planar; every node with a street
+//! has at most `max_degree` edges; a street makes at least `min_angle_deg`
+//! with every other edge at both its ends (two given edges may meet at any
+//! angle); no street closes a triangle; streets stay inside the boundary
+//! (when given) and out of the obstacles; a node made by level `l`'s node
+//! step lies at least `levels[l].clearance` from every node made before it
+//! (given, seed, split or generated; nodes made by splitting edges have no
+//! clearance of their own); the same input gives the same streets.
+//!
 //! ```
 //! use bevy_relief::city::planar::{PlanarParams, PlanarStreets};
 //! use bevy_relief::city::{SeedNode, StreetsInput};
@@ -46,6 +55,7 @@ use crate::terrain::ParamError;
 use edges::Streeter;
 use glam::DVec2;
 use input::{Area, Obstacles, Region};
+use nodes::Wedge;
 use thiserror::Error;
 use work::{Rng, Work};
 
@@ -151,12 +161,20 @@ impl PlanarStreets {
             obstacles: &obstacles,
             pass: 0,
         };
-        for l in 0..levels.len() {
+        for (l, lv) in levels.iter().enumerate() {
+            if l > 0 {
+                work.reindex(lv.connection_radius);
+                work.split(levels[l - 1].split_length)?;
+            }
+            // Dense node cells where this level can reach.
+            let (lo, hi) = crate::geom::bounds(work.graph.nodes());
+            let (rlo, rhi) = crate::geom::bounds(&input.boundary);
+            let margin = 2.0 * lv.extension.1 + lv.connection_radius;
+            let bounds = (lo.min(rlo) - margin, hi.max(rhi) + margin);
+            work.index_nodes(bounds, lv.clearance);
             if l == 0 {
                 run.first_level(&mut work)?;
             } else {
-                work.reindex(levels[l].connection_radius);
-                work.split(levels[l - 1].split_length)?;
                 run.face_level(&mut work, l as u8)?;
             }
             work.prune();
@@ -164,6 +182,9 @@ impl PlanarStreets {
         Ok(work)
     }
 }
+
+/// An entry of the node step's open list: node, split number, wedge.
+type Open = (NodeId, f64, Option<Wedge>);
 
 /// One run of the generator: what every pass shares.
 struct Run<'a> {
@@ -194,14 +215,12 @@ impl Run<'_> {
             })
             .collect();
         let members = self.members(work, &inside);
-        let (area, open): (_, Vec<(NodeId, f64)>) = if ring.is_empty() {
-            let seeds = members.iter().map(|&n| (n, work.meta[n as usize].split));
+        let (area, open): (_, Vec<Open>) = if ring.is_empty() {
+            let seeds = (members.iter()).map(|&n| (n, work.meta[n as usize].split, None));
             (Area::Plane, seeds.collect())
         } else {
-            (
-                Area::Inside(ring),
-                members.iter().map(|&n| (n, f64::INFINITY)).collect(),
-            )
+            let all = members.iter().map(|&n| (n, f64::INFINITY, None));
+            (Area::Inside(ring), all.collect())
         };
         self.pass(work, 0, area, members, open)
     }
@@ -228,14 +247,25 @@ impl Run<'_> {
                 continue;
             }
             let poly = g.face_polygon(f);
+            // Each visit of the walk grows into the face from its side.
+            let len = poly.len();
+            let open = (0..len)
+                .filter(|&i| !work.meta[f.nodes[i] as usize].blocked)
+                .map(|i| {
+                    let wedge = Wedge {
+                        from: poly[(i + 1) % len] - poly[i],
+                        to: poly[(i + len - 1) % len] - poly[i],
+                    };
+                    (f.nodes[i], f64::INFINITY, Some(wedge))
+                })
+                .collect();
             let members = self.members(work, &f.nodes);
-            let open = members.iter().map(|&n| (n, f64::INFINITY)).collect();
             self.pass(work, l, Area::Inside(&poly), members, open)?;
         }
         if self.ring.is_empty() && self.params.outer_split > 0.0 {
             let members = self.members(work, &outer_nodes);
             let split = self.params.outer_split;
-            let open = members.iter().map(|&n| (n, split)).collect();
+            let open = members.iter().map(|&n| (n, split, None)).collect();
             self.pass(work, l, Area::Outside(&outer), members, open)?;
         }
         Ok(())
@@ -272,7 +302,7 @@ impl Run<'_> {
         l: u8,
         area: Area,
         members: Vec<NodeId>,
-        open: Vec<(NodeId, f64)>,
+        open: Vec<Open>,
     ) -> Result<(), StreetsError> {
         let lv = &self.params.levels[l as usize];
         let region = Region::new(area, self.obstacles);

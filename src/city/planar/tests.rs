@@ -366,9 +366,8 @@ fn real_city_footprints_keep_every_invariant() {
     let settlements = Settlements::new(SettlementParams::default()).unwrap();
     let cities = settlements.cities_in(&Terrain::default(), DVec2::ZERO, DVec2::splat(20_000.0));
     assert!(cities.len() >= 3, "{} cities", cities.len());
-    for (i, city) in cities.iter().take(4).enumerate() {
-        // One level keeps the debug test quick on 1.5 km cities.
-        let p = params(i as u64, 1);
+    for (i, city) in cities.iter().enumerate() {
+        let p = params(i as u64, 3);
         let input = ring_input(city.boundary.clone());
         let (work, s) = run(&p, &input);
         check(&p, &input, &work, &s);
@@ -381,9 +380,8 @@ fn real_city_footprints_keep_every_invariant() {
     }
 }
 
-/// The reference case with all three levels (slow in debug).
+/// The reference case with all three levels.
 #[test]
-#[ignore]
 fn the_reference_city_keeps_every_invariant() {
     let ring = ellipse(DVec2::ZERO, 1000.0, 800.0, 64);
     let input = ring_input(ring.clone());

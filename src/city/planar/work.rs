@@ -42,24 +42,72 @@ pub(super) struct Meta {
     pub pass: u32,
 }
 
-/// The graph and its nodes' [`Meta`], kept parallel.
+/// The graph and its nodes' [`Meta`], kept parallel, and a dense copy of
+/// the node index for one level's queries.
 #[derive(Clone, Debug)]
 pub(super) struct Work {
     pub graph: PlanarGraph,
     pub meta: Vec<Meta>,
+    grid: Option<NodeGrid>,
 }
 
 impl Work {
     /// Every node of `graph` gets `origin`.
     pub(super) fn new(graph: PlanarGraph, origin: Origin) -> Self {
         let meta = vec![Meta::new(origin, 0.0); graph.node_count()];
-        Self { graph, meta }
+        Self {
+            graph,
+            meta,
+            grid: None,
+        }
     }
 
     /// Adds a node.
     pub(super) fn add_node(&mut self, p: DVec2, origin: Origin, split: f64) -> NodeId {
         self.meta.push(Meta::new(origin, split));
-        self.graph.add_node(p)
+        let n = self.graph.add_node(p);
+        if let Some(grid) = &mut self.grid {
+            grid.insert(p, n);
+        }
+        n
+    }
+
+    /// Indexes the nodes in a dense grid of cells of side `cell` over
+    /// `bounds` (the graph's own index answers outside it, or when the
+    /// grid would be huge), until the graph is rebuilt.
+    pub(super) fn index_nodes(&mut self, bounds: (DVec2, DVec2), cell: f64) {
+        self.grid = NodeGrid::new(bounds, cell).map(|mut grid| {
+            for (n, &p) in self.graph.nodes().iter().enumerate() {
+                grid.insert(p, n as NodeId);
+            }
+            grid
+        });
+    }
+
+    /// Whether any node lies closer than `r` to `p`.
+    pub(super) fn any_node_closer(&self, p: DVec2, r: f64) -> bool {
+        match &self.grid {
+            Some(grid) if grid.covers(p, r) => {
+                grid.visit(p, r, |q, _| q.distance_squared(p) < r * r)
+            }
+            _ => self.graph.any_node_closer(p, r),
+        }
+    }
+
+    /// Calls `f` on each node within `r` of `p` (in an order that depends
+    /// only on the graph and the level).
+    pub(super) fn for_nodes_within(&self, p: DVec2, r: f64, mut f: impl FnMut(NodeId)) {
+        match &self.grid {
+            Some(grid) if grid.covers(p, r) => {
+                grid.visit(p, r, |q, n| {
+                    if q.distance_squared(p) <= r * r {
+                        f(n)
+                    }
+                    false
+                });
+            }
+            _ => self.graph.for_nodes_within(p, r, f),
+        }
     }
 
     /// Whether a street edge ends at `n`.
@@ -80,6 +128,7 @@ impl Work {
             g.add_edge(e.ends[0], e.ends[1], e.label);
         }
         self.graph = g;
+        self.grid = None;
     }
 
     /// Splits ring and street edges into pieces no longer than `len`; new
@@ -102,6 +151,7 @@ impl Work {
             return Err(StreetsError::TooMuchWork { max: MAX_NODES });
         }
         self.graph = g.split_edges(|label| splits(label).then_some(len));
+        self.grid = None;
         let n = self.graph.node_count();
         self.meta.resize(n, Meta::new(Origin::Split, 0.0));
         Ok(())
@@ -139,6 +189,7 @@ impl Work {
         }
         self.graph = graph;
         self.meta = meta;
+        self.grid = None;
     }
 }
 
@@ -151,6 +202,79 @@ impl Meta {
             split,
             pass: u32::MAX,
         }
+    }
+}
+
+/// Most cells of a [`NodeGrid`].
+const MAX_GRID_CELLS: f64 = 4.0e6;
+
+/// Node positions in a dense grid (cells hold lists threaded through one
+/// vector): the graph's hashed cells cost more per query.
+#[derive(Clone, Debug)]
+struct NodeGrid {
+    lo: DVec2,
+    hi: DVec2,
+    cell: f64,
+    width: usize,
+    /// Per cell, the latest entry (`u32::MAX`: none).
+    heads: Vec<u32>,
+    /// Position, node and the cell's next entry.
+    entries: Vec<(DVec2, NodeId, u32)>,
+}
+
+impl NodeGrid {
+    fn new(bounds: (DVec2, DVec2), cell: f64) -> Option<Self> {
+        let (lo, hi) = bounds;
+        let size = ((hi - lo) / cell).floor() + 1.0;
+        if !(size.is_finite() && size.min_element() >= 1.0) || size.x * size.y > MAX_GRID_CELLS {
+            return None;
+        }
+        Some(Self {
+            lo,
+            hi,
+            cell,
+            width: size.x as usize,
+            heads: vec![u32::MAX; size.x as usize * size.y as usize],
+            entries: Vec::new(),
+        })
+    }
+
+    /// Whether the box of radius `r` around `p` lies inside the grid.
+    fn covers(&self, p: DVec2, r: f64) -> bool {
+        (p - r).cmpge(self.lo).all() && (p + r).cmple(self.hi).all()
+    }
+
+    /// The cell of a covered point (truncation is the floor here).
+    fn cell_of(&self, p: DVec2) -> (usize, usize) {
+        let c = (p - self.lo) / self.cell;
+        (c.x as usize, c.y as usize)
+    }
+
+    fn insert(&mut self, p: DVec2, n: NodeId) {
+        if self.covers(p, 0.0) {
+            let (x, y) = self.cell_of(p);
+            let k = y * self.width + x;
+            self.entries.push((p, n, self.heads[k]));
+            self.heads[k] = (self.entries.len() - 1) as u32;
+        }
+    }
+
+    /// Calls `f` on the entries in the cells meeting the box of radius `r`
+    /// around `p` (covered) until it returns true; whether it did.
+    fn visit(&self, p: DVec2, r: f64, mut f: impl FnMut(DVec2, NodeId) -> bool) -> bool {
+        let ((x0, y0), (x1, y1)) = (self.cell_of(p - r), self.cell_of(p + r));
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                let mut e = self.heads[y * self.width + x];
+                while let Some(&(q, n, next)) = self.entries.get(e as usize) {
+                    if f(q, n) {
+                        return true;
+                    }
+                    e = next;
+                }
+            }
+        }
+        false
     }
 }
 
