@@ -315,7 +315,6 @@ fn streets_route_around_obstacles_inside_and_across_the_ring() {
         };
         let (work, s) = run(&p, &input);
         check(&p, &input, &work, &s);
-        let sum: f64 = s.blocks.iter().map(|b| signed_area(b)).sum();
         assert!(tiles(&s, &ring) && connected(&s));
     }
 }

@@ -23,10 +23,13 @@ fn pixel(img: &MapImage, x: usize, y: usize) -> [u8; 3] {
 }
 
 /// The reference terrain's city of cell (1, 0), its roads and the map
-/// of 400 × 300 pixels at 3 m/px around (10100, 4500).
+/// of 400 × 300 pixels at 3 m/px around (10100, 4500) (the footprint
+/// without its streets, so that its fill shows).
 fn city_map() -> (City, crate::roads::RoadNetwork, MapImage, View) {
     let t = Terrain::default();
-    let sys = RoadSystem::new(RoadSystemParams::default()).unwrap();
+    let mut p = RoadSystemParams::default();
+    p.cities.enabled = false;
+    let sys = RoadSystem::new(p).unwrap();
     let (w, h, s) = (400usize, 300usize, 3.0);
     let centre = DVec2::new(10100.0, 4500.0);
     let half = DVec2::new(w as f64, h as f64) * s / 2.0;

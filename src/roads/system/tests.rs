@@ -244,8 +244,10 @@ fn one_system_on_two_terrains_gives_each_its_own_highways() {
 #[test]
 fn cities_get_streets_joined_to_their_highways_and_buildings() {
     let t = Terrain::default();
-    let mut p = RoadSystemParams::default();
-    p.contour_roads = false;
+    let p = RoadSystemParams {
+        contour_roads: false,
+        ..RoadSystemParams::default()
+    };
     let sys = RoadSystem::new(p).unwrap();
     let (min, max) = city_area();
     let net = check_conformance(&sys, &t, min, max);
