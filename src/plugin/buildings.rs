@@ -11,6 +11,8 @@ use bevy::mesh::Mesh;
 
 /// How far walls reach below the lowest corner's ground, metres.
 pub const FOUNDATION: f64 = 1.0;
+/// The eaves stand at least this high above the highest corner, metres.
+const MIN_STOREY: f64 = 3.0;
 /// Buildings up to this height get a pitched roof (when four-cornered).
 const GABLE_MAX_HEIGHT: f64 = 14.0;
 
@@ -111,7 +113,8 @@ fn linear(c: [f32; 3]) -> [f32; 4] {
 }
 
 /// Adds one building: `footprint` (counter-clockwise, world metres),
-/// `height` to the eaves above its highest corner, `ground(p)` the terrain
+/// `height` to the eaves above its mean ground (and at least a storey above
+/// its highest corner), `ground(p)` the terrain
 /// height; everything relative to `anchor`. Footprints with fewer than
 /// three corners, or not finite, are skipped.
 pub fn add_building(
@@ -127,7 +130,11 @@ pub fn add_building(
     let local: Vec<DVec2> = footprint.iter().map(|&p| p - anchor.truncate()).collect();
     let zs: Vec<f64> = footprint.iter().map(|&p| ground(p)).collect();
     let lo = zs.iter().copied().fold(f64::INFINITY, f64::min) - FOUNDATION - anchor.z;
-    let top = zs.iter().copied().fold(f64::NEG_INFINITY, f64::max) + height.max(2.0) - anchor.z;
+    let high = zs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mean = zs.iter().sum::<f64>() / zs.len() as f64;
+    // The height counts from the mean ground; the eaves stay a storey
+    // above the highest corner on steep ground.
+    let top = (mean + height.max(2.0)).max(high + MIN_STOREY) - anchor.z;
     let h = |salt| {
         hash_unit(
             footprint[0].x.to_bits() as i64,
