@@ -35,6 +35,7 @@ mod params;
 mod polygon;
 mod settlements;
 mod streets;
+pub mod tensor;
 #[cfg(test)]
 mod tests;
 
