@@ -119,8 +119,17 @@ impl Streets {
         style: impl Fn(EdgeRole) -> Option<(RoadClass, f64)>,
     ) -> Self {
         let obstacle = EdgeRole::Obstacle.label();
-        let roads = graph.retain_edges(|e| e.label != obstacle);
-        let (graph, _) = roads.retain_nodes(|n| roads.degree(n) > 0);
+        // Rebuilding a graph costs; only when something goes.
+        let roads = if graph.edges().iter().any(|e| e.label == obstacle) {
+            graph.retain_edges(|e| e.label != obstacle)
+        } else {
+            graph.clone()
+        };
+        let graph = if (0..roads.node_count() as u32).all(|n| roads.degree(n) > 0) {
+            roads
+        } else {
+            roads.retain_nodes(|n| roads.degree(n) > 0).0
+        };
         let network = graph.to_network(|l| style(EdgeRole::from_label(l)));
         let width = |e: u32| {
             style(EdgeRole::from_label(graph.edges()[e as usize].label)).map_or(0.0, |s| s.1)

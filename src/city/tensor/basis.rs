@@ -212,35 +212,73 @@ impl BasisField {
         }
     }
 
+    /// The field ready for repeated sampling (constants worked out once).
+    pub(crate) fn prepare(&self) -> Prepared<'_> {
+        let grid = match self.kind {
+            BasisKind::Grid { theta } => DVec2::new((2.0 * theta).cos(), (2.0 * theta).sin()),
+            _ => DVec2::ZERO,
+        };
+        let int_decay = (self.decay.fract() == 0.0 && self.decay <= 64.0).then_some(self.decay as i32);
+        Prepared {
+            field: self,
+            grid,
+            inv_size: 1.0 / self.size,
+            int_decay,
+        }
+    }
+}
+
+/// A [`BasisField`] with its constants worked out, for sampling.
+pub(crate) struct Prepared<'a> {
+    field: &'a BasisField,
+    /// The grid's tensor.
+    grid: DVec2,
+    inv_size: f64,
+    /// The decay, when it is a small whole number (`powi` is cheaper).
+    int_decay: Option<i32>,
+}
+
+impl Prepared<'_> {
     /// The basis weight at distance `d`.
     #[inline]
     fn weight_at(&self, d: f64) -> f64 {
-        if !(d < self.size) {
+        if !(d < self.field.size) {
             return 0.0;
         }
-        let base = 1.0 - d / self.size;
-        if self.decay.fract() == 0.0 && self.decay <= 64.0 {
-            base.powi(self.decay as i32)
-        } else {
-            base.powf(self.decay)
+        let base = 1.0 - d * self.inv_size;
+        match self.int_decay {
+            Some(k) => {
+                // Square-and-multiply (inline, unlike `powi`).
+                let (mut r, mut b, mut e) = (1.0, base, k);
+                while e > 0 {
+                    if e & 1 == 1 {
+                        r *= b;
+                    }
+                    b *= b;
+                    e >>= 1;
+                }
+                r
+            }
+            None => base.powf(self.field.decay),
         }
     }
 
     /// `(weight, tensor)` at `p`; `None` where the weight is zero.
     #[inline]
     pub(crate) fn sample(&self, p: DVec2) -> Option<(f64, DVec2)> {
-        match &self.kind {
-            BasisKind::Grid { theta } => {
-                let w = self.weight_at(p.distance(self.centre));
-                (w > 0.0).then(|| (w, DVec2::new((2.0 * theta).cos(), (2.0 * theta).sin())))
+        let f = self.field;
+        match &f.kind {
+            BasisKind::Grid { .. } => {
+                let w = self.weight_at(p.distance(f.centre));
+                (w > 0.0).then_some((w, self.grid))
             }
             BasisKind::Radial => {
-                let d = self.centre - p;
+                let d = f.centre - p;
                 let w = self.weight_at(d.length());
                 (w > 0.0).then(|| (w, tensor_along(d)))
             }
             BasisKind::Polyline { points } => {
-                let q = p - self.centre;
+                let q = p - f.centre;
                 let (near, tangent) = nearest_on_polyline(points, q)?;
                 let w = self.weight_at(near.distance(q));
                 let towards = near - q;
@@ -259,7 +297,7 @@ impl BasisField {
                 gradients,
                 full_slope,
             } => {
-                let w = self.weight_at(p.distance(self.centre));
+                let w = self.weight_at(p.distance(f.centre));
                 if w <= 0.0 {
                     return None;
                 }

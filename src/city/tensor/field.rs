@@ -3,7 +3,7 @@
 //! [`SampledField`], the eigen-field cache the tracer reads: the averaged
 //! tensor stored at the corners of a grid and interpolated between them.
 
-use super::basis::BasisField;
+use super::basis::{BasisField, Prepared};
 use super::{MAX_FIELD_CELLS, TensorError};
 use crate::terrain::ParamError;
 use glam::DVec2;
@@ -28,10 +28,16 @@ pub struct TensorField {
     pub fields: Vec<BasisField>,
 }
 
-/// Anything the tracer can read a tensor from.
-pub(crate) trait Sampler {
-    /// The averaged tensor at `p` (zero where nothing reaches).
-    fn tensor(&self, p: DVec2) -> DVec2;
+/// `Σ wᵢ·Tᵢ / Σ wᵢ·|Tᵢ|` over the basis fields (zero where none reaches).
+fn average(fields: &[Prepared], p: DVec2) -> DVec2 {
+    let (mut sum, mut norm) = (DVec2::ZERO, 0.0);
+    for f in fields {
+        if let Some((w, t)) = f.sample(p) {
+            sum += w * t;
+            norm += w * t.length();
+        }
+    }
+    if norm > 0.0 { sum / norm } else { DVec2::ZERO }
 }
 
 /// The unit major eigenvector of tensor `t` (the one with x ≥ 0 up to
@@ -40,7 +46,7 @@ pub(crate) trait Sampler {
 #[inline(always)]
 pub fn major_of(t: DVec2) -> Option<DVec2> {
     let n2 = t.length_squared();
-    if !(n2 >= DEGENERATE * DEGENERATE) || !n2.is_finite() {
+    if !(n2 >= DEGENERATE * DEGENERATE && n2 < f64::INFINITY) {
         return None;
     }
     let n = n2.sqrt();
@@ -74,14 +80,8 @@ impl TensorField {
     /// The averaged tensor `(m·cos 2θ, m·sin 2θ)` at `p`, `0 ≤ m ≤ 1`; zero
     /// where no basis field reaches.
     pub fn tensor(&self, p: DVec2) -> DVec2 {
-        let (mut sum, mut norm) = (DVec2::ZERO, 0.0);
-        for f in &self.fields {
-            if let Some((w, t)) = f.sample(p) {
-                sum += w * t;
-                norm += w * t.length();
-            }
-        }
-        if norm > 0.0 { sum / norm } else { DVec2::ZERO }
+        let prepared: Vec<Prepared> = self.fields.iter().map(BasisField::prepare).collect();
+        average(&prepared, p)
     }
 
     /// The major eigenvector at `p` (unit), `None` where degenerate.
@@ -112,77 +112,122 @@ impl TensorField {
             (cells.x.ceil() as usize + 1).max(2),
             (cells.y.ceil() as usize + 1).max(2),
         );
-        let mut data = Vec::with_capacity(nx * ny);
-        for j in 0..ny {
-            for i in 0..nx {
-                let t = self.tensor(min + DVec2::new(i as f64, j as f64) * cell);
-                data.push([t.x as f32, t.y as f32]);
-            }
-        }
-        Ok(SampledField {
-            origin: min,
-            cell,
-            nx,
-            ny,
-            data,
-        })
+        Ok(SampledField::new(self, min, cell, nx, ny))
     }
 }
 
-impl Sampler for TensorField {
-    fn tensor(&self, p: DVec2) -> DVec2 {
-        TensorField::tensor(self, p)
-    }
-}
-
-/// The eigen-field cache: a [`TensorField`]'s averaged tensor at the corners
-/// of a square grid, interpolated bilinearly between them (interpolating
-/// tensors, unlike eigenvectors, needs no sign fixing). Outside the grid it
-/// repeats the nearest edge.
+/// The eigen-field cache (the seed's "eigen field"): a [`TensorField`]'s
+/// major eigenvector evaluated at the corners of a square grid and, per
+/// cell, its four corners turned to agree and interpolated bilinearly
+/// (stored as `a + b·u + c·v + d·u·v`). Tracing turns the interpolated
+/// vector to agree with the direction it comes from. A cell whose corners
+/// differ by more than 60°, or has a degenerate corner, is degenerate
+/// itself (lines stop there): it holds a degenerate point of the field or
+/// bends too sharply to interpolate. Outside the grid the nearest edge
+/// cell repeats.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SampledField {
     origin: DVec2,
-    cell: f64,
+    /// 1 / cell side.
+    inv: f64,
+    /// Cells per row.
     nx: usize,
-    ny: usize,
-    data: Vec<[f32; 2]>,
+    /// The largest fractional cell coordinates, just below `(nx, ny)`.
+    top: DVec2,
+    cells: Vec<Cell>,
+}
+
+/// One cell's interpolation `a + b·u + c·v + d·u·v` (x and y of each,
+/// f32), NaN where degenerate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Cell([f32; 8]);
+
+/// Corners of a cell must agree to this cosine (60°), or it is degenerate.
+const MIN_AGREEMENT: f64 = 0.5;
+
+/// Interpolated eigenvectors shorter than this count as degenerate.
+pub const MIN_EIGEN: f64 = 0.5;
+
+impl Cell {
+    /// The cell of corners `[c00, c10, c01, c11]` (unit or zero).
+    fn new(corners: [DVec2; 4]) -> Self {
+        let c0 = corners[0];
+        let c = corners.map(|c| c * 1.0f64.copysign(c.dot(c0)));
+        let agree = (0..4).all(|i| (i + 1..4).all(|j| c[i].dot(c[j]) >= MIN_AGREEMENT));
+        if !agree {
+            return Self([f32::NAN; 8]);
+        }
+        let (a, b, cc, d) = (c[0], c[1] - c[0], c[2] - c[0], c[3] - c[1] - c[2] + c[0]);
+        Self([a.x, a.y, b.x, b.y, cc.x, cc.y, d.x, d.y].map(|v| v as f32))
+    }
 }
 
 impl SampledField {
-    /// The interpolated tensor at `p`.
+    /// The field of `field` over cells of side `cell` from `min`, with
+    /// `nx × ny` corners (both ≥ 2).
+    fn new(field: &TensorField, min: DVec2, cell: f64, nx: usize, ny: usize) -> Self {
+        let prepared: Vec<Prepared> = field.fields.iter().map(BasisField::prepare).collect();
+        let mut corners = Vec::with_capacity(nx * ny);
+        for j in 0..ny {
+            for i in 0..nx {
+                let t = average(&prepared, min + DVec2::new(i as f64, j as f64) * cell);
+                corners.push(major_of(t).unwrap_or(DVec2::ZERO));
+            }
+        }
+        let mut cells = Vec::with_capacity((nx - 1) * (ny - 1));
+        for j in 0..ny - 1 {
+            for i in 0..nx - 1 {
+                let k = j * nx + i;
+                cells.push(Cell::new([
+                    corners[k],
+                    corners[k + 1],
+                    corners[k + nx],
+                    corners[k + nx + 1],
+                ]));
+            }
+        }
+        let shrink = |n: usize| (n - 1) as f64 * (1.0 - f64::EPSILON) - 1.0e-9;
+        Self {
+            origin: min,
+            inv: 1.0 / cell,
+            nx: nx - 1,
+            top: DVec2::new(shrink(nx), shrink(ny)),
+            cells,
+        }
+    }
+
+    /// The interpolated major (or, with `minor`, minor) eigenvector at `p`,
+    /// turned to agree with `to`: about unit length, NaN where degenerate.
     #[inline(always)]
-    pub fn tensor(&self, p: DVec2) -> DVec2 {
-        let f = (p - self.origin) / self.cell;
-        let fx = f.x.clamp(0.0, (self.nx - 1) as f64);
-        let fy = f.y.clamp(0.0, (self.ny - 1) as f64);
-        // NaN becomes cell 0 and stays NaN through the weights.
-        let i = (fx as usize).min(self.nx - 2);
-        let j = (fy as usize).min(self.ny - 2);
-        let (tx, ty) = (fx - i as f64, fy - j as f64);
-        let k = j * self.nx + i;
-        let at = |k: usize| {
-            let v = self.data[k];
-            DVec2::new(v[0] as f64, v[1] as f64)
-        };
-        let top = at(k).lerp(at(k + 1), tx);
-        let bottom = at(k + self.nx).lerp(at(k + self.nx + 1), tx);
-        top.lerp(bottom, ty)
+    pub(crate) fn towards(&self, p: DVec2, minor: bool, to: DVec2) -> DVec2 {
+        let f = (p - self.origin) * self.inv;
+        // `if` rather than `max`/`min`: one instruction each, and NaN → 0.
+        let fx = if f.x > 0.0 { f.x } else { 0.0 };
+        let fy = if f.y > 0.0 { f.y } else { 0.0 };
+        let fx = if fx < self.top.x { fx } else { self.top.x };
+        let fy = if fy < self.top.y { fy } else { self.top.y };
+        // SAFETY: `fx`, `fy` are finite and in `[0, top]`, so they fit a u32.
+        let (i, j) = unsafe { (fx.to_int_unchecked::<u32>(), fy.to_int_unchecked::<u32>()) };
+        let (u, v) = ((fx - i as f64) as f32, (fy - j as f64) as f32);
+        let [ax, ay, bx, by, cx, cy, dx, dy] = self.cells[j as usize * self.nx + i as usize].0;
+        let m = DVec2::new(
+            (ax + bx * u + (cx + dx * u) * v) as f64,
+            (ay + by * u + (cy + dy * u) * v) as f64,
+        );
+        let w = if minor { m.perp() } else { m };
+        w * 1.0f64.copysign(w.dot(to))
     }
 
-    /// The major eigenvector at `p` (unit), `None` where degenerate.
+    /// The major eigenvector at `p` (unit, either sign), `None` where
+    /// degenerate.
     pub fn major(&self, p: DVec2) -> Option<DVec2> {
-        major_of(self.tensor(p))
+        let m = self.towards(p, false, DVec2::X);
+        (m.length() >= MIN_EIGEN).then(|| m.normalize())
     }
 
-    /// The minor eigenvector at `p` (unit), `None` where degenerate.
+    /// The minor eigenvector at `p` (unit, either sign), `None` where
+    /// degenerate.
     pub fn minor(&self, p: DVec2) -> Option<DVec2> {
         self.major(p).map(DVec2::perp)
-    }
-}
-
-impl Sampler for SampledField {
-    #[inline(always)]
-    fn tensor(&self, p: DVec2) -> DVec2 {
-        SampledField::tensor(self, p)
     }
 }

@@ -4,7 +4,8 @@
 //! seeded first and linked at the end if no line passed through them.
 
 use super::field::SampledField;
-use super::lines::{Insert, Level, LineEnd, Streamline, TracedStreets, insert_points, key};
+use super::lines::{Insert, Level, LineEnd, PointHash, Streamline, TracedStreets, insert_points, key};
+use std::collections::HashSet;
 use super::params::{StreamlineParams, TensorParams};
 use super::region::Region;
 use super::seeds::{Band, Density, SeedQueue};
@@ -13,7 +14,6 @@ use super::trace::{Family, Limits, Stop, direction, trace_half};
 use super::{MAX_TRACE_STEPS, TensorError};
 use crate::geom::{closest_on_segment, segment_intersection};
 use glam::DVec2;
-use std::collections::HashSet;
 
 /// What a join or an end lands on.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -52,7 +52,8 @@ pub(crate) struct Generator<'a> {
     density: Density,
     lines: Vec<Streamline>,
     budget: u64,
-    junctions: HashSet<(u64, u64)>,
+    /// Junction points (exact bits).
+    junctions: HashSet<(u64, u64), PointHash>,
     /// Points to insert into the boundary, obstacles and fixed roads.
     poly_inserts: Vec<(Target, Insert)>,
     fixed: Vec<Vec<DVec2>>,
@@ -88,7 +89,7 @@ impl<'a> Generator<'a> {
             density,
             lines: Vec::new(),
             budget: MAX_TRACE_STEPS,
-            junctions: HashSet::new(),
+            junctions: HashSet::default(),
             poly_inserts: Vec::new(),
             fixed,
             gates,

@@ -3,7 +3,7 @@
 //! roads, streets — noded: a node wherever two of them touch or cross, so
 //! the [`PlanarGraph`] and the network are planar.
 
-use super::lines::{Level, TracedStreets, key};
+use super::lines::{Level, PointHash, TracedStreets, key};
 use crate::city::{EdgeRole, Streets};
 use crate::geom::{Contact, PlanarGraph, cells_along_segment, distance_to_segment, segment_contact};
 use glam::DVec2;
@@ -14,6 +14,9 @@ const NODE_CELL: f64 = 40.0;
 /// Noding passes before offending edges are dropped (a pass only fails on
 /// rounding at near-coincident crossings).
 const MAX_NODING_PASSES: usize = 3;
+/// A crossing point this close (relative to its magnitude) to a third
+/// segment triggers the full planarity check.
+const NEAR: f64 = 1.0e-9;
 /// Most edges dropped after the noding passes.
 const MAX_DROPPED_EDGES: usize = 64;
 
@@ -38,9 +41,21 @@ pub(crate) fn simplify(points: &[DVec2], tol: f64, keep: impl Fn(DVec2) -> bool)
         stack.push((w[0], w[1]));
         while let Some((a, b)) = stack.pop() {
             let (pa, pb) = (points[a], points[b]);
-            let mut worst = (tol, 0);
+            let ab = pb - pa;
+            let len2 = ab.length_squared();
+            let scale = if len2 > 0.0 { len2.sqrt() } else { 1.0 };
+            // Distance from the chord, times its length (no division).
+            let mut worst = (tol * scale, 0);
             for (k, &p) in points.iter().enumerate().take(b).skip(a + 1) {
-                let d = distance_to_segment(p, pa, pb);
+                let ap = p - pa;
+                let t = ap.dot(ab);
+                let d = if t <= 0.0 || len2 == 0.0 {
+                    ap.length() * scale
+                } else if t >= len2 {
+                    (p - pb).length() * scale
+                } else {
+                    ap.perp_dot(ab).abs()
+                };
                 if d > worst.0 {
                     worst = (d, k);
                 }
@@ -83,15 +98,15 @@ impl TracedStreets {
         polys.extend(
             (self.simplified().into_iter()).map(|(pts, level)| (pts, level.role().label())),
         );
-        let mut graph = node(&polys);
+        let (mut graph, mut close) = node(&polys);
         for _ in 1..MAX_NODING_PASSES {
-            if graph.check_planar().is_ok() {
+            if !close || graph.check_planar().is_ok() {
                 return graph;
             }
             let edges: Vec<(Vec<DVec2>, u32)> = (graph.edges().iter())
                 .map(|e| (vec![graph.pos(e.ends[0]), graph.pos(e.ends[1])], e.label))
                 .collect();
-            graph = node(&edges);
+            (graph, close) = node(&edges);
         }
         // Still touching after the passes: drop generated edges until planar.
         for _ in 0..MAX_DROPPED_EDGES {
@@ -115,8 +130,10 @@ impl TracedStreets {
 
 /// A graph of `polys` (points, label) with a node at every point where two
 /// segments touch: shared vertices, crossings, ends on other segments and
-/// the ends of collinear overlaps.
-fn node(polys: &[(Vec<DVec2>, u32)]) -> PlanarGraph {
+/// the ends of collinear overlaps; and whether a computed crossing point
+/// lies so close to a third segment that rounding may have made the graph
+/// non-planar (otherwise it is planar by construction).
+fn node(polys: &[(Vec<DVec2>, u32)]) -> (PlanarGraph, bool) {
     // Segments and the cells they pass.
     let mut segs: Vec<(DVec2, DVec2, u32)> = Vec::new();
     for (pts, label) in polys {
@@ -136,11 +153,17 @@ fn node(polys: &[(Vec<DVec2>, u32)]) -> PlanarGraph {
     let mut pairs: Vec<(u32, u32)> = Vec::new();
     for run in filed.chunk_by(|a, b| a.0 == b.0) {
         for (k, a) in run.iter().enumerate() {
-            pairs.extend(run[k + 1..].iter().map(|b| (a.1, b.1)));
+            for b in &run[k + 1..] {
+                let (s, t) = (&segs[a.1 as usize], &segs[b.1 as usize]);
+                if s.0.min(s.1).cmple(t.0.max(t.1)).all() && t.0.min(t.1).cmple(s.0.max(s.1)).all() {
+                    pairs.push((a.1, b.1));
+                }
+            }
         }
     }
     pairs.sort_unstable();
     pairs.dedup();
+    let mut crossings: Vec<(DVec2, u32, u32)> = Vec::new();
     // Split points per segment, as (parameter, point).
     let mut splits: Vec<Vec<(f64, DVec2)>> = vec![Vec::new(); segs.len()];
     for (i, j) in pairs {
@@ -157,7 +180,9 @@ fn node(polys: &[(Vec<DVec2>, u32)]) -> PlanarGraph {
                 } else if u == 1.0 {
                     b1
                 } else {
-                    a0.lerp(a1, t)
+                    let p = a0.lerp(a1, t);
+                    crossings.push((p, i, j));
+                    p
                 };
                 splits[i as usize].push((t, p));
                 splits[j as usize].push((u, p));
@@ -175,8 +200,19 @@ fn node(polys: &[(Vec<DVec2>, u32)]) -> PlanarGraph {
             }
         }
     }
+    // A crossing point within rounding of a third segment may break planarity.
+    let close = crossings.iter().any(|&(p, i, j)| {
+        let cell = cells_along_segment(p, p, NODE_CELL, 0.0);
+        cell.iter().any(|c| {
+            let from = filed.partition_point(|f| f.0 < *c);
+            filed[from..].iter().take_while(|f| f.0 == *c).any(|f| {
+                let (a, b, _) = segs[f.1 as usize];
+                f.1 != i && f.1 != j && distance_to_segment(p, a, b) < NEAR * (1.0 + p.abs().max_element())
+            })
+        })
+    });
     let mut graph = PlanarGraph::new(NODE_CELL);
-    let mut ids: HashMap<(u64, u64), u32> = HashMap::new();
+    let mut ids: HashMap<(u64, u64), u32, PointHash> = HashMap::default();
     let mut node_at = |g: &mut PlanarGraph, p: DVec2| *ids.entry(key(p)).or_insert_with(|| g.add_node(p + DVec2::ZERO));
     for (s, (a, b, label)) in segs.iter().enumerate() {
         let mut cuts = std::mem::take(&mut splits[s]);
@@ -190,5 +226,5 @@ fn node(polys: &[(Vec<DVec2>, u32)]) -> PlanarGraph {
             prev = n;
         }
     }
-    graph
+    (graph, close)
 }

@@ -7,6 +7,7 @@ use crate::city::EdgeRole;
 use glam::DVec2;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
 
 /// The three levels of streets, traced in this order.
@@ -91,7 +92,7 @@ pub struct TracedStreets {
     /// The fixed roads, with the points where lines join them.
     pub fixed: Vec<Vec<DVec2>>,
     /// Junction points that simplification keeps (exact bits).
-    pub(crate) junctions: HashSet<(u64, u64)>,
+    pub(crate) junctions: HashSet<(u64, u64), PointHash>,
     /// Simplification tolerance per level.
     pub(crate) tolerance: [f64; 3],
 }
@@ -123,6 +124,30 @@ pub(crate) fn key(p: DVec2) -> (u64, u64) {
     let p = p + DVec2::ZERO;
     (p.x.to_bits(), p.y.to_bits())
 }
+
+/// A multiply-rotate hasher for exact point keys: cheap, and enough for
+/// lookups (nothing iterates these maps).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PointHasher(u64);
+
+impl Hasher for PointHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(26) ^ v).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 29)
+    }
+}
+
+/// [`PointHasher`] as a `BuildHasher`.
+pub(crate) type PointHash = BuildHasherDefault<PointHasher>;
 
 /// A point to insert into a polyline: on segment `seg` (from point `seg`
 /// to the next, cyclically), at parameter `u` along it.

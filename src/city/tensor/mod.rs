@@ -65,7 +65,7 @@ use glam::DVec2;
 use thiserror::Error;
 
 /// Most cells in the sampled field and in the region raster.
-pub const MAX_FIELD_CELLS: f64 = 4.0e6;
+pub const MAX_FIELD_CELLS: f64 = 2.0e6;
 /// Most integration steps of one run (all lines of all levels); tracing
 /// stops there.
 pub const MAX_TRACE_STEPS: u64 = 50_000_000;

@@ -36,6 +36,7 @@ pub(crate) struct Hit {
 pub(crate) struct Region {
     origin: DVec2,
     cell: f64,
+    inv: f64,
     nx: usize,
     ny: usize,
     state: Vec<u8>,
@@ -107,6 +108,7 @@ impl Region {
         let mut region = Self {
             origin,
             cell,
+            inv: 1.0 / cell,
             nx,
             ny,
             state: vec![BLOCKED; nx * ny],
@@ -162,10 +164,11 @@ impl Region {
         }
     }
 
+    #[inline(always)]
     fn cell_of(&self, p: DVec2) -> Option<usize> {
-        let f = (p - self.origin) / self.cell;
+        let f = (p - self.origin) * self.inv;
         (f.x >= 0.0 && f.y >= 0.0 && f.x < self.nx as f64 && f.y < self.ny as f64)
-            .then(|| f.y as usize * self.nx + f.x as usize)
+            .then(|| (f.y as u32) as usize * self.nx + (f.x as u32) as usize)
     }
 
     fn edges_in(&self, c: usize) -> impl Iterator<Item = &ConstraintEdge> {

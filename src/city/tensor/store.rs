@@ -20,7 +20,7 @@ pub(crate) struct Sample {
 /// beyond insertion).
 pub(crate) struct Store {
     origin: DVec2,
-    cell: f64,
+    inv: f64,
     nx: usize,
     ny: usize,
     cells: Vec<Vec<Sample>>,
@@ -35,7 +35,7 @@ impl Store {
         let (nx, ny) = (n.x as usize, n.y as usize);
         Self {
             origin: min,
-            cell,
+            inv: 1.0 / cell,
             nx,
             ny,
             cells: vec![Vec::new(); nx * ny],
@@ -45,10 +45,10 @@ impl Store {
 
     #[inline]
     fn coords(&self, p: DVec2) -> (usize, usize) {
-        let f = (p - self.origin) / self.cell;
+        let f = (p - self.origin) * self.inv;
         (
-            (f.x.max(0.0) as usize).min(self.nx - 1),
-            (f.y.max(0.0) as usize).min(self.ny - 1),
+            ((f.x.max(0.0) as u32) as usize).min(self.nx - 1),
+            ((f.y.max(0.0) as u32) as usize).min(self.ny - 1),
         )
     }
 

@@ -4,7 +4,7 @@
 //! it leaves the free region, the field degenerates, it comes too close to
 //! a line of its family (or loops back onto itself), or grows too long.
 
-use super::field::{Sampler, major_of};
+use super::field::{MIN_EIGEN, SampledField};
 use super::region::{Hit, Region};
 use super::store::Store;
 use glam::DVec2;
@@ -34,36 +34,28 @@ impl Family {
 }
 
 /// The unit eigenvector of `family` at `p`, `None` where degenerate.
-#[inline(always)]
-pub(crate) fn direction<S: Sampler>(field: &S, family: Family, p: DVec2) -> Option<DVec2> {
-    let v = major_of(field.tensor(p))?;
+pub(crate) fn direction(field: &SampledField, family: Family, p: DVec2) -> Option<DVec2> {
+    let v = field.major(p)?;
     Some(match family {
         Family::Major => v,
         Family::Minor => v.perp(),
     })
 }
 
-#[inline(always)]
-fn aligned(v: DVec2, to: DVec2) -> DVec2 {
-    if v.dot(to) < 0.0 { -v } else { v }
-}
-
 /// One classical RK4 step of length about `h` from `p`, continuing
 /// direction `prev`: `k1` at `p`, `k2` at `p + h/2·k1`, `k3` at
-/// `p + h/2·k2`, `k4` at `p + h·k3`, every sample turned to agree with
-/// `prev` (k1) or k1 (the others). `None` where any sample degenerates.
+/// `p + h/2·k2`, `k4` at `p + h·k3`, each sample turned to agree with the
+/// direction before it (`prev` for k1, k1 for the others). `None` where the
+/// field degenerates at `p`.
 #[inline(always)]
-pub(crate) fn rk4<S: Sampler>(
-    field: &S,
-    family: Family,
-    p: DVec2,
-    prev: DVec2,
-    h: f64,
-) -> Option<DVec2> {
-    let k1 = aligned(direction(field, family, p)?, prev);
-    let k2 = aligned(direction(field, family, p + k1 * (0.5 * h))?, k1);
-    let k3 = aligned(direction(field, family, p + k2 * (0.5 * h))?, k1);
-    let k4 = aligned(direction(field, family, p + k3 * h)?, k1);
+pub(crate) fn rk4(field: &SampledField, minor: bool, p: DVec2, prev: DVec2, h: f64) -> Option<DVec2> {
+    let k1 = field.towards(p, minor, prev);
+    if !(k1.length_squared() >= MIN_EIGEN * MIN_EIGEN) {
+        return None;
+    }
+    let k2 = field.towards(p + k1 * (0.5 * h), minor, k1);
+    let k3 = field.towards(p + k2 * (0.5 * h), minor, k1);
+    let k4 = field.towards(p + k3 * h, minor, k1);
     Some((k1 + 2.0 * (k2 + k3) + k4) * (h / 6.0))
 }
 
@@ -103,8 +95,8 @@ pub(crate) struct Limits {
 
 /// Traces one half of line `line` from `seed` along `dir`, filing its
 /// points in `store` (step indices `sign·k`). The points exclude the seed.
-pub(crate) fn trace_half<S: Sampler>(
-    field: &S,
+pub(crate) fn trace_half(
+    field: &SampledField,
     region: &Region,
     store: &mut Store,
     family: Family,
@@ -113,52 +105,59 @@ pub(crate) fn trace_half<S: Sampler>(
     lim: &Limits,
     budget: &mut u64,
 ) -> (Vec<DVec2>, Stop) {
+    let minor = family == Family::Minor;
     let mut pts = Vec::new();
     let (mut p, mut prev) = (seed, dir);
-    // Distance the line may still go before the next collision query.
+    // Distance the line may still go before the next collision query (a
+    // step is never longer than `h`).
     let mut safe = -1.0;
     let mut k: i32 = 0;
+    let mut to_file = lim.every;
+    let min_step2 = (MIN_EIGEN * lim.h) * (MIN_EIGEN * lim.h);
+    let steps = lim.max_steps.min(*budget as usize);
     let stop = loop {
-        if pts.len() >= lim.max_steps {
-            break Stop::Length;
+        if k as usize >= steps {
+            break if steps < lim.max_steps {
+                Stop::Budget
+            } else {
+                Stop::Length
+            };
         }
-        if *budget == 0 {
-            break Stop::Budget;
-        }
-        *budget -= 1;
-        let Some(d) = rk4(field, family, p, prev, lim.h) else {
+        let Some(d) = rk4(field, minor, p, prev, lim.h) else {
             break Stop::Degenerate;
         };
-        let len = d.length();
-        if !(len > lim.h * 1.0e-3) {
+        if !(d.length_squared() >= min_step2) {
             break Stop::Degenerate;
         }
         let q = p + d;
+        k += 1;
         if let Some(hit) = region.step_hit(p, q) {
-            k += 1;
             pts.push(hit.point);
             break Stop::Edge(hit);
         }
-        k += 1;
-        safe -= len;
+        safe -= lim.h;
         if safe < 0.0 {
             let near = store.nearest(q, lim.reach, Some((line, sign * k, lim.window)));
             if near < lim.thr {
+                k -= 1;
                 break Stop::Close;
             }
             safe = near - lim.thr;
         }
         pts.push(q);
-        if k % lim.every == 0 {
+        to_file -= 1;
+        if to_file == 0 {
             store.insert(q, line, sign * k);
+            to_file = lim.every;
         }
         p = q;
-        prev = d / len;
+        prev = d;
     };
-    if k % lim.every != 0
+    *budget -= k as u64;
+    if to_file != lim.every
         && let Some(&last) = pts.last()
     {
-        store.insert(last, line, sign * k);
+        store.insert(last, line, sign * pts.len() as i32);
     }
     (pts, stop)
 }
