@@ -82,7 +82,12 @@ fn main() {
         .find_map(|a| a.parse().ok())
         .unwrap_or(15);
     let mut field = TensorField::default();
-    field.add(BasisField::grid(DVec2::new(1000.0, 1000.0), 2000.0, 2.0, 0.3));
+    field.add(BasisField::grid(
+        DVec2::new(1000.0, 1000.0),
+        2000.0,
+        2.0,
+        0.3,
+    ));
     field.add(BasisField::radial(DVec2::new(1300.0, 700.0), 400.0, 5.0));
     let input = StreetsInput {
         boundary: vec![
@@ -104,12 +109,15 @@ fn main() {
         let simple = t.simplified();
         (t, simple)
     });
-    let (g_med, g_min, streets) = time_ms(runs, || gen_.generate(&field, &input).expect("generates"));
+    let (g_med, g_min, streets) =
+        time_ms(runs, || gen_.generate(&field, &input).expect("generates"));
     let (traced, simple) = traced;
 
     println!("tensor streets, 2 × 2 km reference scenario, seed 42, {runs} runs");
     println!("ours  trace+simplify: median {t_med:.1} ms, min {t_min:.1} ms");
-    println!("ours  generate (also noding, graph, blocks): median {g_med:.1} ms, min {g_min:.1} ms");
+    println!(
+        "ours  generate (also noding, graph, blocks): median {g_med:.1} ms, min {g_min:.1} ms"
+    );
     let mut raw = 0.0;
     let mut raw_pts = 0;
     for level in Level::ALL {

@@ -186,9 +186,9 @@ impl BasisField {
                     2.0,
                     MAX_POLYLINE_POINTS as f64,
                 )?;
-                points.iter().try_for_each(|p| {
-                    check("basis.points", p.length(), 0.0, 1.0e9).map(|_| ())
-                })
+                points
+                    .iter()
+                    .try_for_each(|p| check("basis.points", p.length(), 0.0, 1.0e9).map(|_| ()))
             }
             BasisKind::Heightmap {
                 origin,
@@ -202,8 +202,18 @@ impl BasisField {
                 check("heightmap.cell", *cell, 0.1, 1.0e5)?;
                 check("heightmap.full_slope", *full_slope, 1.0e-6, 1.0e3)?;
                 let n = *nx as f64 * *ny as f64;
-                check("heightmap.nx", *nx as f64, 1.0, MAX_HEIGHTMAP_SAMPLES as f64)?;
-                check("heightmap.ny", *ny as f64, 1.0, MAX_HEIGHTMAP_SAMPLES as f64)?;
+                check(
+                    "heightmap.nx",
+                    *nx as f64,
+                    1.0,
+                    MAX_HEIGHTMAP_SAMPLES as f64,
+                )?;
+                check(
+                    "heightmap.ny",
+                    *ny as f64,
+                    1.0,
+                    MAX_HEIGHTMAP_SAMPLES as f64,
+                )?;
                 check("heightmap.gradients", gradients.len() as f64, n, n)?;
                 gradients.iter().try_for_each(|g| {
                     check("heightmap.gradients", g.length(), 0.0, 1.0e6).map(|_| ())
@@ -218,7 +228,8 @@ impl BasisField {
             BasisKind::Grid { theta } => DVec2::new((2.0 * theta).cos(), (2.0 * theta).sin()),
             _ => DVec2::ZERO,
         };
-        let int_decay = (self.decay.fract() == 0.0 && self.decay <= 64.0).then_some(self.decay as i32);
+        let int_decay =
+            (self.decay.fract() == 0.0 && self.decay <= 64.0).then_some(self.decay as i32);
         Prepared {
             field: self,
             grid,
@@ -242,7 +253,7 @@ impl Prepared<'_> {
     /// The basis weight at distance `d`.
     #[inline]
     fn weight_at(&self, d: f64) -> f64 {
-        if !(d < self.field.size) {
+        if d.is_nan() || d >= self.field.size {
             return 0.0;
         }
         let base = 1.0 - d * self.inv_size;
@@ -274,7 +285,11 @@ impl Prepared<'_> {
             }
             BasisKind::Radial => {
                 let d = f.centre - p;
-                let w = self.weight_at(d.length());
+                let d2 = d.length_squared();
+                if d2.is_nan() || d2 >= f.size * f.size {
+                    return None;
+                }
+                let w = self.weight_at(d2.sqrt());
                 (w > 0.0).then(|| (w, tensor_along(d)))
             }
             BasisKind::Polyline { points } => {

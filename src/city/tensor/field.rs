@@ -46,7 +46,7 @@ fn average(fields: &[Prepared], p: DVec2) -> DVec2 {
 #[inline(always)]
 pub fn major_of(t: DVec2) -> Option<DVec2> {
     let n2 = t.length_squared();
-    if !(n2 >= DEGENERATE * DEGENERATE && n2 < f64::INFINITY) {
+    if !(DEGENERATE * DEGENERATE..f64::INFINITY).contains(&n2) {
         return None;
     }
     let n = n2.sqrt();
@@ -101,7 +101,9 @@ impl TensorField {
         self.validate()?;
         ParamError::check_range("field_cell", cell, 1.0e-3, 1.0e6)?;
         let cells = (max - min) / cell;
-        if !(cells.x >= 0.0 && cells.y >= 0.0 && (cells.x + 2.0) * (cells.y + 2.0) <= MAX_FIELD_CELLS)
+        if !(cells.x >= 0.0
+            && cells.y >= 0.0
+            && (cells.x + 2.0) * (cells.y + 2.0) <= MAX_FIELD_CELLS)
         {
             return Err(TensorError::TooLarge {
                 what: "field cells",
@@ -140,7 +142,36 @@ pub struct SampledField {
 /// One cell's interpolation `a + b·u + c·v + d·u·v` (x and y of each,
 /// f32), NaN where degenerate.
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct Cell([f32; 8]);
+pub(crate) struct Cell([f32; 8]);
+
+/// A point in the eigen-field cache: its cell and where in it (`uv` in
+/// `[0, 1)²` inside the grid).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Located {
+    pub cell: Cell,
+    pub uv: DVec2,
+}
+
+impl Located {
+    /// The eigenvector at `uv` in this cell (see [`SampledField::towards`]).
+    #[inline(always)]
+    pub fn at(&self, uv: DVec2, minor: bool, to: DVec2) -> DVec2 {
+        let [ax, ay, bx, by, cx, cy, dx, dy] = self.cell.0;
+        let (u, v) = (uv.x as f32, uv.y as f32);
+        let m = DVec2::new(
+            (ax + bx * u + (cx + dx * u) * v) as f64,
+            (ay + by * u + (cy + dy * u) * v) as f64,
+        );
+        let w = if minor { m.perp() } else { m };
+        w * 1.0f64.copysign(w.dot(to))
+    }
+
+    /// The eigenvector at the located point.
+    #[inline(always)]
+    pub fn towards(&self, minor: bool, to: DVec2) -> DVec2 {
+        self.at(self.uv, minor, to)
+    }
+}
 
 /// Corners of a cell must agree to this cosine (60°), or it is degenerate.
 const MIN_AGREEMENT: f64 = 0.5;
@@ -196,10 +227,9 @@ impl SampledField {
         }
     }
 
-    /// The interpolated major (or, with `minor`, minor) eigenvector at `p`,
-    /// turned to agree with `to`: about unit length, NaN where degenerate.
+    /// The cell holding `p` and where `p` lies in it.
     #[inline(always)]
-    pub(crate) fn towards(&self, p: DVec2, minor: bool, to: DVec2) -> DVec2 {
+    pub(crate) fn locate(&self, p: DVec2) -> Located {
         let f = (p - self.origin) * self.inv;
         // `if` rather than `max`/`min`: one instruction each, and NaN → 0.
         let fx = if f.x > 0.0 { f.x } else { 0.0 };
@@ -208,14 +238,23 @@ impl SampledField {
         let fy = if fy < self.top.y { fy } else { self.top.y };
         // SAFETY: `fx`, `fy` are finite and in `[0, top]`, so they fit a u32.
         let (i, j) = unsafe { (fx.to_int_unchecked::<u32>(), fy.to_int_unchecked::<u32>()) };
-        let (u, v) = ((fx - i as f64) as f32, (fy - j as f64) as f32);
-        let [ax, ay, bx, by, cx, cy, dx, dy] = self.cells[j as usize * self.nx + i as usize].0;
-        let m = DVec2::new(
-            (ax + bx * u + (cx + dx * u) * v) as f64,
-            (ay + by * u + (cy + dy * u) * v) as f64,
-        );
-        let w = if minor { m.perp() } else { m };
-        w * 1.0f64.copysign(w.dot(to))
+        Located {
+            cell: self.cells[j as usize * self.nx + i as usize],
+            uv: DVec2::new(fx - i as f64, fy - j as f64),
+        }
+    }
+
+    /// 1 / cell side.
+    #[inline(always)]
+    pub(crate) fn inv_cell(&self) -> f64 {
+        self.inv
+    }
+
+    /// The interpolated major (or, with `minor`, minor) eigenvector at `p`,
+    /// turned to agree with `to`: about unit length, NaN where degenerate.
+    #[inline(always)]
+    pub(crate) fn towards(&self, p: DVec2, minor: bool, to: DVec2) -> DVec2 {
+        self.locate(p).towards(minor, to)
     }
 
     /// The major eigenvector at `p` (unit, either sign), `None` where

@@ -4,8 +4,9 @@
 //! seeded first and linked at the end if no line passed through them.
 
 use super::field::SampledField;
-use super::lines::{Insert, Level, LineEnd, PointHash, Streamline, TracedStreets, insert_points, key};
-use std::collections::HashSet;
+use super::lines::{
+    Insert, Level, LineEnd, PointHash, Streamline, TracedStreets, insert_points, key,
+};
 use super::params::{StreamlineParams, TensorParams};
 use super::region::Region;
 use super::seeds::{Band, Density, SeedQueue};
@@ -14,6 +15,7 @@ use super::trace::{Family, Limits, Stop, direction, trace_half};
 use super::{MAX_TRACE_STEPS, TensorError};
 use crate::geom::{closest_on_segment, segment_intersection};
 use glam::DVec2;
+use std::collections::HashSet;
 
 /// What a join or an end lands on.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -188,7 +190,7 @@ impl<'a> Generator<'a> {
             queue.push(family, Band::Laid, self.density.centre(), None);
         }
         for line in &self.lines {
-            queue.along(&line.points, line.family, st.sp.dsep);
+            queue.along(&line.points, line.family, st.sp.dsep, st.sp.dstep);
         }
         let (lo, hi) = self.bounds;
         for family in [Family::Major, Family::Minor] {
@@ -201,9 +203,7 @@ impl<'a> Generator<'a> {
                 continue;
             };
             let sep = st.sp.dsep / self.density.at(c.pos);
-            if !self.region.is_free(c.pos)
-                || st.stores[family.index()].nearest(c.pos, sep, None) < sep
-            {
+            if !self.region.is_free(c.pos) || st.stores[family.index()].any_within(c.pos, sep) {
                 continue;
             }
             if let Some(line) = self.trace_line(st, c.pos, family) {
@@ -211,7 +211,7 @@ impl<'a> Generator<'a> {
                     self.gates[g as usize].1 = true;
                     self.junctions.insert(key(c.pos));
                 }
-                queue.along(&line.points, family, st.sp.dsep);
+                queue.along(&line.points, family, st.sp.dsep, st.sp.dstep);
                 self.lines.push(line);
                 family = family.other();
             }
@@ -221,7 +221,12 @@ impl<'a> Generator<'a> {
     /// Traces a line of `family` through `seed` (both ways); `None` if the
     /// field degenerates there or the line is too short (its points are
     /// then unfiled again).
-    fn trace_line(&mut self, st: &mut LevelState, seed: DVec2, family: Family) -> Option<Streamline> {
+    fn trace_line(
+        &mut self,
+        st: &mut LevelState,
+        seed: DVec2,
+        family: Family,
+    ) -> Option<Streamline> {
         let dir = direction(&self.field, family, seed)?;
         let id = self.lines.len() as u32;
         let store = &mut st.stores[family.index()];
@@ -287,6 +292,7 @@ impl<'a> Generator<'a> {
                 }
             }
             Stop::Degenerate => LineEnd::Degenerate,
+            Stop::Blocked => LineEnd::Obstacle,
             Stop::Close => LineEnd::Close,
             Stop::Length => LineEnd::Length,
             Stop::Budget => LineEnd::Budget,
@@ -366,10 +372,13 @@ impl<'a> Generator<'a> {
         let mut consider = |a: DVec2, b: DVec2, target: Target, seg: u32| {
             for (d, u, point) in join_points(e, dir, look, st.sp.join_angle, a, b) {
                 if best.is_none_or(|b| d < b.0) {
-                    best = Some((d, Join {
-                        target,
-                        at: Insert { seg, u, point },
-                    }));
+                    best = Some((
+                        d,
+                        Join {
+                            target,
+                            at: Insert { seg, u, point },
+                        },
+                    ));
                 }
             }
         };
@@ -421,10 +430,13 @@ impl<'a> Generator<'a> {
                 let (c, u) = closest_on_segment(gate, a, b);
                 let d = c.distance(gate);
                 if d <= look {
-                    cands.push((d, Join {
-                        target,
-                        at: Insert { seg, u, point: c },
-                    }));
+                    cands.push((
+                        d,
+                        Join {
+                            target,
+                            at: Insert { seg, u, point: c },
+                        },
+                    ));
                 }
             };
             for (l, line) in self.lines.iter().enumerate() {
@@ -434,13 +446,21 @@ impl<'a> Generator<'a> {
             }
             let ring = &self.region.polys()[0];
             for i in 0..ring.len() {
-                consider(ring[i], ring[(i + 1) % ring.len()], Target::Poly(0), i as u32);
+                consider(
+                    ring[i],
+                    ring[(i + 1) % ring.len()],
+                    Target::Poly(0),
+                    i as u32,
+                );
             }
             cands.sort_by(|a, b| a.0.total_cmp(&b.0));
             if cands.first().is_some_and(|c| c.0 < 1.0e-9) {
                 continue; // on the boundary already
             }
-            let Some(&(_, j)) = cands.iter().find(|c| !self.region.blocks(gate, c.1.at.point)) else {
+            let Some(&(_, j)) = cands
+                .iter()
+                .find(|c| !self.region.blocks(gate, c.1.at.point))
+            else {
                 continue;
             };
             self.junctions.insert(key(j.at.point));
@@ -502,7 +522,7 @@ fn join_points(
         .map(|(t, u)| (t * look, u, on(u)));
     let (c, u) = closest_on_segment(e, a, b);
     let d = c.distance(e);
-    let near = (d > 1.0e-9 && d <= look && dir.dot((c - e) / d) >= angle.cos())
-        .then(|| (d, u, on(u)));
+    let near =
+        (d > 1.0e-9 && d <= look && dir.dot((c - e) / d) >= angle.cos()).then(|| (d, u, on(u)));
     ray.into_iter().chain(near)
 }

@@ -5,7 +5,9 @@
 
 use super::lines::{Level, PointHash, TracedStreets, key};
 use crate::city::{EdgeRole, Streets};
-use crate::geom::{Contact, PlanarGraph, cells_along_segment, distance_to_segment, segment_contact};
+use crate::geom::{
+    Contact, PlanarGraph, cells_along_segment, distance_to_segment, segment_contact,
+};
 use glam::DVec2;
 use std::collections::HashMap;
 
@@ -92,7 +94,8 @@ impl TracedStreets {
             r.extend(ring.first());
             r
         };
-        let mut polys: Vec<(Vec<DVec2>, u32)> = vec![(closed(&self.boundary), EdgeRole::Ring.label())];
+        let mut polys: Vec<(Vec<DVec2>, u32)> =
+            vec![(closed(&self.boundary), EdgeRole::Ring.label())];
         polys.extend((self.obstacles.iter()).map(|o| (closed(o), EdgeRole::Obstacle.label())));
         polys.extend((self.fixed.iter()).map(|f| (f.clone(), EdgeRole::Fixed.label())));
         polys.extend(
@@ -124,7 +127,11 @@ impl TracedStreets {
     /// [`RoadClass::Road`](crate::roads::RoadClass::Road), streets as
     /// [`RoadClass::Street`](crate::roads::RoadClass::Street)) and its blocks.
     pub fn to_streets(&self) -> Streets {
-        Streets::from_graph(&self.graph(), self.obstacles.clone(), EdgeRole::default_style)
+        Streets::from_graph(
+            &self.graph(),
+            self.obstacles.clone(),
+            EdgeRole::default_style,
+        )
     }
 }
 
@@ -155,7 +162,8 @@ fn node(polys: &[(Vec<DVec2>, u32)]) -> (PlanarGraph, bool) {
         for (k, a) in run.iter().enumerate() {
             for b in &run[k + 1..] {
                 let (s, t) = (&segs[a.1 as usize], &segs[b.1 as usize]);
-                if s.0.min(s.1).cmple(t.0.max(t.1)).all() && t.0.min(t.1).cmple(s.0.max(s.1)).all() {
+                if s.0.min(s.1).cmple(t.0.max(t.1)).all() && t.0.min(t.1).cmple(s.0.max(s.1)).all()
+                {
                     pairs.push((a.1, b.1));
                 }
             }
@@ -207,13 +215,18 @@ fn node(polys: &[(Vec<DVec2>, u32)]) -> (PlanarGraph, bool) {
             let from = filed.partition_point(|f| f.0 < *c);
             filed[from..].iter().take_while(|f| f.0 == *c).any(|f| {
                 let (a, b, _) = segs[f.1 as usize];
-                f.1 != i && f.1 != j && distance_to_segment(p, a, b) < NEAR * (1.0 + p.abs().max_element())
+                f.1 != i
+                    && f.1 != j
+                    && distance_to_segment(p, a, b) < NEAR * (1.0 + p.abs().max_element())
             })
         })
     });
     let mut graph = PlanarGraph::new(NODE_CELL);
     let mut ids: HashMap<(u64, u64), u32, PointHash> = HashMap::default();
-    let mut node_at = |g: &mut PlanarGraph, p: DVec2| *ids.entry(key(p)).or_insert_with(|| g.add_node(p + DVec2::ZERO));
+    let mut node_at = |g: &mut PlanarGraph, p: DVec2| {
+        *ids.entry(key(p))
+            .or_insert_with(|| g.add_node(p + DVec2::ZERO))
+    };
     for (s, (a, b, label)) in segs.iter().enumerate() {
         let mut cuts = std::mem::take(&mut splits[s]);
         cuts.push((0.0, *a));

@@ -160,7 +160,10 @@ pub(crate) struct Insert {
 
 /// `points` with `inserts` placed on their segments (in order along each,
 /// repeats and points already there skipped), and where each old point went.
-pub(crate) fn insert_points(points: &[DVec2], mut inserts: Vec<Insert>) -> (Vec<DVec2>, Vec<usize>) {
+pub(crate) fn insert_points(
+    points: &[DVec2],
+    mut inserts: Vec<Insert>,
+) -> (Vec<DVec2>, Vec<usize>) {
     inserts.sort_by(|a, b| a.seg.cmp(&b.seg).then(a.u.total_cmp(&b.u)));
     let mut out = Vec::with_capacity(points.len() + inserts.len());
     let mut map = Vec::with_capacity(points.len());

@@ -49,9 +49,9 @@ mod params;
 mod region;
 mod seeds;
 mod store;
-mod trace;
 #[cfg(test)]
 mod tests;
+mod trace;
 
 pub use basis::{BasisField, BasisKind, MAX_HEIGHTMAP_SAMPLES, MAX_POLYLINE_POINTS};
 pub use field::{DEGENERATE, MAX_BASIS_FIELDS, SampledField, TensorField, major_of};
@@ -116,23 +116,44 @@ impl TensorStreets {
 
     /// The streets of `field` inside `input.boundary`, out of
     /// `input.obstacles`, joined to `input.fixed` (see [`trace`](Self::trace)).
-    pub fn generate(&self, field: &TensorField, input: &StreetsInput) -> Result<Streets, TensorError> {
+    pub fn generate(
+        &self,
+        field: &TensorField,
+        input: &StreetsInput,
+    ) -> Result<Streets, TensorError> {
         Ok(self.trace(field, input)?.to_streets())
     }
 
     /// The raw lines, before simplification and noding. `input.seeds` are
     /// not used (the field and the density place the seeds).
-    pub fn trace(&self, field: &TensorField, input: &StreetsInput) -> Result<TracedStreets, TensorError> {
+    pub fn trace(
+        &self,
+        field: &TensorField,
+        input: &StreetsInput,
+    ) -> Result<TracedStreets, TensorError> {
         field.validate()?;
         check_input(input)?;
         let (lo, hi) = crate::geom::bounds(&input.boundary);
         let cell = self.params.field_cell;
         let pad = DVec2::splat(2.0 * cell);
         let sampled = field.sampled(lo - pad, hi + pad, cell)?;
-        let max_step = self.params.levels().iter().map(|l| l.dstep).fold(0.0, f64::max);
-        let obstacles: Vec<Vec<DVec2>> = (input.obstacles.iter()).filter(|o| o.len() >= 3).cloned().collect();
+        let max_step = self
+            .params
+            .levels()
+            .iter()
+            .map(|l| l.dstep)
+            .fold(0.0, f64::max);
+        let obstacles: Vec<Vec<DVec2>> = (input.obstacles.iter())
+            .filter(|o| o.len() >= 3)
+            .cloned()
+            .collect();
         let region = region::Region::new(&input.boundary, &obstacles, cell, 1.01 * max_step)?;
-        let fixed = input.fixed.iter().filter(|f| f.len() >= 2).cloned().collect();
+        let fixed = input
+            .fixed
+            .iter()
+            .filter(|f| f.len() >= 2)
+            .cloned()
+            .collect();
         generate::Generator::new(&self.params, sampled, region, fixed).run()
     }
 }
@@ -141,7 +162,10 @@ impl TensorStreets {
 /// non-finite or oversized obstacles and fixed roads.
 fn check_input(input: &StreetsInput) -> Result<(), TensorError> {
     let bad = |what, why| Err(TensorError::Input { what, why });
-    let finite = |pts: &[DVec2]| pts.iter().all(|p| p.is_finite() && p.abs().max_element() < 1.0e12);
+    let finite = |pts: &[DVec2]| {
+        pts.iter()
+            .all(|p| p.is_finite() && p.abs().max_element() < 1.0e12)
+    };
     let b = &input.boundary;
     if b.len() < 3 || b.len() > MAX_INPUT_POINTS {
         return bad("boundary", "needs 3 to a million points");
@@ -149,7 +173,8 @@ fn check_input(input: &StreetsInput) -> Result<(), TensorError> {
     if !finite(b) {
         return bad("boundary", "points must be finite");
     }
-    if !(crate::city::polygon::signed_area(b).abs() > 0.0) {
+    let area = crate::city::polygon::signed_area(b).abs();
+    if area.is_nan() || area == 0.0 {
         return bad("boundary", "encloses no area");
     }
     for (what, set) in [("obstacles", &input.obstacles), ("fixed", &input.fixed)] {

@@ -80,9 +80,24 @@ impl StreamlineParams {
         check("dtest", self.dtest, 2.0 * self.dstep, 1.0e4)?;
         check("dsep", self.dsep, self.dtest, 1.0e4)?;
         check("dlookahead", self.dlookahead, 0.0, 1.0e4)?;
-        check("join_angle", self.join_angle, 0.0, std::f64::consts::FRAC_PI_2)?;
-        check("seed_tries", self.seed_tries as f64, 0.0, MAX_SEED_TRIES as f64)?;
-        check("simplify_tolerance", self.simplify_tolerance, 0.0, self.dtest)?;
+        check(
+            "join_angle",
+            self.join_angle,
+            0.0,
+            std::f64::consts::FRAC_PI_2,
+        )?;
+        check(
+            "seed_tries",
+            self.seed_tries as f64,
+            0.0,
+            MAX_SEED_TRIES as f64,
+        )?;
+        check(
+            "simplify_tolerance",
+            self.simplify_tolerance,
+            0.0,
+            self.dtest,
+        )?;
         check("max_length", self.max_length, self.dstep, 1.0e5)?;
         check(
             "max_length",

@@ -5,7 +5,7 @@
 
 use super::TensorError;
 use crate::city::polygon::polygon_contains;
-use crate::geom::segment_intersection;
+use crate::geom::{distance_to_segment, segment_intersection};
 use glam::DVec2;
 
 const BLOCKED: u8 = 0;
@@ -30,6 +30,17 @@ pub(crate) struct Hit {
     pub edge: ConstraintEdge,
     /// Parameter of the point along the edge.
     pub u: f64,
+}
+
+/// What a traced step meets.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum StepCheck {
+    /// Nothing: free ground.
+    Clear,
+    /// A constraint edge.
+    Hit(Hit),
+    /// Ground that is not free, without crossing an edge.
+    Blocked,
 }
 
 /// The free region as a raster with the constraint edges filed by cell.
@@ -62,7 +73,7 @@ impl Region {
         let (lo, hi) = crate::geom::bounds(boundary);
         let origin = lo - DVec2::splat(2.0 * cell);
         let span = (hi - lo) / cell + 4.0;
-        if !(span.x * span.y <= super::MAX_FIELD_CELLS) {
+        if !(0.0..=super::MAX_FIELD_CELLS).contains(&(span.x * span.y)) {
             return Err(TensorError::TooLarge {
                 what: "region cells",
                 count: span.x * span.y,
@@ -88,7 +99,8 @@ impl Region {
         // File every edge in the cells within `pad` of it.
         let mut filed: Vec<(u32, u32)> = Vec::new();
         for (e, edge) in edges.iter().enumerate() {
-            for (x, y) in crate::geom::cells_along_segment(edge.a - origin, edge.b - origin, cell, pad)
+            for (x, y) in
+                crate::geom::cells_along_segment(edge.a - origin, edge.b - origin, cell, pad)
             {
                 if (0..nx as i64).contains(&x) && (0..ny as i64).contains(&y) {
                     filed.push(((y as usize * nx + x as usize) as u32, e as u32));
@@ -143,7 +155,9 @@ impl Region {
                 xs.sort_by(f64::total_cmp);
                 let target = if k == 0 { &mut inside } else { &mut covered };
                 for pair in xs.chunks_exact(2) {
-                    let from = ((pair[0] - self.origin.x) / self.cell - 0.5).ceil().max(0.0);
+                    let from = ((pair[0] - self.origin.x) / self.cell - 0.5)
+                        .ceil()
+                        .max(0.0);
                     let to = ((pair[1] - self.origin.x) / self.cell - 0.5).floor();
                     let (from, to) = (from as usize, (to.min(self.nx as f64 - 1.0)) as i64);
                     for c in target.iter_mut().take((to + 1).max(0) as usize).skip(from) {
@@ -176,7 +190,8 @@ impl Region {
         ids.iter().map(|&e| &self.edges[e as usize])
     }
 
-    /// Whether streets may be at `p` (exact near the edges).
+    /// Whether streets may start at `p`: free, and (near the edges, tested
+    /// exactly) not on or within a micrometre of an edge.
     pub fn is_free(&self, p: DVec2) -> bool {
         match self.cell_of(p) {
             None => false,
@@ -184,21 +199,32 @@ impl Region {
                 FREE => true,
                 BLOCKED => false,
                 _ => {
+                    let margin = 1.0e-6 * (1.0 + 1.0e-6 * p.abs().max_element());
                     polygon_contains(&self.polys[0], p)
                         && !self.polys[1..].iter().any(|o| polygon_contains(o, p))
+                        && self
+                            .edges_in(c)
+                            .all(|e| distance_to_segment(p, e.a, e.b) > margin)
                 }
             },
         }
     }
 
-    /// The first constraint edge met by a step `p → q` of at most `pad`.
+    /// What a step `p → q` of at most `pad` from a free point meets: the
+    /// first constraint edge it crosses, or (a safety net, for a start on
+    /// an edge) ground that is not free.
     #[inline]
-    pub fn step_hit(&self, p: DVec2, q: DVec2) -> Option<Hit> {
-        let c = self.cell_of(q)?;
-        if self.state[c] != MIXED {
-            return None;
+    pub fn step(&self, p: DVec2, q: DVec2) -> StepCheck {
+        let Some(c) = self.cell_of(q) else {
+            return StepCheck::Blocked;
+        };
+        match self.state[c] {
+            FREE => StepCheck::Clear,
+            BLOCKED => StepCheck::Blocked,
+            _ => self
+                .first_hit(p, q, self.edges_in(c))
+                .map_or(StepCheck::Clear, StepCheck::Hit),
         }
-        self.first_hit(p, q, self.edges_in(c))
     }
 
     fn first_hit<'a>(
@@ -228,20 +254,24 @@ impl Region {
     /// Whether a segment `p → q` of any length meets a constraint edge
     /// before its very end (a join may end on the boundary).
     pub fn blocks(&self, p: DVec2, q: DVec2) -> bool {
-        let cells = crate::geom::cells_along_segment(p - self.origin, q - self.origin, self.cell, 0.0);
+        let cells =
+            crate::geom::cells_along_segment(p - self.origin, q - self.origin, self.cell, 0.0);
         cells.into_iter().any(|(x, y)| {
             (0..self.nx as i64).contains(&x)
                 && (0..self.ny as i64).contains(&y)
-                && self
-                    .edges_in(y as usize * self.nx + x as usize)
-                    .any(|e| segment_intersection(p, q, e.a, e.b).is_some_and(|(t, _)| t < 1.0 - 1e-9))
+                && self.edges_in(y as usize * self.nx + x as usize).any(|e| {
+                    segment_intersection(p, q, e.a, e.b).is_some_and(|(t, _)| t < 1.0 - 1e-9)
+                })
         })
     }
 
     /// The boundary's edges filed within `r` (in each direction) of `p`,
     /// possibly repeated.
     pub fn ring_edges_near(&self, p: DVec2, r: f64) -> Vec<ConstraintEdge> {
-        let (lo, hi) = ((p - r - self.origin) / self.cell, (p + r - self.origin) / self.cell);
+        let (lo, hi) = (
+            (p - r - self.origin) / self.cell,
+            (p + r - self.origin) / self.cell,
+        );
         let clamp = |v: f64, n: usize| (v.max(0.0) as usize).min(n - 1);
         let mut out = Vec::new();
         if !(lo.is_finite() && hi.is_finite()) {

@@ -25,7 +25,10 @@ impl Density {
     /// farthest vertex from there.
     pub fn new(params: &DensityParams, boundary: &[DVec2]) -> Self {
         let centre = params.centre.unwrap_or_else(|| centroid(boundary));
-        let far = boundary.iter().map(|p| p.distance(centre)).fold(0.0, f64::max);
+        let far = boundary
+            .iter()
+            .map(|p| p.distance(centre))
+            .fold(0.0, f64::max);
         Self {
             centre,
             radius: params.radius.unwrap_or(far).max(1.0e-3),
@@ -162,29 +165,23 @@ impl SeedQueue {
         }
     }
 
-    /// Candidates along a line of `family`: beside it, `dsep / density` to
-    /// either side, for its own family, and on it for the other family,
-    /// about every `dsep / density` along it.
-    pub fn along(&mut self, points: &[DVec2], family: Family, dsep: f64) {
-        let mut next = 0.0;
-        let mut arc = 0.0;
-        for i in 0..points.len() {
-            if i > 0 {
-                arc += points[i].distance(points[i - 1]);
-            }
-            if arc < next {
-                continue;
-            }
+    /// Candidates along a line of `family` (points about `step` apart):
+    /// beside it, `dsep / density` to either side, for its own family, and
+    /// on it for the other family, about every `dsep / density` along it.
+    pub fn along(&mut self, points: &[DVec2], family: Family, dsep: f64, step: f64) {
+        let n = points.len();
+        let mut i = 0;
+        while i < n {
             let p = points[i];
             let gap = dsep / self.density.at(p);
-            next = arc + gap;
-            let (a, b) = (points[i.saturating_sub(1)], points[(i + 1).min(points.len() - 1)]);
-            let n = (b - a).perp().normalize_or_zero();
-            if n != DVec2::ZERO {
-                self.push(family, Band::Laid, p + n * gap, None);
-                self.push(family, Band::Laid, p - n * gap, None);
+            let (a, b) = (points[i.saturating_sub(1)], points[(i + 1).min(n - 1)]);
+            let normal = (b - a).perp().normalize_or_zero();
+            if normal != DVec2::ZERO {
+                self.push(family, Band::Laid, p + normal * gap, None);
+                self.push(family, Band::Laid, p - normal * gap, None);
             }
             self.push(family.other(), Band::Laid, p, None);
+            i += ((gap / step) as usize).max(1);
         }
     }
 }

@@ -85,17 +85,16 @@ impl Store {
         (self.coords(p - r), self.coords(p + r))
     }
 
-    /// The distance from `p` to the nearest point, or `r` if none is nearer.
-    /// With `own = Some((line, idx, window))`, points of `line` fewer than
-    /// `window` steps from `idx` are ignored (a line does not collide with
-    /// the stretch it is on).
+    /// The distance from `p` to the nearest point, or `r` if none is nearer;
+    /// points of line `own.0` fewer than `own.2` steps from step `own.1`
+    /// are ignored (a line does not collide with the stretch it is on).
     #[inline]
-    pub fn nearest(&self, p: DVec2, r: f64, own: Option<(u32, i32, i32)>) -> f64 {
+    pub fn nearest(&self, p: DVec2, r: f64, own: (u32, i32, i32)) -> f64 {
         let ((i0, j0), (i1, j1)) = self.span(p, r);
         let q = p - self.origin;
         let (qx, qy) = (q.x as f32, q.y as f32);
         let mut best = (r * r) as f32;
-        let (own_line, own_idx, window) = own.unwrap_or((u32::MAX, 0, 0));
+        let (own_line, own_idx, window) = own;
         for j in j0..=j1 {
             for cell in &self.cells[j * self.nx + i0..=j * self.nx + i1] {
                 for s in cell {
@@ -107,6 +106,19 @@ impl Store {
             }
         }
         (best as f64).sqrt().min(r)
+    }
+
+    /// Whether any point lies closer than `r` to `p`.
+    pub fn any_within(&self, p: DVec2, r: f64) -> bool {
+        let ((i0, j0), (i1, j1)) = self.span(p, r);
+        let q = p - self.origin;
+        let (qx, qy, r2) = (q.x as f32, q.y as f32, (r * r) as f32);
+        (j0..=j1).any(|j| {
+            self.cells[j * self.nx + i0..=j * self.nx + i1]
+                .iter()
+                .flatten()
+                .any(|s| (s.x - qx) * (s.x - qx) + (s.y - qy) * (s.y - qy) < r2)
+        })
     }
 
     /// Every point filed in the cells within `r` of `p` (a superset of the

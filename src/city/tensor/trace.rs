@@ -5,7 +5,7 @@
 //! a line of its family (or loops back onto itself), or grows too long.
 
 use super::field::{MIN_EIGEN, SampledField};
-use super::region::{Hit, Region};
+use super::region::{Hit, Region, StepCheck};
 use super::store::Store;
 use glam::DVec2;
 
@@ -46,16 +46,32 @@ pub(crate) fn direction(field: &SampledField, family: Family, p: DVec2) -> Optio
 /// direction `prev`: `k1` at `p`, `k2` at `p + h/2·k1`, `k3` at
 /// `p + h/2·k2`, `k4` at `p + h·k3`, each sample turned to agree with the
 /// direction before it (`prev` for k1, k1 for the others). `None` where the
-/// field degenerates at `p`.
+/// field degenerates at `p`. Samples in `p`'s cache cell reuse its lookup.
 #[inline(always)]
-pub(crate) fn rk4(field: &SampledField, minor: bool, p: DVec2, prev: DVec2, h: f64) -> Option<DVec2> {
-    let k1 = field.towards(p, minor, prev);
-    if !(k1.length_squared() >= MIN_EIGEN * MIN_EIGEN) {
+pub(crate) fn rk4(
+    field: &SampledField,
+    minor: bool,
+    p: DVec2,
+    prev: DVec2,
+    h: f64,
+) -> Option<DVec2> {
+    let here = field.locate(p);
+    let k1 = here.towards(minor, prev);
+    if !(MIN_EIGEN * MIN_EIGEN..).contains(&k1.length_squared()) {
         return None;
     }
-    let k2 = field.towards(p + k1 * (0.5 * h), minor, k1);
-    let k3 = field.towards(p + k2 * (0.5 * h), minor, k1);
-    let k4 = field.towards(p + k3 * h, minor, k1);
+    let scale = field.inv_cell();
+    let at = |offset: DVec2, to: DVec2| {
+        let uv = here.uv + offset * scale;
+        if uv.x >= 0.0 && uv.y >= 0.0 && uv.x < 1.0 && uv.y < 1.0 {
+            here.at(uv, minor, to)
+        } else {
+            field.towards(p + offset, minor, to)
+        }
+    };
+    let k2 = at(k1 * (0.5 * h), k1);
+    let k3 = at(k2 * (0.5 * h), k1);
+    let k4 = at(k3 * h, k1);
     Some((k1 + 2.0 * (k2 + k3) + k4) * (h / 6.0))
 }
 
@@ -66,6 +82,9 @@ pub(crate) enum Stop {
     Edge(Hit),
     /// The field has no direction ahead.
     Degenerate,
+    /// The next step would leave the free region without crossing an edge
+    /// (only from a start on an edge; a safety net).
+    Blocked,
     /// It came within the test distance of a line of its family or of an
     /// earlier stretch of itself.
     Close,
@@ -126,18 +145,25 @@ pub(crate) fn trace_half(
         let Some(d) = rk4(field, minor, p, prev, lim.h) else {
             break Stop::Degenerate;
         };
-        if !(d.length_squared() >= min_step2) {
+        if !(min_step2..).contains(&d.length_squared()) {
             break Stop::Degenerate;
         }
         let q = p + d;
         k += 1;
-        if let Some(hit) = region.step_hit(p, q) {
-            pts.push(hit.point);
-            break Stop::Edge(hit);
+        match region.step(p, q) {
+            StepCheck::Clear => {}
+            StepCheck::Hit(hit) => {
+                pts.push(hit.point);
+                break Stop::Edge(hit);
+            }
+            StepCheck::Blocked => {
+                k -= 1;
+                break Stop::Blocked;
+            }
         }
         safe -= lim.h;
         if safe < 0.0 {
-            let near = store.nearest(q, lim.reach, Some((line, sign * k, lim.window)));
+            let near = store.nearest(q, lim.reach, (line, sign * k, lim.window));
             if near < lim.thr {
                 k -= 1;
                 break Stop::Close;
