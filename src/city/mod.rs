@@ -38,6 +38,7 @@ pub mod planar;
 mod polygon;
 mod settlements;
 mod streets;
+pub mod tensor;
 #[cfg(test)]
 mod tests;
 

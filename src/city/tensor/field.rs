@@ -1,0 +1,272 @@
+//! [`TensorField`]: a weighted average of [`BasisField`]s, its eigenvectors
+//! as unit vectors (`None` where the field degenerates), and
+//! [`SampledField`], the eigen-field cache the tracer reads: the averaged
+//! tensor stored at the corners of a grid and interpolated between them.
+
+use super::basis::{BasisField, Prepared};
+use super::{MAX_FIELD_CELLS, TensorError};
+use crate::terrain::ParamError;
+use glam::DVec2;
+use serde::{Deserialize, Serialize};
+
+/// Most basis fields in one [`TensorField`].
+pub const MAX_BASIS_FIELDS: usize = 1024;
+
+/// Below this strength the averaged tensor counts as degenerate: the
+/// basis fields cancel (or none reaches the point), so it has no direction.
+pub const DEGENERATE: f64 = 1.0e-6;
+
+/// A tensor field: the weighted average of its basis fields' tensors.
+///
+/// [`tensor`](Self::tensor) is `Σ wᵢ·Tᵢ / Σ wᵢ·|Tᵢ|`, so its strength is 1
+/// where the fields agree and falls to 0 where they cancel.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
+#[serde(default)]
+pub struct TensorField {
+    /// The basis fields, in the order added (the order does not matter).
+    pub fields: Vec<BasisField>,
+}
+
+/// `Σ wᵢ·Tᵢ / Σ wᵢ·|Tᵢ|` over the basis fields (zero where none reaches).
+fn average(fields: &[Prepared], p: DVec2) -> DVec2 {
+    let (mut sum, mut norm) = (DVec2::ZERO, 0.0);
+    for f in fields {
+        if let Some((w, t)) = f.sample(p) {
+            sum += w * t;
+            norm += w * t.length();
+        }
+    }
+    if norm > 0.0 { sum / norm } else { DVec2::ZERO }
+}
+
+/// The unit major eigenvector of tensor `t` (the one with x ≥ 0 up to
+/// rounding, or y > 0 on the y axis); `None` when `|t| <` [`DEGENERATE`] or
+/// `t` is not finite.
+#[inline(always)]
+pub fn major_of(t: DVec2) -> Option<DVec2> {
+    let n2 = t.length_squared();
+    if !(DEGENERATE * DEGENERATE..f64::INFINITY).contains(&n2) {
+        return None;
+    }
+    let n = n2.sqrt();
+    // (n + a, b) ∥ (cos θ, sin θ) unless cos θ ≈ 0; then (b, n − a).
+    let v = if t.x >= 0.0 {
+        DVec2::new(t.x + n, t.y)
+    } else {
+        DVec2::new(t.y, n - t.x)
+    };
+    Some(v / v.length())
+}
+
+impl TensorField {
+    /// Adds a basis field.
+    pub fn add(&mut self, field: BasisField) -> &mut Self {
+        self.fields.push(field);
+        self
+    }
+
+    /// Checks every basis field and their number.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        ParamError::check_range(
+            "fields",
+            self.fields.len() as f64,
+            0.0,
+            MAX_BASIS_FIELDS as f64,
+        )?;
+        self.fields.iter().try_for_each(BasisField::validate)
+    }
+
+    /// The averaged tensor `(m·cos 2θ, m·sin 2θ)` at `p`, `0 ≤ m ≤ 1`; zero
+    /// where no basis field reaches.
+    pub fn tensor(&self, p: DVec2) -> DVec2 {
+        let prepared: Vec<Prepared> = self.fields.iter().map(BasisField::prepare).collect();
+        average(&prepared, p)
+    }
+
+    /// The major eigenvector at `p` (unit), `None` where degenerate.
+    pub fn major(&self, p: DVec2) -> Option<DVec2> {
+        major_of(self.tensor(p))
+    }
+
+    /// The minor eigenvector at `p` (unit, the major one turned left),
+    /// `None` where degenerate.
+    pub fn minor(&self, p: DVec2) -> Option<DVec2> {
+        self.major(p).map(DVec2::perp)
+    }
+
+    /// The field sampled at the corners of cells of side `cell` covering
+    /// `[min, max]` (see [`SampledField`]).
+    pub fn sampled(&self, min: DVec2, max: DVec2, cell: f64) -> Result<SampledField, TensorError> {
+        self.validate()?;
+        ParamError::check_range("field_cell", cell, 1.0e-3, 1.0e6)?;
+        let cells = (max - min) / cell;
+        if !(cells.x >= 0.0
+            && cells.y >= 0.0
+            && (cells.x + 2.0) * (cells.y + 2.0) <= MAX_FIELD_CELLS)
+        {
+            return Err(TensorError::TooLarge {
+                what: "field cells",
+                count: (cells.x + 2.0) * (cells.y + 2.0),
+            });
+        }
+        let (nx, ny) = (
+            (cells.x.ceil() as usize + 1).max(2),
+            (cells.y.ceil() as usize + 1).max(2),
+        );
+        Ok(SampledField::new(self, min, cell, nx, ny))
+    }
+}
+
+/// The eigen-field cache (the seed's "eigen field"): a [`TensorField`]'s
+/// major eigenvector evaluated at the corners of a square grid and, per
+/// cell, its four corners turned to agree and interpolated bilinearly
+/// (stored as `a + b·u + c·v + d·u·v`). Tracing turns the interpolated
+/// vector to agree with the direction it comes from. A cell whose corners
+/// differ by more than 60°, or has a degenerate corner, is degenerate
+/// itself (lines stop there): it holds a degenerate point of the field or
+/// bends too sharply to interpolate. Outside the grid the nearest edge
+/// cell repeats.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SampledField {
+    origin: DVec2,
+    /// 1 / cell side.
+    inv: f64,
+    /// Cells per row.
+    nx: usize,
+    /// The largest fractional cell coordinates, just below `(nx, ny)`.
+    top: DVec2,
+    cells: Vec<Cell>,
+}
+
+/// One cell's interpolation `a + b·u + c·v + d·u·v` (x and y of each,
+/// f32), NaN where degenerate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Cell([f32; 8]);
+
+/// A point in the eigen-field cache: its cell and where in it (`uv` in
+/// `[0, 1)²` inside the grid).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Located {
+    pub cell: Cell,
+    pub uv: DVec2,
+}
+
+impl Located {
+    /// The eigenvector at `uv` in this cell (see [`SampledField::towards`]).
+    #[inline(always)]
+    pub fn at(&self, uv: DVec2, minor: bool, to: DVec2) -> DVec2 {
+        let [ax, ay, bx, by, cx, cy, dx, dy] = self.cell.0;
+        let (u, v) = (uv.x as f32, uv.y as f32);
+        let m = DVec2::new(
+            (ax + bx * u + (cx + dx * u) * v) as f64,
+            (ay + by * u + (cy + dy * u) * v) as f64,
+        );
+        let w = if minor { m.perp() } else { m };
+        w * 1.0f64.copysign(w.dot(to))
+    }
+
+    /// The eigenvector at the located point.
+    #[inline(always)]
+    pub fn towards(&self, minor: bool, to: DVec2) -> DVec2 {
+        self.at(self.uv, minor, to)
+    }
+}
+
+/// Corners of a cell must agree to this cosine (60°), or it is degenerate.
+const MIN_AGREEMENT: f64 = 0.5;
+
+/// Interpolated eigenvectors shorter than this count as degenerate.
+pub const MIN_EIGEN: f64 = 0.5;
+
+impl Cell {
+    /// The cell of corners `[c00, c10, c01, c11]` (unit or zero).
+    fn new(corners: [DVec2; 4]) -> Self {
+        let c0 = corners[0];
+        let c = corners.map(|c| c * 1.0f64.copysign(c.dot(c0)));
+        let agree = (0..4).all(|i| (i + 1..4).all(|j| c[i].dot(c[j]) >= MIN_AGREEMENT));
+        if !agree {
+            return Self([f32::NAN; 8]);
+        }
+        let (a, b, cc, d) = (c[0], c[1] - c[0], c[2] - c[0], c[3] - c[1] - c[2] + c[0]);
+        Self([a.x, a.y, b.x, b.y, cc.x, cc.y, d.x, d.y].map(|v| v as f32))
+    }
+}
+
+impl SampledField {
+    /// The field of `field` over cells of side `cell` from `min`, with
+    /// `nx × ny` corners (both ≥ 2).
+    fn new(field: &TensorField, min: DVec2, cell: f64, nx: usize, ny: usize) -> Self {
+        let prepared: Vec<Prepared> = field.fields.iter().map(BasisField::prepare).collect();
+        let mut corners = Vec::with_capacity(nx * ny);
+        for j in 0..ny {
+            for i in 0..nx {
+                let t = average(&prepared, min + DVec2::new(i as f64, j as f64) * cell);
+                corners.push(major_of(t).unwrap_or(DVec2::ZERO));
+            }
+        }
+        let mut cells = Vec::with_capacity((nx - 1) * (ny - 1));
+        for j in 0..ny - 1 {
+            for i in 0..nx - 1 {
+                let k = j * nx + i;
+                cells.push(Cell::new([
+                    corners[k],
+                    corners[k + 1],
+                    corners[k + nx],
+                    corners[k + nx + 1],
+                ]));
+            }
+        }
+        let shrink = |n: usize| (n - 1) as f64 * (1.0 - f64::EPSILON) - 1.0e-9;
+        Self {
+            origin: min,
+            inv: 1.0 / cell,
+            nx: nx - 1,
+            top: DVec2::new(shrink(nx), shrink(ny)),
+            cells,
+        }
+    }
+
+    /// The cell holding `p` and where `p` lies in it.
+    #[inline(always)]
+    pub(crate) fn locate(&self, p: DVec2) -> Located {
+        let f = (p - self.origin) * self.inv;
+        // `if` rather than `max`/`min`: one instruction each, and NaN → 0.
+        let fx = if f.x > 0.0 { f.x } else { 0.0 };
+        let fy = if f.y > 0.0 { f.y } else { 0.0 };
+        let fx = if fx < self.top.x { fx } else { self.top.x };
+        let fy = if fy < self.top.y { fy } else { self.top.y };
+        // SAFETY: `fx`, `fy` are finite and in `[0, top]`, so they fit a u32.
+        let (i, j) = unsafe { (fx.to_int_unchecked::<u32>(), fy.to_int_unchecked::<u32>()) };
+        Located {
+            cell: self.cells[j as usize * self.nx + i as usize],
+            uv: DVec2::new(fx - i as f64, fy - j as f64),
+        }
+    }
+
+    /// 1 / cell side.
+    #[inline(always)]
+    pub(crate) fn inv_cell(&self) -> f64 {
+        self.inv
+    }
+
+    /// The interpolated major (or, with `minor`, minor) eigenvector at `p`,
+    /// turned to agree with `to`: about unit length, NaN where degenerate.
+    #[inline(always)]
+    pub(crate) fn towards(&self, p: DVec2, minor: bool, to: DVec2) -> DVec2 {
+        self.locate(p).towards(minor, to)
+    }
+
+    /// The major eigenvector at `p` (unit, either sign), `None` where
+    /// degenerate.
+    pub fn major(&self, p: DVec2) -> Option<DVec2> {
+        let m = self.towards(p, false, DVec2::X);
+        (m.length() >= MIN_EIGEN).then(|| m.normalize())
+    }
+
+    /// The minor eigenvector at `p` (unit, either sign), `None` where
+    /// degenerate.
+    pub fn minor(&self, p: DVec2) -> Option<DVec2> {
+        self.major(p).map(DVec2::perp)
+    }
+}

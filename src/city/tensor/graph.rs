@@ -1,0 +1,243 @@
+//! From traced lines to [`Streets`]: each line simplified (Douglas–Peucker,
+//! junction points kept), then every polyline — boundary, obstacles, fixed
+//! roads, streets — noded: a node wherever two of them touch or cross, so
+//! the [`PlanarGraph`] and the network are planar.
+
+use super::lines::{Level, PointHash, TracedStreets, key};
+use crate::city::{EdgeRole, Streets};
+use crate::geom::{
+    Contact, PlanarGraph, cells_along_segment, distance_to_segment, segment_contact,
+};
+use glam::DVec2;
+use std::collections::HashMap;
+
+/// Side of the cells used to find touching segments.
+const NODE_CELL: f64 = 40.0;
+/// Noding passes before offending edges are dropped (a pass only fails on
+/// rounding at near-coincident crossings).
+const MAX_NODING_PASSES: usize = 3;
+/// A crossing point this close (relative to its magnitude) to a third
+/// segment triggers the full planarity check.
+const NEAR: f64 = 1.0e-9;
+/// Most edges dropped after the noding passes.
+const MAX_DROPPED_EDGES: usize = 64;
+
+/// `points` simplified to within `tol`, keeping the ends and every point
+/// for which `keep` holds.
+pub(crate) fn simplify(points: &[DVec2], tol: f64, keep: impl Fn(DVec2) -> bool) -> Vec<DVec2> {
+    let n = points.len();
+    if n <= 2 || tol <= 0.0 {
+        return points.to_vec();
+    }
+    let mut kept = vec![false; n];
+    kept[0] = true;
+    kept[n - 1] = true;
+    for (i, &p) in points.iter().enumerate() {
+        if keep(p) {
+            kept[i] = true;
+        }
+    }
+    let anchors: Vec<usize> = (0..n).filter(|&i| kept[i]).collect();
+    let mut stack = Vec::new();
+    for w in anchors.windows(2) {
+        stack.push((w[0], w[1]));
+        while let Some((a, b)) = stack.pop() {
+            let (pa, pb) = (points[a], points[b]);
+            let ab = pb - pa;
+            let len2 = ab.length_squared();
+            let scale = if len2 > 0.0 { len2.sqrt() } else { 1.0 };
+            // Distance from the chord, times its length (no division).
+            let mut worst = (tol * scale, 0);
+            for (k, &p) in points.iter().enumerate().take(b).skip(a + 1) {
+                let ap = p - pa;
+                let t = ap.dot(ab);
+                let d = if t <= 0.0 || len2 == 0.0 {
+                    ap.length() * scale
+                } else if t >= len2 {
+                    (p - pb).length() * scale
+                } else {
+                    ap.perp_dot(ab).abs()
+                };
+                if d > worst.0 {
+                    worst = (d, k);
+                }
+            }
+            if worst.1 != 0 {
+                kept[worst.1] = true;
+                stack.push((a, worst.1));
+                stack.push((worst.1, b));
+            }
+        }
+    }
+    (0..n).filter(|&i| kept[i]).map(|i| points[i]).collect()
+}
+
+impl TracedStreets {
+    /// The lines of each level simplified with its tolerance (junctions
+    /// kept), with their level.
+    pub fn simplified(&self) -> Vec<(Vec<DVec2>, Level)> {
+        self.lines
+            .iter()
+            .map(|l| {
+                let tol = self.tolerance[l.level as usize];
+                (simplify(&l.points, tol, |p| self.is_junction(p)), l.level)
+            })
+            .collect()
+    }
+
+    /// The planar street graph: boundary ([`EdgeRole::Ring`]), obstacles,
+    /// fixed roads and simplified lines (`Main`, `Street(0)`, `Street(1)`),
+    /// noded at every contact.
+    pub fn graph(&self) -> PlanarGraph {
+        let closed = |ring: &[DVec2]| {
+            let mut r = ring.to_vec();
+            r.extend(ring.first());
+            r
+        };
+        let mut polys: Vec<(Vec<DVec2>, u32)> =
+            vec![(closed(&self.boundary), EdgeRole::Ring.label())];
+        polys.extend((self.obstacles.iter()).map(|o| (closed(o), EdgeRole::Obstacle.label())));
+        polys.extend((self.fixed.iter()).map(|f| (f.clone(), EdgeRole::Fixed.label())));
+        polys.extend(
+            (self.simplified().into_iter()).map(|(pts, level)| (pts, level.role().label())),
+        );
+        let (mut graph, mut close) = node(&polys);
+        for _ in 1..MAX_NODING_PASSES {
+            if !close || graph.check_planar().is_ok() {
+                return graph;
+            }
+            let edges: Vec<(Vec<DVec2>, u32)> = (graph.edges().iter())
+                .map(|e| (vec![graph.pos(e.ends[0]), graph.pos(e.ends[1])], e.label))
+                .collect();
+            (graph, close) = node(&edges);
+        }
+        // Still touching after the passes: drop generated edges until planar.
+        for _ in 0..MAX_DROPPED_EDGES {
+            let Err((a, b)) = graph.check_planar() else {
+                break;
+            };
+            let given = |e: u32| EdgeRole::from_label(graph.edges()[e as usize].label).is_given();
+            let dropped = graph.edges()[if given(b) { a } else { b } as usize];
+            graph = graph.retain_edges(|e| *e != dropped);
+        }
+        graph
+    }
+
+    /// The streets: the planar graph's network (main roads as
+    /// [`RoadClass::Road`](crate::roads::RoadClass::Road), streets as
+    /// [`RoadClass::Street`](crate::roads::RoadClass::Street)) and its blocks.
+    pub fn to_streets(&self) -> Streets {
+        Streets::from_graph(
+            &self.graph(),
+            self.obstacles.clone(),
+            EdgeRole::default_style,
+        )
+    }
+}
+
+/// A graph of `polys` (points, label) with a node at every point where two
+/// segments touch: shared vertices, crossings, ends on other segments and
+/// the ends of collinear overlaps; and whether a computed crossing point
+/// lies so close to a third segment that rounding may have made the graph
+/// non-planar (otherwise it is planar by construction).
+fn node(polys: &[(Vec<DVec2>, u32)]) -> (PlanarGraph, bool) {
+    // Segments and the cells they pass.
+    let mut segs: Vec<(DVec2, DVec2, u32)> = Vec::new();
+    for (pts, label) in polys {
+        for w in pts.windows(2) {
+            if w[0] != w[1] && w[0].is_finite() && w[1].is_finite() {
+                segs.push((w[0], w[1], *label));
+            }
+        }
+    }
+    let mut filed: Vec<((i64, i64), u32)> = Vec::new();
+    for (i, s) in segs.iter().enumerate() {
+        for c in cells_along_segment(s.0, s.1, NODE_CELL, 0.0) {
+            filed.push((c, i as u32));
+        }
+    }
+    filed.sort_unstable();
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    for run in filed.chunk_by(|a, b| a.0 == b.0) {
+        for (k, a) in run.iter().enumerate() {
+            for b in &run[k + 1..] {
+                let (s, t) = (&segs[a.1 as usize], &segs[b.1 as usize]);
+                if s.0.min(s.1).cmple(t.0.max(t.1)).all() && t.0.min(t.1).cmple(s.0.max(s.1)).all()
+                {
+                    pairs.push((a.1, b.1));
+                }
+            }
+        }
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut crossings: Vec<(DVec2, u32, u32)> = Vec::new();
+    // Split points per segment, as (parameter, point).
+    let mut splits: Vec<Vec<(f64, DVec2)>> = vec![Vec::new(); segs.len()];
+    for (i, j) in pairs {
+        let ((a0, a1, _), (b0, b1, _)) = (segs[i as usize], segs[j as usize]);
+        match segment_contact(a0, a1, b0, b1) {
+            None => {}
+            Some(Contact::Point { t, u }) => {
+                let p = if t == 0.0 {
+                    a0
+                } else if t == 1.0 {
+                    a1
+                } else if u == 0.0 {
+                    b0
+                } else if u == 1.0 {
+                    b1
+                } else {
+                    let p = a0.lerp(a1, t);
+                    crossings.push((p, i, j));
+                    p
+                };
+                splits[i as usize].push((t, p));
+                splits[j as usize].push((u, p));
+            }
+            Some(Contact::Overlap { .. }) => {
+                // Each segment is split at the other's ends inside it.
+                for (s, (p0, p1), (q0, q1)) in [(i, (a0, a1), (b0, b1)), (j, (b0, b1), (a0, a1))] {
+                    for q in [q0, q1] {
+                        let t = (q - p0).dot(p1 - p0) / p1.distance_squared(p0);
+                        if t > 0.0 && t < 1.0 {
+                            splits[s as usize].push((t, q));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // A crossing point within rounding of a third segment may break planarity.
+    let close = crossings.iter().any(|&(p, i, j)| {
+        let cell = cells_along_segment(p, p, NODE_CELL, 0.0);
+        cell.iter().any(|c| {
+            let from = filed.partition_point(|f| f.0 < *c);
+            filed[from..].iter().take_while(|f| f.0 == *c).any(|f| {
+                let (a, b, _) = segs[f.1 as usize];
+                f.1 != i
+                    && f.1 != j
+                    && distance_to_segment(p, a, b) < NEAR * (1.0 + p.abs().max_element())
+            })
+        })
+    });
+    let mut graph = PlanarGraph::new(NODE_CELL);
+    let mut ids: HashMap<(u64, u64), u32, PointHash> = HashMap::default();
+    let mut node_at = |g: &mut PlanarGraph, p: DVec2| {
+        *ids.entry(key(p))
+            .or_insert_with(|| g.add_node(p + DVec2::ZERO))
+    };
+    for (s, (a, b, label)) in segs.iter().enumerate() {
+        let mut cuts = std::mem::take(&mut splits[s]);
+        cuts.push((0.0, *a));
+        cuts.push((1.0, *b));
+        cuts.sort_by(|x, y| x.0.total_cmp(&y.0));
+        let mut prev = node_at(&mut graph, cuts[0].1);
+        for &(_, p) in &cuts[1..] {
+            let n = node_at(&mut graph, p);
+            graph.add_edge(prev, n, *label);
+            prev = n;
+        }
+    }
+    (graph, close)
+}

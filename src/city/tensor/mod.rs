@@ -1,0 +1,189 @@
+//! Tensor-field streets (Chen et al. 2008; the tensor seed): a
+//! [`TensorField`] built from editable [`BasisField`]s (grid, radial,
+//! polyline, heightmap), and [`TensorStreets`], which traces streamlines
+//! through it at three levels (main roads, major and minor streets) and
+//! returns them as planar [`Streets`].
+//!
+//! How a level is traced:
+//! - the field is sampled once on a grid ([`SampledField`], the eigen-field
+//!   cache) and read by bilinear interpolation of the tensors;
+//! - lines are integrated by a classical RK4 at `dstep`, the field sampled
+//!   along the step with each sample's sign aligned to the direction before;
+//! - seeds come from two priority queues (major, minor) by density
+//!   ([`DensityParams`]): gates first, then candidates `dsep / density`
+//!   beside finished lines and across them, then random ones; the families
+//!   alternate, and a seed is kept only `dsep / density` from its family;
+//! - a line stops at the boundary or an obstacle (ending on it), where the
+//!   field degenerates, within `dtest` of its family or of its own earlier
+//!   stretch, or at `max_length`; dangling ends then join the nearest line
+//!   ahead within `dlookahead` and the join angle;
+//! - lines are simplified (junctions kept) and noded against each other and
+//!   the boundary, so every crossing is a junction.
+//!
+//! ```
+//! use bevy_relief::city::{Streets, StreetsInput};
+//! use bevy_relief::city::tensor::{BasisField, TensorField, TensorParams, TensorStreets, StreamlineParams};
+//! use glam::DVec2;
+//! let mut field = TensorField::default();
+//! field.add(BasisField::grid(DVec2::new(200.0, 200.0), 400.0, 2.0, 0.3));
+//! field.add(BasisField::radial(DVec2::new(260.0, 140.0), 80.0, 5.0));
+//! assert!(field.major(DVec2::new(50.0, 50.0)).is_some());
+//! let params = TensorParams {
+//!     seed: 42,
+//!     main: StreamlineParams { dsep: 150.0, dtest: 75.0, dlookahead: 150.0, ..StreamlineParams::main() },
+//!     major: StreamlineParams { dsep: 60.0, dtest: 20.0, dlookahead: 80.0, ..StreamlineParams::major() },
+//!     ..TensorParams::default()
+//! };
+//! let square = vec![DVec2::ZERO, DVec2::new(400.0, 0.0), DVec2::new(400.0, 400.0), DVec2::new(0.0, 400.0)];
+//! let input = StreetsInput { boundary: square, ..StreetsInput::default() };
+//! let streets: Streets = TensorStreets::new(params).unwrap().generate(&field, &input).unwrap();
+//! assert!(streets.network.check_planar().is_ok() && !streets.blocks.is_empty());
+//! ```
+
+mod basis;
+mod field;
+mod generate;
+mod graph;
+mod lines;
+mod params;
+mod region;
+mod seeds;
+mod store;
+#[cfg(test)]
+mod tests;
+mod trace;
+
+pub use basis::{BasisField, BasisKind, MAX_HEIGHTMAP_SAMPLES, MAX_POLYLINE_POINTS};
+pub use field::{DEGENERATE, MAX_BASIS_FIELDS, SampledField, TensorField, major_of};
+pub use lines::{Level, LineEnd, Streamline, TracedStreets};
+pub use params::{DensityParams, MAX_LINE_STEPS, MAX_SEED_TRIES, StreamlineParams, TensorParams};
+pub use trace::Family;
+
+use crate::city::{Streets, StreetsInput};
+use crate::terrain::ParamError;
+use glam::DVec2;
+use thiserror::Error;
+
+/// Most cells in the sampled field and in the region raster.
+pub const MAX_FIELD_CELLS: f64 = 2.0e6;
+/// Most integration steps of one run (all lines of all levels); tracing
+/// stops there.
+pub const MAX_TRACE_STEPS: u64 = 50_000_000;
+/// Most points in the boundary, an obstacle or a fixed road.
+pub const MAX_INPUT_POINTS: usize = 1_000_000;
+
+/// Why streets could not be traced.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum TensorError {
+    /// A parameter or a basis field is out of range.
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    /// The boundary, an obstacle or a fixed road is unusable.
+    #[error("{what}: {why}")]
+    Input {
+        /// Which input.
+        what: &'static str,
+        /// What is wrong with it.
+        why: &'static str,
+    },
+    /// The area needs too many cells.
+    #[error("{what}: {count} is more than allowed ({MAX_FIELD_CELLS})")]
+    TooLarge {
+        /// What would be too many.
+        what: &'static str,
+        /// How many.
+        count: f64,
+    },
+}
+
+/// The tensor-field street generator.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorStreets {
+    params: TensorParams,
+}
+
+impl TensorStreets {
+    /// A generator; invalid parameters are rejected with the field named.
+    pub fn new(params: TensorParams) -> Result<Self, ParamError> {
+        params.validate()?;
+        Ok(Self { params })
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &TensorParams {
+        &self.params
+    }
+
+    /// The streets of `field` inside `input.boundary`, out of
+    /// `input.obstacles`, joined to `input.fixed` (see [`trace`](Self::trace)).
+    pub fn generate(
+        &self,
+        field: &TensorField,
+        input: &StreetsInput,
+    ) -> Result<Streets, TensorError> {
+        Ok(self.trace(field, input)?.to_streets())
+    }
+
+    /// The raw lines, before simplification and noding. `input.seeds` are
+    /// not used (the field and the density place the seeds).
+    pub fn trace(
+        &self,
+        field: &TensorField,
+        input: &StreetsInput,
+    ) -> Result<TracedStreets, TensorError> {
+        field.validate()?;
+        check_input(input)?;
+        let (lo, hi) = crate::geom::bounds(&input.boundary);
+        let cell = self.params.field_cell;
+        let pad = DVec2::splat(2.0 * cell);
+        let sampled = field.sampled(lo - pad, hi + pad, cell)?;
+        let max_step = self
+            .params
+            .levels()
+            .iter()
+            .map(|l| l.dstep)
+            .fold(0.0, f64::max);
+        let obstacles: Vec<Vec<DVec2>> = (input.obstacles.iter())
+            .filter(|o| o.len() >= 3)
+            .cloned()
+            .collect();
+        let region = region::Region::new(&input.boundary, &obstacles, cell, 1.01 * max_step)?;
+        let fixed = input
+            .fixed
+            .iter()
+            .filter(|f| f.len() >= 2)
+            .cloned()
+            .collect();
+        generate::Generator::new(&self.params, sampled, region, fixed).run()
+    }
+}
+
+/// Rejects a boundary that is not a finite ring with an area, and
+/// non-finite or oversized obstacles and fixed roads.
+fn check_input(input: &StreetsInput) -> Result<(), TensorError> {
+    let bad = |what, why| Err(TensorError::Input { what, why });
+    let finite = |pts: &[DVec2]| {
+        pts.iter()
+            .all(|p| p.is_finite() && p.abs().max_element() < 1.0e12)
+    };
+    let b = &input.boundary;
+    if b.len() < 3 || b.len() > MAX_INPUT_POINTS {
+        return bad("boundary", "needs 3 to a million points");
+    }
+    if !finite(b) {
+        return bad("boundary", "points must be finite");
+    }
+    let area = crate::city::polygon::signed_area(b).abs();
+    if area.is_nan() || area == 0.0 {
+        return bad("boundary", "encloses no area");
+    }
+    for (what, set) in [("obstacles", &input.obstacles), ("fixed", &input.fixed)] {
+        if set.iter().map(Vec::len).sum::<usize>() > MAX_INPUT_POINTS {
+            return bad(what, "more than a million points");
+        }
+        if !set.iter().all(|p| finite(p)) {
+            return bad(what, "points must be finite");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,187 @@
+//! Seeds: the density field (priority and local spacing) and the two
+//! priority queues of seed candidates, one per family — gates first, then
+//! the candidates laid beside and across finished lines (Jobard–Lefer), then
+//! random ones — highest density first, jittered by the seed.
+
+use super::params::DensityParams;
+use super::trace::Family;
+use glam::DVec2;
+use rand_chacha::ChaCha8Rng;
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// The density field: 1 at the centre, linearly down to the floor at the
+/// radius and beyond (see [`DensityParams`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Density {
+    centre: DVec2,
+    radius: f64,
+    floor: f64,
+}
+
+impl Density {
+    /// The field of `params`, defaulting to the boundary's centroid and its
+    /// farthest vertex from there.
+    pub fn new(params: &DensityParams, boundary: &[DVec2]) -> Self {
+        let centre = params.centre.unwrap_or_else(|| centroid(boundary));
+        let far = boundary
+            .iter()
+            .map(|p| p.distance(centre))
+            .fold(0.0, f64::max);
+        Self {
+            centre,
+            radius: params.radius.unwrap_or(far).max(1.0e-3),
+            floor: params.floor,
+        }
+    }
+
+    /// The density at `p`, in `[floor, 1]`.
+    #[inline]
+    pub fn at(&self, p: DVec2) -> f64 {
+        1.0 - (1.0 - self.floor) * (p.distance(self.centre) / self.radius).min(1.0)
+    }
+
+    /// Where it is highest.
+    pub fn centre(&self) -> DVec2 {
+        self.centre
+    }
+}
+
+/// The area centroid of a polygon (the vertex mean if it has no area).
+fn centroid(poly: &[DVec2]) -> DVec2 {
+    let Some(&o) = poly.first() else {
+        return DVec2::ZERO;
+    };
+    let (mut a, mut c) = (0.0, DVec2::ZERO);
+    for i in 0..poly.len() {
+        let (p, q) = (poly[i] - o, poly[(i + 1) % poly.len()] - o);
+        let cross = p.perp_dot(q);
+        a += cross;
+        c += (p + q) * cross;
+    }
+    if a.abs() > 1.0e-12 {
+        o + c / (3.0 * a)
+    } else {
+        poly.iter().sum::<DVec2>() / poly.len() as f64
+    }
+}
+
+/// How a candidate came about: the higher band is tried first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Band {
+    /// Random, to reach pockets the others miss.
+    Random,
+    /// Beside or across a finished line, or the density centre.
+    Laid,
+    /// A highway gate.
+    Gate,
+}
+
+/// A seed candidate.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Candidate {
+    pub band: Band,
+    pub priority: f64,
+    seq: u64,
+    pub pos: DVec2,
+    /// The gate it stands on, if any.
+    pub gate: Option<u32>,
+}
+
+impl PartialEq for Candidate {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+impl Eq for Candidate {}
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Candidate {
+    /// Band, then priority, then the earlier candidate.
+    fn cmp(&self, o: &Self) -> Ordering {
+        (self.band.cmp(&o.band))
+            .then(self.priority.total_cmp(&o.priority))
+            .then(o.seq.cmp(&self.seq))
+    }
+}
+
+/// One level's seed candidates, a max-heap per family.
+pub(crate) struct SeedQueue {
+    heaps: [BinaryHeap<Candidate>; 2],
+    seq: u64,
+    rng: ChaCha8Rng,
+    jitter: f64,
+    density: Density,
+}
+
+impl SeedQueue {
+    /// An empty queue; `seed` drives the jitter and the random candidates.
+    pub fn new(seed: u64, jitter: f64, density: Density) -> Self {
+        Self {
+            heaps: [BinaryHeap::new(), BinaryHeap::new()],
+            seq: 0,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            jitter,
+            density,
+        }
+    }
+
+    fn unit(&mut self) -> f64 {
+        (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Queues a candidate with priority `density·(1 − jitter·u)`.
+    pub fn push(&mut self, family: Family, band: Band, pos: DVec2, gate: Option<u32>) {
+        let priority = self.density.at(pos) * (1.0 - self.jitter * self.unit());
+        self.seq += 1;
+        self.heaps[family.index()].push(Candidate {
+            band,
+            priority,
+            seq: self.seq,
+            pos,
+            gate,
+        });
+    }
+
+    /// The best candidate of `family`.
+    pub fn pop(&mut self, family: Family) -> Option<Candidate> {
+        self.heaps[family.index()].pop()
+    }
+
+    /// Whether `family` has no candidate left.
+    pub fn is_empty(&self, family: Family) -> bool {
+        self.heaps[family.index()].is_empty()
+    }
+
+    /// `n` random candidates of `family` in `[min, max]`.
+    pub fn random(&mut self, family: Family, n: u32, min: DVec2, max: DVec2) {
+        for _ in 0..n {
+            let p = min + (max - min) * DVec2::new(self.unit(), self.unit());
+            self.push(family, Band::Random, p, None);
+        }
+    }
+
+    /// Candidates along a line of `family` (points about `step` apart):
+    /// beside it, `dsep / density` to either side, for its own family, and
+    /// on it for the other family, about every `dsep / density` along it.
+    pub fn along(&mut self, points: &[DVec2], family: Family, dsep: f64, step: f64) {
+        let n = points.len();
+        let mut i = 0;
+        while i < n {
+            let p = points[i];
+            let gap = dsep / self.density.at(p);
+            let (a, b) = (points[i.saturating_sub(1)], points[(i + 1).min(n - 1)]);
+            let normal = (b - a).perp().normalize_or_zero();
+            if normal != DVec2::ZERO {
+                self.push(family, Band::Laid, p + normal * gap, None);
+                self.push(family, Band::Laid, p - normal * gap, None);
+            }
+            self.push(family.other(), Band::Laid, p, None);
+            i += ((gap / step) as usize).max(1);
+        }
+    }
+}
