@@ -5,9 +5,11 @@
 //! and buildings. A layout is a function of the city, its highways and the
 //! parameters alone, so every region that shows the city shows the same.
 
+use super::design::{CityBases, city_field};
 use super::lots::{Lot, LotParams, subdivide};
 use super::planar::{PlanarParams, PlanarStreets};
 use super::streets::{Streets, StreetsInput};
+use super::tensor::{TensorParams, TensorStreets};
 use super::{City, CityStyle};
 use crate::terrain::{ParamError, Terrain};
 use glam::DVec2;
@@ -25,6 +27,15 @@ pub struct CityParams {
     pub enabled: bool,
     /// Streets of organic cities (the seed is mixed with each city's id).
     pub planar: PlanarParams,
+    /// Streets of planned cities (the seed is mixed with each city's id).
+    pub tensor: TensorParams,
+    /// Planned cities whose basis fields were edited by hand.
+    pub fields: Vec<CityBases>,
+    /// Spacing of the terrain-slope samples of a planned city's field, metres.
+    pub slope_cell: f64,
+    /// Slope (rise over run) from which the terrain pulls a planned city's
+    /// streets at full strength.
+    pub full_slope: f64,
     /// Lots and buildings (centre and radius come from each city).
     pub lots: LotParams,
     /// Grid on which wet and steep ground is found, metres.
@@ -44,6 +55,10 @@ impl Default for CityParams {
         Self {
             enabled: true,
             planar: PlanarParams::default(),
+            tensor: TensorParams::default(),
+            fields: Vec::new(),
+            slope_cell: 50.0,
+            full_slope: 1.0,
             lots: LotParams::default(),
             obstacle_cell: 20.0,
             max_slope: 2.5,
@@ -57,7 +72,13 @@ impl CityParams {
     /// Checks every part; the error names the field.
     pub fn validate(&self) -> Result<(), ParamError> {
         self.planar.validate()?;
+        self.tensor.validate()?;
         self.lots.validate()?;
+        for f in &self.fields {
+            f.bases.iter().try_for_each(|b| b.validate())?;
+        }
+        ParamError::check_range("slope_cell", self.slope_cell, 5.0, 1000.0)?;
+        ParamError::check_range("full_slope", self.full_slope, 1e-3, 100.0)?;
         ParamError::check_range("obstacle_cell", self.obstacle_cell, 2.0, 500.0)?;
         ParamError::check_range("max_slope", self.max_slope, 0.01, 100.0)?;
         ParamError::check_range("min_steep_cells", self.min_steep_cells as f64, 1.0, 1.0e4)?;
@@ -117,7 +138,7 @@ pub fn lay_out(
     };
     let err = |why: String| LayoutError::Streets { id: city.id, why };
     let streets = match city.style {
-        CityStyle::Organic | CityStyle::Planned => {
+        CityStyle::Organic => {
             let planar = PlanarParams {
                 seed: mix(params.planar.seed, city.id),
                 ..params.planar.clone()
@@ -125,6 +146,40 @@ pub fn lay_out(
             PlanarStreets::new(planar)
                 .map_err(|e| err(e.to_string()))?
                 .generate(&input)
+                .map_err(|e| err(e.to_string()))?
+        }
+        CityStyle::Planned => {
+            let tensor = TensorParams {
+                seed: mix(params.tensor.seed, city.id),
+                ..params.tensor.clone()
+            };
+            // The highways, each from its gate outwards.
+            let outward: Vec<Vec<DVec2>> = (highways.iter())
+                .filter_map(|h| {
+                    let at_gate = |p: Option<&DVec2>| p.is_some_and(|p| city.boundary.contains(p));
+                    if at_gate(h.first()) {
+                        Some(h.to_vec())
+                    } else if at_gate(h.last()) {
+                        Some(h.iter().rev().copied().collect())
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let edited = (params.fields.iter())
+                .find(|f| f.city == city.id)
+                .map(|f| f.bases.as_slice());
+            let field = city_field(
+                city,
+                terrain,
+                &outward,
+                edited,
+                params.slope_cell,
+                params.full_slope,
+            )?;
+            TensorStreets::new(tensor)
+                .map_err(|e| err(e.to_string()))?
+                .generate(&field, &input)
                 .map_err(|e| err(e.to_string()))?
         }
     };

@@ -30,6 +30,7 @@
 //! }
 //! ```
 
+mod design;
 mod ground;
 mod layout;
 pub mod lots;
@@ -42,6 +43,7 @@ pub mod tensor;
 #[cfg(test)]
 mod tests;
 
+pub use design::{CityBases, city_field, designed_bases};
 pub use ground::CityGround;
 pub use layout::{CityLayout, CityParams, LayoutError, lay_out};
 pub use params::{MAX_RAY_STEPS, SettlementParams};
