@@ -154,7 +154,7 @@ mod tests {
         assert!(city.contains(bases[1].centre));
         // The same city always gets the same design; the field validates
         // and has a direction at the centre.
-        assert_eq!(bases, designed_bases(city, &t, &[hw.clone()]));
+        assert_eq!(bases, designed_bases(city, &t, std::slice::from_ref(&hw)));
         let f = city_field(city, &t, &[hw], None, 25.0, 0.3).unwrap();
         f.validate().unwrap();
         assert!(f.major(city.centre).is_some());

@@ -112,6 +112,8 @@ pub struct CityLayout {
     pub streets: Streets,
     /// Its lots, with their buildings.
     pub lots: Vec<Lot>,
+    /// The tensor field its streets follow (planned cities).
+    pub field: Option<super::tensor::TensorField>,
 }
 
 impl CityLayout {
@@ -137,6 +139,7 @@ pub fn lay_out(
         obstacles: obstacles(city, terrain, params),
     };
     let err = |why: String| LayoutError::Streets { id: city.id, why };
+    let mut used_field = None;
     let streets = match city.style {
         CityStyle::Organic => {
             let planar = PlanarParams {
@@ -177,10 +180,12 @@ pub fn lay_out(
                 params.slope_cell,
                 params.full_slope,
             )?;
-            TensorStreets::new(tensor)
+            let streets = TensorStreets::new(tensor)
                 .map_err(|e| err(e.to_string()))?
                 .generate(&field, &input)
-                .map_err(|e| err(e.to_string()))?
+                .map_err(|e| err(e.to_string()))?;
+            used_field = Some(field);
+            streets
         }
     };
     let lots = subdivide(
@@ -196,6 +201,7 @@ pub fn lay_out(
         city: city.clone(),
         streets,
         lots,
+        field: used_field,
     })
 }
 

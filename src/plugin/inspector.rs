@@ -7,6 +7,7 @@
 //! and the inspector's config plugin if they are missing). F1 hides it.
 
 use super::ReliefStats;
+use super::city_editor::{FieldOverlay, city_section, nearest_city, update_field_overlay};
 use super::editor::{profile_plot, vector_editor};
 use super::settings::{TerrainSettings, TerrainState};
 use crate::terrain::TerrainParams;
@@ -30,10 +31,15 @@ impl Plugin for ReliefInspectorPlugin {
             app.add_plugins(FrameTimeDiagnosticsPlugin::default());
         }
         app.init_resource::<InspectorState>()
+            .init_resource::<FieldOverlay>()
             .register_type::<TerrainSettings>()
             .add_systems(
                 Update,
-                toggle_inspector.in_set(super::ReliefSystems::Inspector),
+                (
+                    toggle_inspector,
+                    update_field_overlay.run_if(resource_exists::<super::LaidRoads>),
+                )
+                    .in_set(super::ReliefSystems::Inspector),
             )
             .add_systems(
                 EguiPrimaryContextPass,
@@ -151,6 +157,9 @@ fn inspector_ui(world: &mut World) {
     let mut settings = world.resource::<TerrainSettings>().clone();
     let before = settings.clone();
     let mut ist = std::mem::take(&mut *world.resource_mut::<InspectorState>());
+    let focus = stats.focus.unwrap_or_default().truncate();
+    let city = (world.get_resource::<super::LaidRoads>()).and_then(|l| nearest_city(l, focus));
+    let mut hatch = world.get_resource::<FieldOverlay>().is_some_and(|o| o.on);
 
     egui::Window::new("bevy_relief")
         .default_pos([8.0, 8.0])
@@ -203,6 +212,9 @@ fn inspector_ui(world: &mut World) {
                         p.vegetation_vectors.len(),
                         bevy::math::DVec2::new(10.0, 10.0),
                     );
+                    egui::CollapsingHeader::new("City").show(ui, |ui| {
+                        city_section(ui, &mut settings, city.as_deref(), focus, &mut hatch);
+                    });
                     egui::CollapsingHeader::new("All settings").show(ui, |ui| {
                         // Edits here go straight to the resource through reflection.
                         if settings == before {
@@ -224,6 +236,9 @@ fn inspector_ui(world: &mut World) {
         *world.resource_mut::<TerrainSettings>() = settings;
     }
     *world.resource_mut::<InspectorState>() = ist;
+    if let Some(mut o) = world.get_resource_mut::<FieldOverlay>() {
+        o.on = hatch;
+    }
 }
 
 fn world_section(ui: &mut egui::Ui, settings: &mut TerrainSettings, ist: &mut InspectorState) {

@@ -14,6 +14,7 @@
 pub mod buildings;
 pub mod chunks;
 pub mod cities;
+pub mod city_editor;
 pub mod coords;
 pub mod editor;
 pub mod group;

@@ -72,7 +72,12 @@ impl RoadSource {
         {
             return Ok(g.clone());
         }
-        let g: Arc<dyn RoadGenerator> = Arc::new(RoadSystem::new(settings.roads.clone())?);
+        let g = Arc::new(match made {
+            Some((_, gen_, old)) if *gen_ == generation => {
+                RoadSystem::reusing(settings.roads.clone(), old)?
+            }
+            _ => RoadSystem::new(settings.roads.clone())?,
+        });
         *made = Some((settings.roads.clone(), generation, g.clone()));
         Ok(g)
     }
@@ -80,7 +85,7 @@ impl RoadSource {
 
 /// The default road system, with the settings and terrain generation it
 /// was made for.
-type MadeSystem = (crate::roads::RoadSystemParams, u64, Arc<dyn RoadGenerator>);
+type MadeSystem = (crate::roads::RoadSystemParams, u64, Arc<RoadSystem>);
 
 /// What is laid on the ground around the focus: the ground everything reads
 /// (the terrain with the roads and streams on it), the indexed roads and

@@ -96,6 +96,27 @@ pub(crate) struct Highway {
 }
 
 impl Highways {
+    /// Highways holding what `other` planned (for the same settings).
+    pub(crate) fn carried_from(other: &Highways) -> Self {
+        let memo = other.memo.lock().unwrap_or_else(|e| e.into_inner());
+        Self {
+            memo: Mutex::new(Memo {
+                terrain: memo.terrain.clone(),
+                roads: memo.roads.clone(),
+            }),
+        }
+    }
+
+    /// Links planned so far.
+    #[cfg(test)]
+    pub(crate) fn planned(&self) -> usize {
+        self.memo
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .roads
+            .len()
+    }
+
     /// How far a link's road can stray from the box of its two centres:
     /// the gates lie within the largest footprint radius, and the A* window
     /// reaches `margin` beyond the straight line between them.

@@ -105,6 +105,22 @@ impl RoadSystem {
         })
     }
 
+    /// A road system with these parameters that keeps the highways `old`
+    /// planned when the cities and highway settings are the same (so that
+    /// editing city streets or contour roads live replans no highway).
+    pub fn reusing(params: RoadSystemParams, old: &RoadSystem) -> Result<Self, ParamError> {
+        let mut new = Self::new(params)?;
+        let (a, b) = (&new.params, &old.params);
+        if a.settlements == b.settlements
+            && a.highways == b.highways
+            && a.highway_width == b.highway_width
+            && a.max_link == b.max_link
+        {
+            new.highways = Highways::carried_from(&old.highways);
+        }
+        Ok(new)
+    }
+
     /// The parameters.
     pub fn params(&self) -> &RoadSystemParams {
         &self.params

@@ -278,3 +278,28 @@ fn cities_get_streets_joined_to_their_highways_and_buildings() {
     let again = sys.city_layouts_in(&t, min, max);
     assert!(Arc::ptr_eq(&layouts[0], &again[0]));
 }
+
+#[test]
+fn a_system_made_anew_for_city_edits_keeps_the_planned_highways() {
+    let t = Terrain::default();
+    let p = RoadSystemParams {
+        contour_roads: false,
+        ..RoadSystemParams::default()
+    };
+    let old = RoadSystem::new(p.clone()).unwrap();
+    let (min, max) = city_area();
+    let before = old.highways_in(&t, min, max).unwrap();
+    assert!(old.highways.planned() > 0);
+    let mut edited = p.clone();
+    edited.cities.planar.seed += 1;
+    let new = RoadSystem::reusing(edited, &old).unwrap();
+    assert_eq!(new.highways.planned(), old.highways.planned());
+    assert_eq!(new.highways_in(&t, min, max).unwrap(), before);
+    // Other highway settings plan afresh.
+    let mut wider = p;
+    wider.highway_width += 2.0;
+    assert_eq!(
+        RoadSystem::reusing(wider, &old).unwrap().highways.planned(),
+        0
+    );
+}
