@@ -4,7 +4,7 @@
 //! they face a street.
 
 use super::shape::{Ring, Shape};
-use crate::geom::{SegmentGrid, distance_to_segment};
+use crate::geom::{SegmentGrid, closest_on_segment, distance_to_segment};
 use crate::roads::RoadNetwork;
 use glam::DVec2;
 use i_overlay::core::fill_rule::FillRule;
@@ -18,6 +18,14 @@ const CAP: f64 = 1.154_700_538_379_251_6;
 
 /// Pieces of a cut-out block smaller than this are dropped (m²).
 const MIN_PIECE: f64 = 0.5;
+/// Most cuts that keep a shape clear of nearby ribbons.
+const MAX_CLEARANCE_CUTS: usize = 16;
+/// Most convex parts a block is cut into before it is left to `i_overlay`.
+const MAX_PARTS: usize = 64;
+/// A vertex denting a block by more than this is cut at (metres).
+const DENT: f64 = 0.01;
+/// Street edges of a convex part shorter than this are stubs (metres).
+const STUB: f64 = 1e-3;
 
 /// One straight run of a road and half its width.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -36,7 +44,7 @@ impl Ribbon {
 
     /// A convex hexagon holding every point within the half width of the
     /// centre line (counter-clockwise).
-    fn hexagon(&self) -> [[f64; 2]; 6] {
+    pub(super) fn hexagon(&self) -> [[f64; 2]; 6] {
         let d = (self.b - self.a).normalize_or(DVec2::X) * self.half;
         let n = d.perp();
         let k = CAP / 2.0;
@@ -65,9 +73,8 @@ impl Ribbons {
         let mut list = Vec::new();
         let mut longest: f64 = 1.0;
         for road in &net.roads {
-            if !(road.width.is_finite() && road.width >= 0.0)
-                || !road.points.iter().all(|p| p.is_finite())
-            {
+            let finite = road.points.iter().all(|p| p.is_finite());
+            if !(finite && road.width.is_finite() && road.width >= 0.0) {
                 return None;
             }
             let mut start = 0;
@@ -127,10 +134,161 @@ pub(super) fn segment_distance(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> f64 {
         .min(distance_to_segment(c, a, b).min(distance_to_segment(d, a, b)))
 }
 
+/// The pieces of `shape` (its outer ring) kept at least `half + extra`
+/// from every ribbon of `near`: while one comes closer, the shape is cut
+/// by the line across the way to it (every point of the ribbon lies behind
+/// the line through its point nearest to the shape), new edges getting the
+/// street `along` (or the ribbon's own half width when `along` is `None`
+/// and `extra` is 0). `None` if nothing is left or the cuts run out.
+pub(super) fn clear_of(
+    mut shape: Shape,
+    near: &[Ribbon],
+    extra: f64,
+    along: Option<f64>,
+) -> Option<Shape> {
+    for _ in 0..MAX_CLEARANCE_CUTS {
+        let Some((q, x, r)) = nearest_violation(&shape.outer().pts, near, extra) else {
+            return Some(shape);
+        };
+        let dir = (x - q).normalize_or_zero();
+        if dir == DVec2::ZERO {
+            return None;
+        }
+        let tag = along.or((extra == 0.0).then_some(r.half));
+        shape = shape.keep_above(dir, dir.dot(q) + r.half + extra, tag)?;
+    }
+    nearest_violation(&shape.outer().pts, near, extra)
+        .is_none()
+        .then_some(shape)
+}
+
+/// The closest pair `(on the ribbon, on the polygon)` for the ribbon that
+/// most violates `half + extra`, if any does.
+fn nearest_violation(
+    poly: &[DVec2],
+    near: &[Ribbon],
+    extra: f64,
+) -> Option<(DVec2, DVec2, Ribbon)> {
+    let mut worst: Option<(f64, DVec2, DVec2, Ribbon)> = None;
+    let m = poly.len();
+    for r in near {
+        for i in 0..m {
+            let (a, b) = (poly[i], poly[(i + 1) % m]);
+            let slack = segment_distance(a, b, r.a, r.b) - (r.half + extra);
+            if slack < -1e-9 && worst.is_none_or(|w| slack < w.0) {
+                let (q, x) = closest_pair(r.a, r.b, a, b);
+                worst = Some((slack, q, x, *r));
+            }
+        }
+    }
+    worst.map(|w| (w.1, w.2, w.3))
+}
+
+/// The closest points `(on a–b, on c–d)` of two segments that do not cross.
+fn closest_pair(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> (DVec2, DVec2) {
+    let cands = [
+        (closest_on_segment(c, a, b).0, c),
+        (closest_on_segment(d, a, b).0, d),
+        (a, closest_on_segment(a, c, d).0),
+        (b, closest_on_segment(b, c, d).0),
+    ];
+    (cands.into_iter())
+        .min_by(|x, y| x.0.distance(x.1).total_cmp(&y.0.distance(y.1)))
+        .expect("four candidates")
+}
+
+/// The buildable pieces of `block` (see [`inset`]) without `i_overlay`, for
+/// a block with no repeated vertex (no dead end) and no obstacle: cut into
+/// convex parts along the bisectors of its dents, each part cut back from
+/// its street edges by their half `widths` (a half-plane: exact in a convex
+/// part, and safe anywhere), then kept clear of every ribbon `near`. `None` when
+/// the block does not qualify or the cuts fail.
+fn convex_inset(block: &[DVec2], widths: &[f64], near: &[Ribbon]) -> Option<Vec<Shape>> {
+    let mut sorted = block.to_vec();
+    sorted.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
+    if widths.len() != block.len() || sorted.windows(2).any(|w| w[0] == w[1]) {
+        return None;
+    }
+    let ring = Ring {
+        pts: block.to_vec(),
+        street: widths.iter().map(|w| Some(w / 2.0)).collect(),
+    };
+    let mut todo = vec![Shape { rings: vec![ring] }];
+    let mut parts = Vec::new();
+    while let Some(s) = todo.pop() {
+        if parts.len() + todo.len() >= MAX_PARTS {
+            return None;
+        }
+        let pts = &s.outer().pts;
+        let m = pts.len();
+        let dent = (0..m).find(|&i| {
+            let (a, b, c) = (pts[(i + m - 1) % m], pts[i], pts[(i + 1) % m]);
+            (b - a).perp_dot(c - b) < -DENT * a.distance(c)
+        });
+        let Some(i) = dent else {
+            parts.push(s);
+            continue;
+        };
+        // Cut along the dent's bisector: each edge at the dent then stays
+        // whole in one part, whose half-plane cuts little of the other side.
+        let (a, b, c) = (pts[(i + m - 1) % m], pts[i], pts[(i + 1) % m]);
+        let (d1, d2) = ((a - b).normalize_or_zero(), (c - b).normalize_or_zero());
+        let n = (d1 + d2).try_normalize().unwrap_or(d1.perp()).perp();
+        let [x, y] = s.cut(n, n.dot(b), None)?;
+        todo.extend(x.into_iter().chain(y));
+    }
+    let mut out = Vec::new();
+    'parts: for part in parts {
+        let mut shape = part.clone();
+        for (a, b, half) in part.outer().edges() {
+            // Stubs a cut leaves of an edge are left to `clear_of`.
+            let n = (b - a).perp().normalize_or_zero();
+            if let Some(h) = half.filter(|&h| h > 0.0 && a.distance(b) > STUB) {
+                match shape.keep_above(n, n.dot(a) + h, Some(h)) {
+                    Some(s) => shape = s,
+                    None => continue 'parts,
+                }
+            }
+        }
+        out.push(clear_of(shape, near, 0.0, None)?);
+    }
+    Some(out)
+}
+
 /// The buildable pieces of `block`: the block less the ribbons `near` and
-/// the `obstacles`, each piece's edges marked as facing a street where they
-/// run along a ribbon's edge. Pieces with no street frontage are dropped.
-pub(super) fn inset(block: &[DVec2], near: &[Ribbon], obstacles: &[&[DVec2]]) -> Vec<Shape> {
+/// the `obstacles`, each piece's edges marked with the street they run
+/// along. Pieces with no street frontage are dropped. With the block's
+/// street `widths` and no obstacle, a block without dead ends is cut
+/// without `i_overlay` (see [`convex_inset`]); otherwise, or when that
+/// fails, `i_overlay` subtracts every ribbon's hexagon and every obstacle.
+pub(super) fn inset(
+    block: &[DVec2],
+    widths: Option<&[f64]>,
+    near: &[Ribbon],
+    obstacles: &[&[DVec2]],
+) -> Vec<Shape> {
+    let fast = widths.filter(|_| obstacles.is_empty());
+    let shapes = fast
+        .and_then(|w| convex_inset(block, w, near))
+        .unwrap_or_else(|| overlay_inset(block, near, obstacles));
+    (shapes.into_iter())
+        .filter(|s| {
+            s.rings
+                .first()
+                .is_some_and(|r| r.pts.len() >= 3 && r.area() > 0.0)
+                && s.area() >= MIN_PIECE
+                && s.frontage() > 0.0
+        })
+        .collect()
+}
+
+/// [`inset`] by `i_overlay`: an edge runs along a street if its middle is
+/// within reach of a ribbon's hexagon.
+pub(super) fn overlay_inset(
+    block: &[DVec2],
+    near: &[Ribbon],
+    obstacles: &[&[DVec2]],
+) -> Vec<Shape> {
     let subject: Vec<[f64; 2]> = block.iter().map(|p| [p.x, p.y]).collect();
     let mut clip: Vec<Vec<[f64; 2]>> = near.iter().map(|r| r.hexagon().to_vec()).collect();
     clip.extend((obstacles.iter()).map(|o| o.iter().map(|p| [p.x, p.y]).collect::<Vec<_>>()));
@@ -145,8 +303,9 @@ pub(super) fn inset(block: &[DVec2], near: &[Ribbon], obstacles: &[&[DVec2]]) ->
     .overlay(OverlayRule::Difference, FillRule::NonZero);
     let facing = |a: DVec2, b: DVec2| {
         let m = (a + b) / 2.0;
-        near.iter()
-            .any(|r| r.clearance(m) <= r.half * (CAP - 1.0) + 1e-3)
+        (near.iter())
+            .find(|r| r.clearance(m) <= r.half * (CAP - 1.0) + 1e-3)
+            .map(|r| r.half)
     };
     (shapes.into_iter())
         .map(|contours| Shape {
@@ -162,6 +321,5 @@ pub(super) fn inset(block: &[DVec2], near: &[Ribbon], obstacles: &[&[DVec2]]) ->
                 .filter(|r| r.pts.len() >= 3)
                 .collect(),
         })
-        .filter(|s| !s.rings.is_empty() && s.area() >= MIN_PIECE && s.frontage() > 0.0)
         .collect()
 }

@@ -29,13 +29,14 @@
 //! assert!(lots.iter().all(|l| l.building.as_ref().is_some_and(|b| b.height > 0.0)));
 //! ```
 
+mod building;
 mod inset;
 mod parcel;
 mod shape;
 #[cfg(test)]
 mod tests;
 
-pub use parcel::MAX_FOOTPRINT_VERTICES;
+pub use building::MAX_FOOTPRINT_VERTICES;
 
 use super::Streets;
 use super::polygon::signed_area;
@@ -256,11 +257,12 @@ pub fn subdivide(streets: &Streets, params: &LotParams) -> Vec<Lot> {
             .collect();
         let mut rng = ChaCha8Rng::seed_from_u64(block_seed(block, params.seed));
         let mut rings = Vec::new();
-        for piece in inset::inset(block, &near, &obs) {
+        let widths = streets.block_widths.get(b).map(Vec::as_slice);
+        for piece in inset::inset(block, widths, &near, &obs) {
             parcel::split(piece, params, &mut rng, &mut rings, cap - lots.len());
         }
         for ring in rings {
-            let building = parcel::footprint(&ring, &near, params).map(|footprint| {
+            let building = building::footprint(&ring, &near, params).map(|footprint| {
                 let c = footprint.iter().sum::<DVec2>() / footprint.len() as f64;
                 Building {
                     height: params.height_at(c),

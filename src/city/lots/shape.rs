@@ -6,12 +6,12 @@ use crate::city::polygon::{polygon_contains, signed_area};
 use glam::DVec2;
 
 /// One closed ring of a [`Shape`]: the interior on its left (outer rings
-/// counter-clockwise, holes clockwise); `street[i]` tells whether the edge
-/// `pts[i] → pts[i + 1]` (cyclic) faces a street.
+/// counter-clockwise, holes clockwise); `street[i]` is the half width of
+/// the street the edge `pts[i] → pts[i + 1]` (cyclic) runs along, if any.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Ring {
     pub pts: Vec<DVec2>,
-    pub street: Vec<bool>,
+    pub street: Vec<Option<f64>>,
 }
 
 impl Ring {
@@ -20,8 +20,8 @@ impl Ring {
         signed_area(&self.pts)
     }
 
-    /// The edges as `(from, to, faces a street)`.
-    pub fn edges(&self) -> impl Iterator<Item = (DVec2, DVec2, bool)> + '_ {
+    /// The edges as `(from, to, half width of the street along it)`.
+    pub fn edges(&self) -> impl Iterator<Item = (DVec2, DVec2, Option<f64>)> + '_ {
         let n = self.pts.len();
         (0..n).map(move |i| (self.pts[i], self.pts[(i + 1) % n], self.street[i]))
     }
@@ -45,7 +45,7 @@ impl Shape {
     /// Total length of the edges facing a street.
     pub fn frontage(&self) -> f64 {
         (self.rings.iter().flat_map(Ring::edges))
-            .filter(|e| e.2)
+            .filter(|e| e.2.is_some())
             .map(|(a, b, _)| a.distance(b))
             .sum()
     }
@@ -56,11 +56,12 @@ impl Shape {
     }
 
     /// Cuts the shape by the line `n·p = c` (`n` a unit normal): the pieces
-    /// on the side `n·p > c`, then those on the other side. The line moves
+    /// on the side `n·p > c`, then those on the other side; the new edges
+    /// along the line get the street `along`. The line moves
     /// up (towards `+n`) by a few micrometres until no vertex lies on it.
     /// `None` when the line misses the shape or the cut fails its checks
     /// (the pieces' areas must add up to the shape's).
-    pub fn cut(&self, n: DVec2, mut c: f64) -> Option<[Vec<Shape>; 2]> {
+    pub fn cut(&self, n: DVec2, mut c: f64, along: Option<f64>) -> Option<[Vec<Shape>; 2]> {
         let s = |c: f64| -> Vec<Vec<f64>> {
             let side = |p: DVec2| n.dot(p) - c;
             (self.rings.iter())
@@ -133,7 +134,8 @@ impl Shape {
                     if visited[offsets[r] + start] || (sides[r][start] > 0.0) != positive {
                         continue;
                     }
-                    let walked = self.walk(r, start, &xs, &crossing, &offsets, &mut visited)?;
+                    let walked =
+                        self.walk(r, start, along, &xs, &crossing, &offsets, &mut visited)?;
                     pieces.push(Shape {
                         rings: vec![walked],
                     });
@@ -164,12 +166,27 @@ impl Shape {
         Some(out)
     }
 
+    /// The part of the shape on the side `n·p ≥ c` (its largest piece;
+    /// new edges get the street `along`), or `None` if nothing is left (or
+    /// the cut fails its checks: less is always safe).
+    pub fn keep_above(self, n: DVec2, c: f64, along: Option<f64>) -> Option<Shape> {
+        match self.cut(n, c, along) {
+            Some([above, _]) => above
+                .into_iter()
+                .max_by(|a, b| a.area().total_cmp(&b.area())),
+            None => (self.rings.iter().flat_map(|r| &r.pts))
+                .all(|&q| n.dot(q) >= c)
+                .then_some(self),
+        }
+    }
+
     /// One piece of a cut: from vertex `start` of ring `r`, along the rings,
     /// across the line from each crossing to its partner.
     fn walk(
         &self,
         mut r: usize,
         start: usize,
+        along: Option<f64>,
         xs: &[(f64, usize, usize, DVec2)],
         crossing: &[usize],
         offsets: &[usize],
@@ -190,7 +207,7 @@ impl Shape {
                 // Out across the line, back in at the partner crossing.
                 let (x, y) = (&xs[k], &xs[k ^ 1]);
                 piece.pts.push(x.3);
-                piece.street.push(false);
+                piece.street.push(along);
                 piece.pts.push(y.3);
                 piece.street.push(self.rings[y.1].street[y.2]);
                 r = y.1;
@@ -280,7 +297,7 @@ mod tests {
             rings: (rings.iter())
                 .map(|r| Ring {
                     pts: r.iter().map(|&(x, y)| DVec2::new(x, y)).collect(),
-                    street: vec![true; r.len()],
+                    street: vec![Some(1.0); r.len()],
                 })
                 .collect(),
         }
@@ -299,7 +316,7 @@ mod tests {
             (10., 30.),
             (0., 30.),
         ]]);
-        let [above, below] = u.cut(DVec2::Y, 20.0).unwrap();
+        let [above, below] = u.cut(DVec2::Y, 20.0, None).unwrap();
         assert_eq!((above.len(), below.len()), (2, 1));
         let mut areas: Vec<f64> = above.iter().map(Shape::area).collect();
         areas.sort_by(f64::total_cmp);
@@ -307,13 +324,13 @@ mod tests {
         assert!((below[0].area() - 500.0).abs() < 1e-9);
         // The cut edges do not face a street; the rest still do.
         let cut_len: f64 = (below[0].outer().edges())
-            .filter(|e| !e.2)
+            .filter(|e| e.2.is_none())
             .map(|(a, b, _)| a.distance(b))
             .sum();
         assert!((cut_len - 20.0).abs() < 1e-9);
         assert!((below[0].frontage() - (30. + 20. + 20. + 10. + 20.)).abs() < 1e-9);
         // A line that misses the shape is no cut.
-        assert!(u.cut(DVec2::Y, 40.0).is_none());
+        assert!(u.cut(DVec2::Y, 40.0, None).is_none());
     }
 
     #[test]
@@ -323,15 +340,15 @@ mod tests {
             &[(10., 10.), (10., 20.), (20., 20.), (20., 10.)],
         ]);
         assert_eq!(h.area(), 1500.0);
-        let [right, left] = h.cut(DVec2::X, 15.0).unwrap();
+        let [right, left] = h.cut(DVec2::X, 15.0, None).unwrap();
         assert_eq!((right.len(), left.len()), (1, 1));
         assert!(right.iter().chain(&left).all(|p| p.rings.len() == 1));
         assert_eq!(right[0].area() + left[0].area(), 1500.0);
-        let [right, left] = h.cut(DVec2::X, 30.0).unwrap();
+        let [right, left] = h.cut(DVec2::X, 30.0, None).unwrap();
         assert_eq!((right[0].rings.len(), left[0].rings.len()), (1, 2));
         assert!((left[0].area() - 1100.0).abs() < 1e-9);
         // A vertex on the line moves the line a little.
-        let [a, b] = h.cut(DVec2::X, 10.0).unwrap();
+        let [a, b] = h.cut(DVec2::X, 10.0, None).unwrap();
         assert!((a[0].area() + b[0].area() - 1500.0).abs() < 1e-6);
     }
 

@@ -159,8 +159,8 @@ fn check(s: &Streets, p: &LotParams, lots: &[Lot]) -> f64 {
     coverage(s, p, lots)
 }
 
-/// The share of the buildable area of blocks that are not tiny covered by
-/// lots.
+/// The share of the buildable area (every street's ribbon and obstacle cut
+/// out exactly, by `i_overlay`) of blocks that are not tiny covered by lots.
 fn coverage(s: &Streets, p: &LotParams, lots: &[Lot]) -> f64 {
     let ribbons = Ribbons::new(&s.network).unwrap();
     let (mut buildable, mut covered) = (0.0, 0.0);
@@ -171,7 +171,7 @@ fn coverage(s: &Streets, p: &LotParams, lots: &[Lot]) -> f64 {
             .map(|i| ribbons.list[i])
             .collect();
         let obs: Vec<&[DVec2]> = s.obstacles.iter().map(|o| o.as_slice()).collect();
-        let area: f64 = inset::inset(block, &near, &obs)
+        let area: f64 = inset::overlay_inset(block, &near, &obs)
             .iter()
             .map(|x| x.area())
             .sum();
