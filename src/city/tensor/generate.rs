@@ -11,7 +11,7 @@ use super::params::{StreamlineParams, TensorParams};
 use super::region::Region;
 use super::seeds::{Band, Density, SeedQueue};
 use super::store::Store;
-use super::trace::{Family, Limits, Stop, direction, trace_half};
+use super::trace::{Family, Limits, Stop, direction, trace_both};
 use super::{MAX_TRACE_STEPS, TensorError};
 use crate::geom::{closest_on_segment, segment_intersection};
 use glam::DVec2;
@@ -232,28 +232,14 @@ impl<'a> Generator<'a> {
         let store = &mut st.stores[family.index()];
         store.mark();
         store.insert(seed, id, 0);
-        let (fwd, stop_f) = trace_half(
+        let [(fwd, stop_f), (bwd, stop_b)] = trace_both(
             &self.field,
             &self.region,
             store,
             family,
             (seed, dir),
-            (id, 1),
+            id,
             &st.lim,
-            &mut self.budget,
-        );
-        let back_lim = Limits {
-            max_steps: st.lim.max_steps.saturating_sub(fwd.len()),
-            ..st.lim
-        };
-        let (bwd, stop_b) = trace_half(
-            &self.field,
-            &self.region,
-            store,
-            family,
-            (seed, -dir),
-            (id, -1),
-            &back_lim,
             &mut self.budget,
         );
         let mut points: Vec<DVec2> = bwd.iter().rev().copied().collect();
