@@ -36,21 +36,59 @@ pub enum BasisKind {
     },
     /// The terrain's slope: major streets along the gradient, minor ones
     /// along the contours. Gradients are sampled once, on a grid.
-    Heightmap {
-        /// World position of sample `(0, 0)`.
-        origin: DVec2,
-        /// Spacing of the samples.
-        cell: f64,
-        /// Samples per row.
-        nx: u32,
-        /// Rows.
-        ny: u32,
-        /// Height gradients (rise per metre), row by row from `origin`.
-        gradients: Vec<DVec2>,
-        /// The slope at which the field pulls at full strength; gentler
-        /// ground pulls in proportion, flat ground not at all.
-        full_slope: f64,
-    },
+    Heightmap(GradientGrid),
+}
+
+/// Height gradients sampled on a grid: a heightmap basis field's data.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
+pub struct GradientGrid {
+    /// World position of sample `(0, 0)`.
+    pub origin: DVec2,
+    /// Spacing of the samples.
+    pub cell: f64,
+    /// Samples per row.
+    pub nx: u32,
+    /// Rows.
+    pub ny: u32,
+    /// Height gradients (rise per metre), row by row from `origin`.
+    pub gradients: Vec<DVec2>,
+    /// The slope at which the field pulls at full strength; gentler ground
+    /// pulls in proportion, flat ground not at all.
+    pub full_slope: f64,
+}
+
+impl GradientGrid {
+    /// Checks the numbers; the error names the first offending one.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let check = ParamError::check_range;
+        check("heightmap.origin", self.origin.length(), 0.0, 1.0e12)?;
+        check("heightmap.cell", self.cell, 0.1, 1.0e5)?;
+        check("heightmap.full_slope", self.full_slope, 1.0e-6, 1.0e3)?;
+        let max = MAX_HEIGHTMAP_SAMPLES as f64;
+        check("heightmap.nx", self.nx as f64, 2.0, max)?;
+        check("heightmap.ny", self.ny as f64, 2.0, max)?;
+        let n = self.nx as f64 * self.ny as f64;
+        check("heightmap.gradients", self.gradients.len() as f64, n, n)?;
+        self.gradients
+            .iter()
+            .try_for_each(|g| check("heightmap.gradients", g.length(), 0.0, 1.0e6).map(|_| ()))
+    }
+
+    /// The interpolated gradient at `p`; `None` outside the grid.
+    fn at(&self, p: DVec2) -> Option<DVec2> {
+        let (nx, ny) = (self.nx as usize, self.ny as usize);
+        let f = (p - self.origin) / self.cell;
+        if !(f.x >= 0.0 && f.y >= 0.0 && f.x <= (nx - 1) as f64 && f.y <= (ny - 1) as f64) {
+            return None;
+        }
+        let (i, j) = ((f.x as usize).min(nx - 2), (f.y as usize).min(ny - 2));
+        let (tx, ty) = (f.x - i as f64, f.y - j as f64);
+        let (v, k) = (&self.gradients, j * nx + i);
+        let top = v[k].lerp(v[k + 1], tx);
+        let bottom = v[k + nx].lerp(v[k + nx + 1], tx);
+        Some(top.lerp(bottom, ty))
+    }
 }
 
 /// One weighted piece of a [`TensorField`](super::TensorField): its tensor
@@ -155,14 +193,14 @@ impl BasisField {
             }
         }
         Ok(Self {
-            kind: BasisKind::Heightmap {
+            kind: BasisKind::Heightmap(GradientGrid {
                 origin: min,
                 cell,
                 nx,
                 ny,
                 gradients,
                 full_slope,
-            },
+            }),
             centre: (min + max) / 2.0,
             size: span.length().max(cell),
             decay: 0.0,
@@ -190,35 +228,7 @@ impl BasisField {
                     .iter()
                     .try_for_each(|p| check("basis.points", p.length(), 0.0, 1.0e9).map(|_| ()))
             }
-            BasisKind::Heightmap {
-                origin,
-                cell,
-                nx,
-                ny,
-                gradients,
-                full_slope,
-            } => {
-                check("heightmap.origin", origin.length(), 0.0, 1.0e12)?;
-                check("heightmap.cell", *cell, 0.1, 1.0e5)?;
-                check("heightmap.full_slope", *full_slope, 1.0e-6, 1.0e3)?;
-                let n = *nx as f64 * *ny as f64;
-                check(
-                    "heightmap.nx",
-                    *nx as f64,
-                    1.0,
-                    MAX_HEIGHTMAP_SAMPLES as f64,
-                )?;
-                check(
-                    "heightmap.ny",
-                    *ny as f64,
-                    1.0,
-                    MAX_HEIGHTMAP_SAMPLES as f64,
-                )?;
-                check("heightmap.gradients", gradients.len() as f64, n, n)?;
-                gradients.iter().try_for_each(|g| {
-                    check("heightmap.gradients", g.length(), 0.0, 1.0e6).map(|_| ())
-                })
-            }
+            BasisKind::Heightmap(grid) => grid.validate(),
         }
     }
 
@@ -304,20 +314,13 @@ impl Prepared<'_> {
                 };
                 (w > 0.0).then(|| (w, tensor_along(dir)))
             }
-            BasisKind::Heightmap {
-                origin,
-                cell,
-                nx,
-                ny,
-                gradients,
-                full_slope,
-            } => {
+            BasisKind::Heightmap(grid) => {
                 let w = self.weight_at(p.distance(f.centre));
                 if w <= 0.0 {
                     return None;
                 }
-                let g = bilinear(gradients, *nx as usize, *ny as usize, (p - *origin) / *cell)?;
-                let strength = (g.length() / full_slope).min(1.0);
+                let g = grid.at(p)?;
+                let strength = (g.length() / grid.full_slope).min(1.0);
                 Some((w, tensor_along(g) * strength))
             }
         }
@@ -335,19 +338,4 @@ fn nearest_on_polyline(points: &[DVec2], q: DVec2) -> Option<(DVec2, DVec2)> {
         }
     }
     best.map(|(_, c, t)| (c, t))
-}
-
-/// Bilinear interpolation of a row-major grid at fractional cell `f`;
-/// `None` outside it.
-fn bilinear(v: &[DVec2], nx: usize, ny: usize, f: DVec2) -> Option<DVec2> {
-    let (mx, my) = ((nx.max(2) - 1) as f64, (ny.max(2) - 1) as f64);
-    if !(f.x >= 0.0 && f.y >= 0.0 && f.x <= mx && f.y <= my) || nx < 2 || ny < 2 {
-        return None;
-    }
-    let (i, j) = ((f.x as usize).min(nx - 2), (f.y as usize).min(ny - 2));
-    let (tx, ty) = (f.x - i as f64, f.y - j as f64);
-    let k = j * nx + i;
-    let top = v[k].lerp(v[k + 1], tx);
-    let bottom = v[k + nx].lerp(v[k + nx + 1], tx);
-    Some(top.lerp(bottom, ty))
 }

@@ -53,7 +53,7 @@ mod store;
 mod tests;
 mod trace;
 
-pub use basis::{BasisField, BasisKind, MAX_HEIGHTMAP_SAMPLES, MAX_POLYLINE_POINTS};
+pub use basis::{BasisField, BasisKind, GradientGrid, MAX_HEIGHTMAP_SAMPLES, MAX_POLYLINE_POINTS};
 pub use field::{DEGENERATE, MAX_BASIS_FIELDS, SampledField, TensorField, major_of};
 pub use lines::{Level, LineEnd, Streamline, TracedStreets};
 pub use params::{DensityParams, MAX_LINE_STEPS, MAX_SEED_TRIES, StreamlineParams, TensorParams};

@@ -213,7 +213,7 @@ impl Region {
     /// What a step `p → q` of at most `pad` from a free point meets: the
     /// first constraint edge it crosses, or (a safety net, for a start on
     /// an edge) ground that is not free.
-    #[inline]
+    #[inline(always)]
     pub fn step(&self, p: DVec2, q: DVec2) -> StepCheck {
         let Some(c) = self.cell_of(q) else {
             return StepCheck::Blocked;
@@ -227,6 +227,7 @@ impl Region {
         }
     }
 
+    #[cold]
     fn first_hit<'a>(
         &'a self,
         p: DVec2,
