@@ -99,7 +99,39 @@ const PAIRS: [((f64, f64), (f64, f64)); 4] = [
     ((-3000.0, 2000.0), (-200.0, -900.0)),
 ];
 
+/// One run of one planner on every pair, for instruction counts
+/// (`valgrind --tool=callgrind <bench binary> --once astar`; also
+/// `exact`, `pathfinding`, `sequential`).
+fn once(what: &str) {
+    let terrain = Terrain::default();
+    let params = PlannerParams::default();
+    let mut exact = params.clone();
+    exact.weights.distance = 0.0;
+    for &((ax, ay), (bx, by)) in &PAIRS {
+        let (from, to) = (DVec2::new(ax, ay), DVec2::new(bx, by));
+        let cost = match what {
+            "astar" => AStarPlanner
+                .plan(&terrain, from, to, &params)
+                .map(|r| r.cost),
+            "exact" => AStarPlanner
+                .plan(&terrain, from, to, &exact)
+                .map(|r| r.cost),
+            "sequential" => SequentialPlanner
+                .plan(&terrain, from, to, &params)
+                .map(|r| r.cost),
+            "pathfinding" => Ok(pathfinding_astar(&terrain, from, to, &exact, true).1),
+            _ => panic!("--once astar | exact | sequential | pathfinding"),
+        };
+        println!("{what} ({ax}, {ay}) -> ({bx}, {by}): cost {cost:?}");
+    }
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--once") {
+        once(args.get(i + 1).map_or("astar", |s| s.as_str()));
+        return;
+    }
     let terrain = Terrain::default();
     let params = PlannerParams::default();
     let mut sum = (0.0, 0.0);
