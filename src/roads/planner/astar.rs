@@ -153,6 +153,7 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
     let direct = graph.frame.direct;
     let (goal, max) = (graph.frame.n, graph.params.max_expansions);
     let mut expanded = 0;
+    let lazy = !graph.params.bridges;
     let mut found: Vec<StepOut> = Vec::with_capacity(k);
     while let Some(Open { slot, .. }) = heap.pop() {
         let slot = slot as usize;
@@ -163,6 +164,15 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
         rec.g[slot] = -g0;
         let node = rec.nodes.data[slot];
         let (i, j, din) = rec.state(slot);
+        // A state's segment is the same whichever road reached it: its
+        // lake test waits until the state is taken, and a wet one is dropped.
+        if lazy && din < k && !node.bridge {
+            let (pi, pj) = (i - graph.moves[din].0, j - graph.moves[din].1);
+            let s = graph.out_slot(pi, pj) + din;
+            if !graph.seg_dry(s, pi, pj, din) {
+                continue;
+            }
+        }
         if i == goal && j == 0 {
             return Ok(rebuild(graph, &rec, slot, g0, expanded));
         }
@@ -191,7 +201,7 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
             back3,
         };
         found.clear();
-        graph.expand(i, j, &label, |s| found.push(s));
+        graph.expand(i, j, &label, lazy, |s| found.push(s));
         for &(t, c, seg_len, seg_grade, bridge, out) in &found {
             let g = g0 + c;
             let (ti, tj) = (t.i as i64, t.j as i64);

@@ -187,43 +187,77 @@ impl Frame {
         if lowest >= level {
             return true;
         }
-        // Halve the segment where the bound fails: a piece on which no term
-        // crosses a whole index is linear, its lowest point an end (exact).
-        let js = &js[..n];
-        let at = |t: f64| -> f64 { js.iter().map(|&(a, b)| self.term(a + t * (b - a))).sum() };
-        let mut stack = [(0.0f64, 1.0f64); 64];
-        let mut len = 1;
-        let mut budget = 1 << 14;
-        while len > 0 {
-            len -= 1;
-            let (t0, t1) = stack[len];
-            let (mut bound, mut linear) = (0.0, true);
-            for &(a, b) in js {
-                let (j0, j1) = (a + t0 * (b - a), a + t1 * (b - a));
-                let lo = crate::num::fast_floor(j0.min(j1)) + 1.0;
-                let hi = j0.max(j1);
-                linear &= lo >= hi;
-                bound += self.term(j0).min(self.term(j1)).min(self.range_min(lo, hi));
-            }
-            if bound > level {
-                continue;
-            }
-            if linear {
-                if at(t0).min(at(t1)) > level {
-                    continue;
-                }
-                return false;
-            }
-            budget -= 1;
-            if budget == 0 || len + 2 > stack.len() {
-                return false;
-            }
-            let m = 0.5 * (t0 + t1);
-            stack[len] = (m, t1);
-            stack[len + 1] = (t0, m);
-            len += 2;
+        if za.min(zb) <= level {
+            return false;
         }
-        true
+        self.sweep(&js[..n], level)
+    }
+
+    /// The exact test behind [`Self::dry`]: the ground along the segment
+    /// is the sum of the terms, each linear in `t` between the points where
+    /// its index `ja + t·(jb − ja)` crosses a whole number; walking those
+    /// points in order, the sum changes by its summed slope in between, so
+    /// its lowest value is at one of them (or an end, above `level`
+    /// already). Whether it stays above `level` at every one.
+    fn sweep(&self, js: &[(f64, f64)], level: f64) -> bool {
+        // Per term: the next crossing's t, t per index, the piece's lower
+        // index, its direction (±1) and slope (per unit t).
+        let mut at = [(0.0f64, 0.0f64, 0i64, 0i64, 0.0f64); crate::terrain::MAX_VECTORS];
+        let mask = self.mask;
+        let slope = |i: i64, d: f64| -> f64 {
+            let i = (i & mask) as usize;
+            (self.prof[(i + 1) & mask as usize] - self.prof[i]) * d
+        };
+        let (mut total, mut z) = (0.0, 0.0);
+        let mut events = js.len() + 1;
+        for (k, &(ja, jb)) in js.iter().enumerate() {
+            z += self.term(ja);
+            let d = jb - ja;
+            let f = crate::num::fast_floor(ja);
+            at[k] = if d > 0.0 {
+                let s = slope(f as i64, d);
+                ((f + 1.0 - ja) / d, 1.0 / d, f as i64, 1, s)
+            } else if d < 0.0 {
+                // The piece below `ja` (`ja` itself when whole).
+                let i = if f == ja { f - 1.0 } else { f };
+                let s = slope(i as i64, d);
+                ((i - ja) / d, -1.0 / d, i as i64, -1, s)
+            } else {
+                (f64::INFINITY, 0.0, 0, 0, 0.0)
+            };
+            total += at[k].4;
+            events += crate::num::fast_floor(d.abs()) as usize + 1;
+        }
+        let at = &mut at[..js.len()];
+        let mut t = 0.0;
+        for _ in 0..events {
+            let mut next = 0;
+            for k in 1..at.len() {
+                if at[k].0 < at[next].0 {
+                    next = k;
+                }
+            }
+            let tn = at[next].0;
+            if tn >= 1.0 {
+                return true;
+            }
+            z += total * (tn - t);
+            t = tn;
+            if z <= level {
+                return false;
+            }
+            let e = &mut at[next];
+            e.2 += e.3;
+            let d = js[next].1 - js[next].0;
+            total -= e.4;
+            e.4 = slope(e.2, d);
+            total += e.4;
+            // From the crossing's own index, so the t's never drift.
+            let knot = if e.3 > 0 { e.2 + 1 } else { e.2 };
+            e.0 = (knot as f64 - js[next].0) * (1.0 / d);
+        }
+        // More crossings than the indices allow: rounding; say wet.
+        false
     }
 
     /// A lower bound of the ground within `r` metres of `p`: each term's
@@ -396,7 +430,7 @@ impl<T: Copy> Paged<T> {
 
     /// The index in `data` of cell `(x, y)`'s first record, allocating its
     /// page if needed. The cell must lie in the window.
-    #[inline]
+    #[inline(always)]
     pub fn slot(&mut self, x: i64, y: i64) -> usize {
         let (dx, dy) = (x - self.x0, y - self.y0);
         let (px, py) = (dx >> PAGE_BITS, dy >> PAGE_BITS);
@@ -404,15 +438,23 @@ impl<T: Copy> Paged<T> {
         let d = (py * self.w + px) as usize;
         let mut page = self.dir[d];
         if page == u32::MAX {
-            page = (self.data.len() / (self.per_cell << (2 * PAGE_BITS))) as u32;
-            self.dir[d] = page;
-            self.origins
-                .push((self.x0 + (px << PAGE_BITS), self.y0 + (py << PAGE_BITS)));
-            let n = self.data.len() + (self.per_cell << (2 * PAGE_BITS));
-            self.data.resize(n, self.fill);
+            page = self.allocate(d, px, py);
         }
         let local = ((dy & (PAGE - 1)) << PAGE_BITS | (dx & (PAGE - 1))) as usize;
         (page as usize * (PAGE * PAGE) as usize + local) * self.per_cell
+    }
+
+    /// Allocates the page at directory entry `d` (page `(px, py)`).
+    #[cold]
+    #[inline(never)]
+    fn allocate(&mut self, d: usize, px: i64, py: i64) -> u32 {
+        let page = (self.data.len() / (self.per_cell << (2 * PAGE_BITS))) as u32;
+        self.dir[d] = page;
+        self.origins
+            .push((self.x0 + (px << PAGE_BITS), self.y0 + (py << PAGE_BITS)));
+        let n = self.data.len() + (self.per_cell << (2 * PAGE_BITS));
+        self.data.resize(n, self.fill);
+        page
     }
 
     /// The cell of a record index and the record's index within its cell.

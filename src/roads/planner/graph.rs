@@ -30,13 +30,16 @@ pub struct SearchState {
 
 /// A cached outgoing segment (its length is its move's, `SearchGraph::len`).
 /// `base` is its weighted slope part without p2 (`w·(len·|grade| + p3 +
-/// p4)`): NaN unknown, ∞ wet or leaving the window. `to` copies its end
-/// cell's data, so one expansion reads one cell's records only.
+/// p4)`): NaN unknown, ∞ leaving the window. `to` copies its end cell's
+/// data, so one expansion reads one cell's records only. `dry`: 0 not
+/// asked yet (the lake test costs most, so it waits until a search needs
+/// it), 1 dry, 2 wet.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Out {
     pub base: f64,
     pub grade: f64,
     pub to: CellInfo,
+    pub dry: u8,
 }
 
 const UNKNOWN: Out = Out {
@@ -47,6 +50,7 @@ const UNKNOWN: Out = Out {
         dist: 0.0,
         h: f64::NAN,
     },
+    dry: 0,
 };
 
 /// A cached bridge along a wet segment: `steps` moves long (0 unknown, −1
@@ -99,6 +103,8 @@ pub struct SearchGraph<'t> {
     pub(super) win: (i64, i64, i64, i64),
     lattice: Lattice,
     outs: Paged<Out>,
+    /// Scratch: one cell's segments while they are computed.
+    segs: Vec<Option<SegTerrain>>,
     /// Bridges per cell and move (with `params.bridges`).
     decks: Paged<Deck>,
     cells: Paged<CellInfo>,
@@ -139,7 +145,7 @@ impl<'t> SearchGraph<'t> {
         let margin = (params.window * frame.direct * params.distance_factor).max(params.min_margin);
         let m = (margin / frame.cell).ceil() as i64 + 1;
         let win = (-m, frame.n + m, -m, m);
-        let lattice = Lattice::new(&frame, win);
+        let lattice = Lattice::new(&frame, win, &moves);
         let outs = Paged::new(win.0, win.1, win.2, win.3, k, UNKNOWN);
         let no_deck = Deck {
             steps: 0,
@@ -174,6 +180,7 @@ impl<'t> SearchGraph<'t> {
             win,
             lattice,
             outs,
+            segs: Vec::new(),
             decks,
             cells,
             z_goal,
@@ -235,57 +242,86 @@ impl<'t> SearchGraph<'t> {
         if !o.base.is_nan() {
             return o;
         }
-        self.fill_out(s, i, j, m)
+        self.fill_cell(s - m, i, j);
+        self.outs.data[s]
     }
 
+    /// Computes all of cell `(i, j)`'s outgoing segments (its slot `at`),
+    /// sharing their lattice points.
     #[inline(never)]
-    fn fill_out(&mut self, s: usize, i: i64, j: i64, m: usize) -> Out {
-        let (qi, qj) = (i + self.moves[m].0, j + self.moves[m].1);
+    fn fill_cell(&mut self, at: usize, i: i64, j: i64) {
+        let k = self.moves.len();
         let sub = self.frame.sub;
-        let seg = if self.inside(qi, qj) {
-            self.lattice.segment(
-                &self.frame,
-                self.terrain,
-                (i * sub, j * sub),
-                (qi * sub, qj * sub),
-            )
-        } else {
-            None
+        let mut segs = std::mem::take(&mut self.segs);
+        segs.resize(k, None);
+        let (win, moves) = (self.win, &self.moves);
+        let inside = |m: usize| {
+            let (qi, qj) = (i + moves[m].0, j + moves[m].1);
+            qi >= win.0 && qi <= win.1 && qj >= win.2 && qj <= win.3
         };
-        let o = match seg {
-            Some(seg) => Out {
-                base: self.params.weights.slope * (seg.len * seg.grade.abs() + seg.p3 + seg.p4),
-                grade: seg.grade,
-                to: self.cell(qi, qj).1,
-            },
-            None => Out {
-                base: f64::INFINITY,
-                ..UNKNOWN
-            },
-        };
-        self.outs.data[s] = o;
-        let inside = self.inside(qi, qj);
-        if let Some(t) = self.togo.as_mut()
-            && inside
-        {
-            let e = if o.base < f64::INFINITY {
-                (o.base, o.grade)
-            } else {
-                (f64::INFINITY, f64::NAN)
+        self.lattice.cell_segments(
+            &self.frame,
+            self.terrain,
+            (i * sub, j * sub),
+            inside,
+            &mut segs,
+        );
+        let ws = self.params.weights.slope;
+        for (m, seg) in segs.iter().enumerate() {
+            let (qi, qj) = (i + self.moves[m].0, j + self.moves[m].1);
+            let o = match seg {
+                Some(seg) => Out {
+                    base: ws * (seg.len * seg.grade.abs() + seg.p3 + seg.p4),
+                    grade: seg.grade,
+                    to: self.cell(qi, qj).1,
+                    dry: 0,
+                },
+                None => Out {
+                    base: f64::INFINITY,
+                    ..UNKNOWN
+                },
             };
-            let at = t.in_edge.slot(qi, qj);
-            t.in_edge.data[at + m] = e;
+            self.outs.data[at + m] = o;
+            let inside = self.inside(qi, qj);
+            if let Some(t) = self.togo.as_mut()
+                && inside
+            {
+                let e = if o.base < f64::INFINITY {
+                    (o.base, o.grade)
+                } else {
+                    (f64::INFINITY, f64::NAN)
+                };
+                let q = t.in_edge.slot(qi, qj);
+                t.in_edge.data[q + m] = e;
+            }
         }
-        o
+        self.segs = segs;
     }
 
-    /// The segment from cell `(i, j)` along move `m`, or `None` when it is
-    /// wet or leaves the window. Cached.
+    /// The segment from cell `(i, j)` along move `m`, or `None` when it
+    /// leaves the window (wet or not). Cached.
     #[inline]
     pub(super) fn edge(&mut self, i: i64, j: i64, m: usize) -> Option<Out> {
         let s = self.out_slot(i, j) + m;
         let o = self.out_at(s, i, j, m);
         (o.base < f64::INFINITY).then_some(o)
+    }
+
+    /// Whether the segment in slot `s` (from cell `(i, j)` along move `m`,
+    /// inside the window) is dry. Cached.
+    #[inline]
+    pub(super) fn seg_dry(&mut self, s: usize, i: i64, j: i64, m: usize) -> bool {
+        match self.outs.data[s].dry {
+            1 => true,
+            2 => false,
+            _ => {
+                let sub = self.frame.sub;
+                let o = (i * sub, j * sub);
+                let dry = self.lattice.dry_walk(&self.frame, self.terrain, o, m);
+                self.outs.data[s].dry = if dry { 1 } else { 2 };
+                dry
+            }
+        }
     }
 
     /// Cell `(i, j)`'s position data (its heuristic still NaN if unasked).
@@ -413,15 +449,25 @@ impl<'t> SearchGraph<'t> {
             back3: None,
         };
         let mut out = Vec::with_capacity(k);
-        self.expand(i, j, &label, |(t, c, ..)| out.push((t, c)));
+        self.expand(i, j, &label, false, |(t, c, ..)| out.push((t, c)));
         out
     }
 
     /// Calls `f` for each step out of cell `(i, j)` reached with `label`.
     /// A step costs, as [`super::cost::step_cost`] says, the weighted sum
-    /// of its parts times `1 + tie_breaker · hash`.
+    /// of its parts times `1 + tie_breaker · hash`. With `lazy` (and no
+    /// bridges) the steps' lake tests are left to the caller
+    /// ([`Self::seg_dry`] on the step's slot), which needs them only for
+    /// the steps that improve a state.
     #[inline(always)]
-    pub(super) fn expand(&mut self, i: i64, j: i64, label: &Label, mut f: impl FnMut(StepOut)) {
+    pub(super) fn expand(
+        &mut self,
+        i: i64,
+        j: i64,
+        label: &Label,
+        lazy: bool,
+        mut f: impl FnMut(StepOut),
+    ) {
         let k = self.moves.len();
         let din = label.din;
         let w = self.params.weights;
@@ -434,10 +480,15 @@ impl<'t> SearchGraph<'t> {
                 continue;
             }
             let o = self.out_at(at + m, i, j, m);
-            let (qi, qj, o, len, slot) = if o.base < f64::INFINITY {
+            if o.base == f64::INFINITY {
+                // Leaves the window (a bridge along it would too).
+                continue;
+            }
+            let bridges = self.params.bridges;
+            let (qi, qj, o, len, slot) = if (lazy && !bridges) || self.seg_dry(at + m, i, j, m) {
                 let (qi, qj) = (i + self.moves[m].0, j + self.moves[m].1);
                 (qi, qj, o, self.len[m], at + m)
-            } else if self.params.bridges {
+            } else if bridges {
                 let d = self.deck(i, j, m);
                 if d.steps < 0 {
                     continue;
@@ -450,6 +501,7 @@ impl<'t> SearchGraph<'t> {
                     base: d.base,
                     grade: d.grade,
                     to: self.cell(qi, qj).1,
+                    dry: 1,
                 };
                 (qi, qj, o, d.len, usize::MAX)
             } else {

@@ -8,6 +8,7 @@
 use super::cost::SegTerrain;
 use super::frame::{Frame, Paged, bresenham_inner};
 use crate::terrain::Terrain;
+use glam::DVec2;
 
 /// A link's cached state: `|grade|`, or NaN for unknown, or −1 for wet.
 const UNKNOWN: f64 = f64::NAN;
@@ -26,12 +27,19 @@ pub(crate) struct Lattice {
     /// Sample spacing and diagonal, metres.
     ss: f64,
     sd: f64,
+    /// Lattice points the moves' walks visit, relative to their start.
+    patch: Vec<(i64, i64)>,
+    walks: Vec<Walk>,
+    /// One cell's patch heights (NaN unknown) while its segments are
+    /// computed.
+    z: Vec<f64>,
 }
 
 impl Lattice {
     /// The lattice under the cell window `win` (`frame.sub` samples per cell).
-    pub fn new(frame: &Frame, win: (i64, i64, i64, i64)) -> Self {
+    pub fn new(frame: &Frame, win: (i64, i64, i64, i64), moves: &[(i64, i64)]) -> Self {
         let s = frame.sub;
+        let (patch, walks) = walks(moves, s);
         let (x0, x1, y0, y1) = (win.0 * s, win.1 * s, win.2 * s, win.3 * s);
         let ss = frame.cell / s as f64;
         Self {
@@ -40,6 +48,9 @@ impl Lattice {
             safe: Paged::new(x0 - 1, x1 + 1, y0 - 1, y1 + 1, 1, 0),
             ss,
             sd: ss * std::f64::consts::SQRT_2,
+            patch,
+            walks,
+            z: Vec::new(),
         }
     }
 
@@ -116,75 +127,181 @@ impl Lattice {
         (v >= 0.0).then_some(v)
     }
 
-    /// The segment between lattice points `p` and `q` (Bresenham's links),
-    /// or `None` where it is wet.
-    pub fn segment(
+    /// The terrain parts of the segments from the cell at lattice point
+    /// `o` along every move whose target `usable` accepts, in one pass over
+    /// the lattice points their walks share: `out[m]` is `None` where not
+    /// usable. Whether they are dry is [`Self::dry_walk`]'s question.
+    pub fn cell_segments(
         &mut self,
         frame: &Frame,
         terrain: &Terrain,
-        p: (i64, i64),
-        q: (i64, i64),
-    ) -> Option<SegTerrain> {
-        let (zp, zq) = (
-            self.height(frame, terrain, p.0, p.1),
-            self.height(frame, terrain, q.0, q.1),
-        );
-        let len = frame.lattice(p.0, p.1).distance(frame.lattice(q.0, q.1));
-        let mut inner = [(0i64, 0i64); 64];
-        let mut n = 0;
-        bresenham_inner(p, q, |x, y| {
-            if n < inner.len() {
-                inner[n] = (x, y);
-                n += 1;
+        o: (i64, i64),
+        usable: impl Fn(usize) -> bool,
+        out: &mut [Option<SegTerrain>],
+    ) {
+        let n = self.patch.len();
+        self.z.clear();
+        self.z.resize(n, f64::NAN);
+        let p0 = frame.lattice(o.0, o.1);
+        for (m, slot) in out.iter_mut().enumerate() {
+            *slot = None;
+            if !usable(m) {
+                continue;
             }
-        });
-        inner[n] = q;
-        let path = &inner[..=n];
-        // Every point safe (see `safe`): the segment is dry.
-        let safe = self.safe(frame, p.0, p.1) && path.iter().all(|&(x, y)| self.safe(frame, x, y));
-        let (mut sum, mut max, mut dry) = (0.0f64, 0.0f64, true);
-        let (mut prev, mut zprev) = (p, zp);
-        for &(x, y) in path {
-            let g = if safe {
-                let z = self.height(frame, terrain, x, y);
-                let d = if x != prev.0 && y != prev.1 {
-                    self.sd
-                } else {
-                    self.ss
-                };
-                let g = (z - zprev).abs() / d;
-                zprev = z;
-                Some(g)
+            let walk = std::mem::take(&mut self.walks[m]);
+            *slot = Some(self.walk(frame, terrain, o, p0, &walk));
+            self.walks[m] = walk;
+        }
+    }
+
+    /// Height of patch point `k` around `o`, cached for this cell.
+    #[inline]
+    fn patch_z(&mut self, frame: &Frame, terrain: &Terrain, o: (i64, i64), k: usize) -> f64 {
+        if self.z[k].is_nan() {
+            let (da, db) = self.patch[k];
+            self.z[k] = self.height(frame, terrain, o.0 + da, o.1 + db);
+        }
+        self.z[k]
+    }
+
+    /// One move's segment from the cell at `o` (position `p0`).
+    fn walk(
+        &mut self,
+        frame: &Frame,
+        terrain: &Terrain,
+        o: (i64, i64),
+        p0: DVec2,
+        walk: &Walk,
+    ) -> SegTerrain {
+        let zp = self.patch_z(frame, terrain, o, 0);
+        let end = *walk.pts.last().expect("a move has an end") as usize;
+        let zq = self.patch_z(frame, terrain, o, end);
+        let q = self.patch[end];
+        let len = p0.distance(frame.lattice(o.0 + q.0, o.1 + q.1));
+        let (mut sum, mut max) = (0.0f64, 0.0f64);
+        let (mut prev, mut zprev) = (0usize, zp);
+        for &k in &walk.pts {
+            let k = k as usize;
+            let z = self.patch_z(frame, terrain, o, k);
+            let (a, b) = (self.patch[prev], self.patch[k]);
+            let d = if a.0 != b.0 && a.1 != b.1 {
+                self.sd
             } else {
-                self.link(frame, terrain, prev.0, prev.1, x - prev.0, y - prev.1)
+                self.ss
             };
-            let Some(g) = g else {
-                dry = false;
-                break;
-            };
+            let g = (z - zprev).abs() / d;
+            zprev = z;
             sum += g;
             max = max.max(g);
-            prev = (x, y);
+            prev = k;
         }
-        let count = path.len() as u32;
-        // Bresenham's links are the segment itself only along an axis or a
-        // diagonal; otherwise check the straight segment too.
-        let (da, db) = ((q.0 - p.0).abs(), (q.1 - p.1).abs());
-        if !safe && dry && da != 0 && db != 0 && da != db {
-            dry = frame.dry(
-                terrain,
-                frame.lattice(p.0, p.1),
-                frame.lattice(q.0, q.1),
-                zp,
-                zq,
-            );
-        }
-        dry.then(|| SegTerrain {
+        SegTerrain {
             len,
             grade: if len > 0.0 { (zq - zp) / len } else { 0.0 },
-            p3: sum / count as f64,
+            p3: sum / walk.pts.len() as f64,
             p4: max,
             dry: true,
-        })
+        }
     }
+
+    /// Whether move `m`'s segment from lattice point `o` is dry: its
+    /// Bresenham links are, and the straight segment where it leaves them.
+    pub fn dry_walk(&mut self, frame: &Frame, terrain: &Terrain, o: (i64, i64), m: usize) -> bool {
+        let walk = std::mem::take(&mut self.walks[m]);
+        let dry = self.dry_walk_of(frame, terrain, o, &walk);
+        self.walks[m] = walk;
+        dry
+    }
+
+    fn dry_walk_of(
+        &mut self,
+        frame: &Frame,
+        terrain: &Terrain,
+        o: (i64, i64),
+        walk: &Walk,
+    ) -> bool {
+        let patch = std::mem::take(&mut self.patch);
+        let dry = self.dry_points(frame, terrain, o, walk, &patch);
+        self.patch = patch;
+        dry
+    }
+
+    fn dry_points(
+        &mut self,
+        frame: &Frame,
+        terrain: &Terrain,
+        o: (i64, i64),
+        walk: &Walk,
+        patch: &[(i64, i64)],
+    ) -> bool {
+        let at = |k: u16| {
+            let (da, db) = patch[k as usize];
+            (o.0 + da, o.1 + db)
+        };
+        // Every point safe (see `safe`): the segment is dry.
+        let mut safe = self.safe(frame, o.0, o.1);
+        for &k in &walk.pts {
+            let (x, y) = at(k);
+            safe = safe && self.safe(frame, x, y);
+        }
+        if safe {
+            return true;
+        }
+        let mut prev = o;
+        for &k in &walk.pts {
+            let (x, y) = at(k);
+            if self
+                .link(frame, terrain, prev.0, prev.1, x - prev.0, y - prev.1)
+                .is_none()
+            {
+                return false;
+            }
+            prev = (x, y);
+        }
+        // Bresenham's links are the segment itself only along an axis or a
+        // diagonal; otherwise check the straight segment too.
+        !walk.straight || {
+            let zp = self.height(frame, terrain, o.0, o.1);
+            let zq = self.height(frame, terrain, prev.0, prev.1);
+            let (p, q) = (frame.lattice(o.0, o.1), frame.lattice(prev.0, prev.1));
+            frame.dry(terrain, p, q, zp, zq)
+        }
+    }
+}
+
+/// One move's Bresenham walk (§5.4) on the lattice: the points after the
+/// start, as indices into [`Lattice`]'s patch, the last the move's end.
+#[derive(Clone, Debug, Default)]
+struct Walk {
+    pts: Vec<u16>,
+    /// Not along an axis or a diagonal: the straight segment leaves the
+    /// links, so its own dryness is checked too.
+    straight: bool,
+}
+
+/// The walks of `moves` (in cells, `sub` lattice steps each) and the
+/// lattice points they visit relative to their start (index 0: the start).
+fn walks(moves: &[(i64, i64)], sub: i64) -> (Vec<(i64, i64)>, Vec<Walk>) {
+    let mut patch = vec![(0, 0)];
+    let mut index = |p: (i64, i64)| -> u16 {
+        match patch.iter().position(|&q| q == p) {
+            Some(k) => k as u16,
+            None => {
+                patch.push(p);
+                (patch.len() - 1) as u16
+            }
+        }
+    };
+    let mut all = Vec::with_capacity(moves.len());
+    for &(mi, mj) in moves {
+        let q = (mi * sub, mj * sub);
+        let mut pts = Vec::new();
+        bresenham_inner((0, 0), q, |x, y| pts.push(index((x, y))));
+        pts.push(index(q));
+        all.push(Walk {
+            pts,
+            straight: mi != 0 && mj != 0 && mi.abs() != mj.abs(),
+        });
+    }
+    (patch, all)
 }
