@@ -109,20 +109,22 @@ fn once(what: &str) {
     exact.weights.distance = 0.0;
     for &((ax, ay), (bx, by)) in &PAIRS {
         let (from, to) = (DVec2::new(ax, ay), DVec2::new(bx, by));
-        let cost = match what {
-            "astar" => AStarPlanner
-                .plan(&terrain, from, to, &params)
-                .map(|r| r.cost),
-            "exact" => AStarPlanner
-                .plan(&terrain, from, to, &exact)
-                .map(|r| r.cost),
-            "sequential" => SequentialPlanner
-                .plan(&terrain, from, to, &params)
-                .map(|r| r.cost),
-            "pathfinding" => Ok(pathfinding_astar(&terrain, from, to, &exact, true).1),
+        let road = |p: &PlannerParams, seq: bool| {
+            let r = if seq {
+                SequentialPlanner.plan(&terrain, from, to, p)
+            } else {
+                AStarPlanner.plan(&terrain, from, to, p)
+            };
+            r.map(|r| (r.cost, r.work)).expect("a road")
+        };
+        let (cost, work) = match what {
+            "astar" => road(&params, false),
+            "exact" => road(&exact, false),
+            "sequential" => road(&params, true),
+            "pathfinding" => (pathfinding_astar(&terrain, from, to, &exact, true).1, 0),
             _ => panic!("--once astar | exact | sequential | pathfinding"),
         };
-        println!("{what} ({ax}, {ay}) -> ({bx}, {by}): cost {cost:?}");
+        println!("{what} ({ax}, {ay}) -> ({bx}, {by}): cost {cost}, work {work}");
     }
 }
 
