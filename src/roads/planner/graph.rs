@@ -166,8 +166,15 @@ impl<'t> SearchGraph<'t> {
             lmax = lmax.max(params.max_span + longest * frame.cell);
         }
         let z_goal = terrain.height(to.x, to.y);
-        let togo = (!params.bridges && params.weights.slope > 0.0)
-            .then(|| CostToGo::new(win, frame.n, terrain.height(from.x, from.y), moves.len()));
+        let togo = (!params.bridges && params.weights.slope > 0.0).then(|| {
+            CostToGo::new(
+                win,
+                frame.n,
+                terrain.height(from.x, from.y),
+                &smooth,
+                moves.len(),
+            )
+        });
         Self {
             togo,
             terrain,
@@ -289,7 +296,7 @@ impl<'t> SearchGraph<'t> {
                 let e = if o.base < f64::INFINITY {
                     (o.base, o.grade)
                 } else {
-                    (f64::INFINITY, f64::NAN)
+                    (f64::INFINITY, f64::INFINITY)
                 };
                 let q = t.in_edge.slot(qi, qj);
                 t.in_edge.data[q + m] = e;

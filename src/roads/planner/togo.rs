@@ -15,36 +15,57 @@ use super::frame::Paged;
 use super::graph::SearchGraph;
 use std::collections::BinaryHeap;
 
+/// One cell of the backward search.
+#[derive(Clone, Copy, Debug)]
+struct Cell {
+    /// Best relaxed cost to the goal so far.
+    g: f64,
+    /// Whether `g` is final.
+    closed: bool,
+    /// Whether every entering segment is in `in_edge`.
+    known: bool,
+}
+
 /// The backward search's state, kept between queries.
 pub(crate) struct CostToGo {
-    /// Per cell: best relaxed cost to the goal and whether it is final.
-    g: Paged<(f64, bool)>,
+    cells: Paged<Cell>,
     heap: BinaryHeap<Open>,
     z_start: f64,
     pops: usize,
     /// Per cell and move `m'`: the segment entering the cell along `m'`,
     /// its weighted slope part and grade: (NaN, NaN) not known yet,
-    /// (∞, NaN) none. Filled by [`SearchGraph`]'s segment cache too.
+    /// (∞, ∞) none. Filled by [`SearchGraph`]'s segment cache too.
     pub in_edge: Paged<(f64, f64)>,
+    /// The turn table transposed: `smooth_t[m·k + m']` is the smoothness
+    /// of turning from move `m'` into move `m`.
+    smooth_t: Vec<f64>,
 }
 
 impl CostToGo {
-    /// Starts the backward search at the goal cell `(n, 0)`.
-    pub fn new(win: (i64, i64, i64, i64), n: i64, z_start: f64, k: usize) -> Self {
-        let mut g = Paged::new(win.0, win.1, win.2, win.3, 1, (f64::INFINITY, false));
-        let s = g.slot(n, 0);
-        g.data[s].0 = 0.0;
+    /// Starts the backward search at the goal cell `(n, 0)`; `smooth` is
+    /// the graph's turn table (`k` moves).
+    pub fn new(win: (i64, i64, i64, i64), n: i64, z_start: f64, smooth: &[f64], k: usize) -> Self {
+        let open = Cell {
+            g: f64::INFINITY,
+            closed: false,
+            known: false,
+        };
+        let mut cells = Paged::new(win.0, win.1, win.2, win.3, 1, open);
+        let s = cells.slot(n, 0);
+        cells.data[s].g = 0.0;
         let mut heap = BinaryHeap::new();
         heap.push(Open {
             f: 0.0,
             slot: s as u32,
         });
+        let smooth_t = (0..k * k).map(|x| smooth[(x % k) * k + x / k]).collect();
         Self {
-            g,
+            cells,
             heap,
             z_start,
             pops: 0,
             in_edge: Paged::new(win.0, win.1, win.2, win.3, k, (f64::NAN, f64::NAN)),
+            smooth_t,
         }
     }
 }
@@ -60,11 +81,11 @@ impl SearchGraph<'_> {
         let ws = self.params.weights.slope;
         let k = self.moves.len();
         let sub = self.frame.sub;
-        let target = b.g.slot(i, j);
+        let target = b.cells.slot(i, j);
         let r = loop {
-            let (g, done) = b.g.data[target];
-            if done {
-                break g;
+            let c = b.cells.data[target];
+            if c.closed {
+                break c.g;
             }
             if b.pops >= self.params.max_expansions {
                 break simple;
@@ -73,37 +94,46 @@ impl SearchGraph<'_> {
                 break f64::INFINITY;
             };
             let slot = slot as usize;
-            let (gc, closed) = b.g.data[slot];
+            let Cell { g: gc, closed, .. } = b.cells.data[slot];
             if closed {
                 continue;
             }
-            b.g.data[slot].1 = true;
+            b.cells.data[slot].closed = true;
             b.pops += 1;
-            let (ci, cj, _) = b.g.cell_of(slot);
-            let at_c = self.in_edges(&mut b, ci, cj);
+            let (ci, cj, _) = b.cells.cell_of(slot);
+            let at_c = self.in_edges(&mut b, slot, ci, cj);
             for m in 0..k {
                 let (base, grade) = b.in_edge.data[at_c + m];
                 if base == f64::INFINITY {
                     continue;
                 }
                 let (pi, pj) = (ci - self.moves[m].0, cj - self.moves[m].1);
+                let ps = b.cells.slot(pi, pj);
+                let p = b.cells.data[ps];
+                // The heuristic below is consistent: closed is final.
+                if p.closed || gc + base >= p.g {
+                    continue;
+                }
                 let entry = if pi == 0 && pj == 0 {
                     0.0
                 } else {
-                    let at = self.in_edges(&mut b, pi, pj);
-                    // NaN (no segment) and ∞ (too sharp) never win.
-                    let mut best = f64::INFINITY;
+                    let at = self.in_edges(&mut b, ps, pi, pj);
+                    // ∞ (no segment, or too sharp) never wins.
                     let wl = ws * self.len[m];
                     let ins = &b.in_edge.data[at..at + k];
-                    for (mi, &(_, gi)) in ins.iter().enumerate() {
-                        best = best.min(wl * (grade - gi).abs() + self.smooth[mi * k + m]);
+                    let turns = &b.smooth_t[m * k..m * k + k];
+                    let mut best = f64::INFINITY;
+                    for (&(_, gi), &t) in ins.iter().zip(turns) {
+                        let x = wl * (grade - gi).abs() + t;
+                        if x < best {
+                            best = x;
+                        }
                     }
                     if best.is_finite() { best } else { 0.0 }
                 };
                 let ng = gc + base + entry;
-                let ps = b.g.slot(pi, pj);
-                if ng < b.g.data[ps].0 {
-                    b.g.data[ps].0 = ng;
+                if ng < p.g {
+                    b.cells.data[ps].g = ng;
                     let hb = ws * (self.height(pi * sub, pj * sub) - b.z_start).abs();
                     b.heap.push(Open {
                         f: ng + hb,
@@ -115,24 +145,25 @@ impl SearchGraph<'_> {
         self.togo = Some(b);
         r
     }
-}
 
-impl SearchGraph<'_> {
     /// Fills (once) and returns the index of cell `(i, j)`'s entering
-    /// segments.
-    fn in_edges(&mut self, b: &mut CostToGo, i: i64, j: i64) -> usize {
-        let k = self.moves.len();
+    /// segments (`cell` its slot in the search's cells).
+    fn in_edges(&mut self, b: &mut CostToGo, cell: usize, i: i64, j: i64) -> usize {
         let at = b.in_edge.slot(i, j);
-        for m in 0..k {
+        if b.cells.data[cell].known {
+            return at;
+        }
+        for m in 0..self.moves.len() {
             if !b.in_edge.data[at + m].0.is_nan() {
                 continue;
             }
             let (pi, pj) = (i - self.moves[m].0, j - self.moves[m].1);
             b.in_edge.data[at + m] = match self.inside(pi, pj).then(|| self.edge(pi, pj, m)) {
                 Some(Some(e)) => (e.base, e.grade),
-                _ => (f64::INFINITY, f64::NAN),
+                _ => (f64::INFINITY, f64::INFINITY),
             };
         }
+        b.cells.data[cell].known = true;
         at
     }
 }
