@@ -12,7 +12,7 @@
 //! the same way, within one search.
 
 use super::frame::Paged;
-use super::graph::{Label, SearchGraph, StepOut};
+use super::graph::{Label, SearchGraph};
 use super::{PlanError, PlannedRoad, PlannerParams, RoadPlanner, check_request, finish};
 use crate::terrain::Terrain;
 use glam::DVec2;
@@ -96,11 +96,25 @@ impl Records {
 }
 
 /// A heap entry: smallest `f` first, then smallest record index (so the
-/// order never depends on anything but the inputs).
+/// order never depends on anything but the inputs). `f` ≥ 0 is kept as its
+/// bits, which order as the numbers do.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Open {
-    pub f: f64,
+    f: u64,
     pub slot: u32,
+}
+
+impl Open {
+    /// The entry of record `slot` at `f` (not negative).
+    #[inline]
+    pub fn new(f: f64, slot: usize) -> Self {
+        debug_assert!(f >= 0.0);
+        Self {
+            // + 0.0: −0.0 becomes 0.0.
+            f: (f + 0.0).to_bits(),
+            slot: slot as u32,
+        }
+    }
 }
 
 impl PartialEq for Open {
@@ -116,7 +130,7 @@ impl PartialOrd for Open {
 }
 impl Ord for Open {
     fn cmp(&self, o: &Self) -> Ordering {
-        o.f.total_cmp(&self.f).then(o.slot.cmp(&self.slot))
+        (o.f, o.slot).cmp(&(self.f, self.slot))
     }
 }
 
@@ -143,10 +157,7 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
     let mut heap = BinaryHeap::new();
     let start = rec.slot(0, 0, k);
     rec.g[start] = 0.0;
-    heap.push(Open {
-        f: graph.heuristic(graph.start()),
-        slot: start as u32,
-    });
+    heap.push(Open::new(graph.heuristic(graph.start()), start));
     // The schedule's bound holds for factor 1 only (never ahead of schedule).
     let sched_bound = w.distance > 0.0 && graph.params.distance_factor == 1.0;
     let sched_scale = w.distance / (graph.lmax * graph.lmax);
@@ -154,7 +165,6 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
     let (goal, max) = (graph.frame.n, graph.params.max_expansions);
     let mut expanded = 0;
     let lazy = !graph.params.bridges;
-    let mut found: Vec<StepOut> = Vec::with_capacity(k);
     while let Some(Open { slot, .. }) = heap.pop() {
         let slot = slot as usize;
         let g0 = rec.g[slot];
@@ -200,29 +210,33 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
             back2,
             back3,
         };
-        found.clear();
-        graph.expand(i, j, &label, lazy, |s| found.push(s));
-        for &(t, c, seg_len, seg_grade, bridge, out) in &found {
-            let g = g0 + c;
-            let (ti, tj) = (t.i as i64, t.j as i64);
-            let ts = rec.slot(ti, tj, t.dir as usize);
+        let here = rec.slot(i, j, k) - k;
+        graph.expand(i, j, &label, true, |step| {
+            let g = g0 + step.cost;
+            let t = step.to;
+            // Every step but a bridge is filed under this cell.
+            let ts = if step.bridge {
+                rec.slot(t.i as i64, t.j as i64, t.dir as usize)
+            } else {
+                here + t.dir as usize
+            };
             // A closed state keeps its road: its successors were costed
             // from its label, which must not change under them.
             let old = rec.g[ts];
             if old.is_sign_negative() || g >= old {
-                continue;
+                return;
             }
-            let len = node.len + seg_len;
+            let len = node.len + step.len;
             rec.g[ts] = g;
             rec.nodes.data[ts] = Node {
                 len,
-                grade: seg_grade,
+                grade: step.grade,
                 parent: slot as u32,
-                bridge,
+                bridge: step.bridge,
             };
-            let (cell, mut h) = graph.step_h(out, ti, tj);
+            let (cell, mut h) = (step.cell, step.cell.h);
             if h == f64::INFINITY {
-                continue;
+                return;
             }
             if sched_bound {
                 let dev = 100.0 * (cell.progress - len / direct);
@@ -230,11 +244,8 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
                     h += sched_scale * dev * dev * cell.dist;
                 }
             }
-            heap.push(Open {
-                f: g + h,
-                slot: ts as u32,
-            });
-        }
+            heap.push(Open::new(g + h, ts));
+        });
     }
     Err(PlanError::NoRoad("no dry road inside the search window"))
 }

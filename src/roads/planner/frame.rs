@@ -167,9 +167,17 @@ impl Frame {
         if za.min(zb) - self.lake >= lip * a.distance(b) * 0.5 {
             return true;
         }
-        // Each term's profile index along the segment: j = ja + t·(jb − ja).
-        let mut js = [(0.0, 0.0); crate::terrain::MAX_VECTORS];
+        // Each term's profile index along the segment: j = ja + t·(jb − ja)
+        // (on the stack for the usual few terms).
         let n = self.terms.len();
+        let mut inline = [(0.0, 0.0); INLINE_TERMS];
+        let mut heap = Vec::new();
+        let js: &mut [(f64, f64)] = if n <= INLINE_TERMS {
+            &mut inline[..n]
+        } else {
+            heap.resize(n, (0.0, 0.0));
+            &mut heap
+        };
         let mut lowest = 0.0;
         for (k, &(ta, tb, off)) in self.terms.iter().enumerate() {
             let ja = (ta * a.x + tb * a.y + off) / 128.0;
@@ -190,7 +198,7 @@ impl Frame {
         if za.min(zb) <= level {
             return false;
         }
-        self.sweep(&js[..n], level)
+        self.sweep(js, level)
     }
 
     /// The exact test behind [`Self::dry`]: the ground along the segment
@@ -202,7 +210,15 @@ impl Frame {
     fn sweep(&self, js: &[(f64, f64)], level: f64) -> bool {
         // Per term: the next crossing's t, t per index, the piece's lower
         // index, its direction (±1) and slope (per unit t).
-        let mut at = [(0.0f64, 0.0f64, 0i64, 0i64, 0.0f64); crate::terrain::MAX_VECTORS];
+        let zero = (0.0f64, 0.0f64, 0i64, 0i64, 0.0f64);
+        let mut inline = [zero; INLINE_TERMS];
+        let mut heap = Vec::new();
+        let at: &mut [_] = if js.len() <= INLINE_TERMS {
+            &mut inline[..js.len()]
+        } else {
+            heap.resize(js.len(), zero);
+            &mut heap
+        };
         let mask = self.mask;
         let slope = |i: i64, d: f64| -> f64 {
             let i = (i & mask) as usize;
@@ -228,7 +244,6 @@ impl Frame {
             total += at[k].4;
             events += crate::num::fast_floor(d.abs()) as usize + 1;
         }
-        let at = &mut at[..js.len()];
         let mut t = 0.0;
         for _ in 0..events {
             let mut next = 0;
@@ -384,6 +399,9 @@ fn round_matches_std() {
         assert_eq!(round(x), x.round() as i64, "{x}");
     }
 }
+
+/// Height terms the lake test keeps on the stack (more go to the heap).
+const INLINE_TERMS: usize = 8;
 
 /// Cells per page side (log₂): pages of 8 × 8 cells.
 const PAGE_BITS: i64 = 3;

@@ -38,6 +38,8 @@ pub struct SearchState {
 pub(super) struct Out {
     pub base: f64,
     pub grade: f64,
+    /// The tie-breaker hash of the segment's cells.
+    pub tie: f64,
     pub to: CellInfo,
     pub dry: u8,
 }
@@ -45,6 +47,7 @@ pub(super) struct Out {
 const UNKNOWN: Out = Out {
     base: f64::NAN,
     grade: 0.0,
+    tie: 0.0,
     to: CellInfo {
         progress: f64::NAN,
         dist: 0.0,
@@ -81,9 +84,17 @@ pub(super) struct Label {
     pub back3: Option<usize>,
 }
 
-/// One step out of a state: target, cost, segment length and grade, bridge,
-/// and the segment's slot in the cache (`usize::MAX` for a bridge).
-pub(super) type StepOut = (SearchState, f64, f64, f64, bool, usize);
+/// One step out of a state.
+pub(super) struct Step {
+    pub to: SearchState,
+    pub cost: f64,
+    /// The segment's length and grade.
+    pub len: f64,
+    pub grade: f64,
+    pub bridge: bool,
+    /// The end cell's data (its heuristic only for the crate's own A*).
+    pub cell: CellInfo,
+}
 
 /// The request's state graph with its caches: what both this crate's A*
 /// and any generic search (the bench runs `pathfinding`'s) expand.
@@ -280,6 +291,7 @@ impl<'t> SearchGraph<'t> {
                 Some(seg) => Out {
                     base: ws * (seg.len * seg.grade.abs() + seg.p3 + seg.p4),
                     grade: seg.grade,
+                    tie: tie_hash((i, j), (qi, qj), self.key),
                     to: self.cell(qi, qj).1,
                     dry: 0,
                 },
@@ -456,24 +468,24 @@ impl<'t> SearchGraph<'t> {
             back3: None,
         };
         let mut out = Vec::with_capacity(k);
-        self.expand(i, j, &label, false, |(t, c, ..)| out.push((t, c)));
+        self.expand(i, j, &label, false, |s| out.push((s.to, s.cost)));
         out
     }
 
     /// Calls `f` for each step out of cell `(i, j)` reached with `label`.
     /// A step costs, as [`super::cost::step_cost`] says, the weighted sum
-    /// of its parts times `1 + tie_breaker · hash`. With `lazy` (and no
-    /// bridges) the steps' lake tests are left to the caller
-    /// ([`Self::seg_dry`] on the step's slot), which needs them only for
-    /// the steps that improve a state.
+    /// of its parts times `1 + tie_breaker · hash`. With `own` (this
+    /// crate's A*) the steps come with their end cell's heuristic, and
+    /// (without bridges) their lake tests are left to the search, which
+    /// makes them when it takes a state ([`Self::seg_dry`]).
     #[inline(always)]
     pub(super) fn expand(
         &mut self,
         i: i64,
         j: i64,
         label: &Label,
-        lazy: bool,
-        mut f: impl FnMut(StepOut),
+        own: bool,
+        mut f: impl FnMut(Step),
     ) {
         let k = self.moves.len();
         let din = label.din;
@@ -492,7 +504,7 @@ impl<'t> SearchGraph<'t> {
                 continue;
             }
             let bridges = self.params.bridges;
-            let (qi, qj, o, len, slot) = if (lazy && !bridges) || self.seg_dry(at + m, i, j, m) {
+            let (qi, qj, o, len, slot) = if (own && !bridges) || self.seg_dry(at + m, i, j, m) {
                 let (qi, qj) = (i + self.moves[m].0, j + self.moves[m].1);
                 (qi, qj, o, self.len[m], at + m)
             } else if bridges {
@@ -507,6 +519,7 @@ impl<'t> SearchGraph<'t> {
                 let o = Out {
                     base: d.base,
                     grade: d.grade,
+                    tie: tie_hash((i, j), (qi, qj), self.key),
                     to: self.cell(qi, qj).1,
                     dry: 1,
                 };
@@ -539,13 +552,24 @@ impl<'t> SearchGraph<'t> {
             if bridge {
                 c += self.params.bridge_cost * len;
             }
-            c += c * tb * tie_hash((i, j), (qi, qj), self.key);
-            let t = SearchState {
+            c += c * tb * o.tie;
+            let to = SearchState {
                 i: qi as i32,
                 j: qj as i32,
                 dir: m as u8,
             };
-            f((t, c, len, o.grade, bridge, slot));
+            let mut cell = o.to;
+            if own {
+                cell.h = self.step_h(slot, qi, qj).1;
+            }
+            f(Step {
+                to,
+                cost: c,
+                len,
+                grade: o.grade,
+                bridge,
+                cell,
+            });
         }
     }
 }

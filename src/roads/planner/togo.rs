@@ -54,10 +54,7 @@ impl CostToGo {
         let s = cells.slot(n, 0);
         cells.data[s].g = 0.0;
         let mut heap = BinaryHeap::new();
-        heap.push(Open {
-            f: 0.0,
-            slot: s as u32,
-        });
+        heap.push(Open::new(0.0, s));
         let smooth_t = (0..k * k).map(|x| smooth[(x % k) * k + x / k]).collect();
         Self {
             cells,
@@ -135,10 +132,7 @@ impl SearchGraph<'_> {
                 if ng < p.g {
                     b.cells.data[ps].g = ng;
                     let hb = ws * (self.height(pi * sub, pj * sub) - b.z_start).abs();
-                    b.heap.push(Open {
-                        f: ng + hb,
-                        slot: ps as u32,
-                    });
+                    b.heap.push(Open::new(ng + hb, ps));
                 }
             }
         };
