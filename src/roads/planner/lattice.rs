@@ -154,9 +154,6 @@ impl Caches {
 pub(crate) struct Lattice {
     walks: Walks,
     c: Caches,
-    /// One cell's patch heights (NaN unknown) while its segments are
-    /// computed.
-    z: Vec<f64>,
 }
 
 impl Lattice {
@@ -174,7 +171,6 @@ impl Lattice {
                 safe: Paged::new(x0, x1, y0, y1, 1, UNKNOWN),
                 radius: 1.2 * ss,
             },
-            z: Vec::new(),
         }
     }
 
@@ -185,9 +181,8 @@ impl Lattice {
     }
 
     /// The terrain parts of the segments from the cell at lattice point
-    /// `o` along every move whose target `usable` accepts, in one pass over
-    /// the lattice points their walks share: `out[m]` is `None` where not
-    /// usable. Whether they are dry is [`Self::dry_walk`]'s question.
+    /// `o` along every move whose target `usable` accepts: `out[m]` is
+    /// `None` where not usable. Whether they are dry is [`Self::dry_walk`]'s question.
     pub fn cell_segments(
         &mut self,
         frame: &Frame,
@@ -196,18 +191,9 @@ impl Lattice {
         usable: impl Fn(usize) -> bool,
         out: &mut [Option<SegTerrain>],
     ) {
-        let Self { walks, c, z } = self;
-        z.clear();
-        z.resize(walks.patch.len(), f64::NAN);
-        let mut patch_z = |k: usize| {
-            if z[k].is_nan() {
-                let (da, db) = walks.patch[k];
-                z[k] = c.height(frame, terrain, o.0 + da, o.1 + db);
-            }
-            z[k]
-        };
+        let Self { walks, c } = self;
         let p0 = frame.lattice(o.0, o.1);
-        let zp = patch_z(0);
+        let zp = c.height(frame, terrain, o.0, o.1);
         for (m, slot) in out.iter_mut().enumerate() {
             *slot = None;
             if !usable(m) {
@@ -216,7 +202,8 @@ impl Lattice {
             let steps = &walks.steps[m];
             let (mut sum, mut max, mut zprev) = (0.0f64, 0.0f64, zp);
             for &(k, d) in steps {
-                let z = patch_z(k as usize);
+                let (da, db) = walks.patch[k as usize];
+                let z = c.height(frame, terrain, o.0 + da, o.1 + db);
                 let g = (z - zprev).abs() / d;
                 zprev = z;
                 sum += g;
