@@ -164,7 +164,9 @@ impl<'t> SearchGraph<'t> {
             base: 0.0,
             grade: 0.0,
         };
-        let decks = Paged::new(win.0, win.1, win.2, win.3, k, no_deck);
+        // Only bridges use it (a single cell otherwise).
+        let dw = if params.bridges { win } else { (0, 0, 0, 0) };
+        let decks = Paged::new(dw.0, dw.1, dw.2, dw.3, k, no_deck);
         let nan = CellInfo {
             progress: f64::NAN,
             dist: 0.0,
