@@ -275,21 +275,37 @@ impl Frame {
         false
     }
 
-    /// A lower bound of the ground within `r` metres of `p`: each term's
-    /// least value over the indices that disc can reach, summed.
-    pub fn disc_min(&self, p: DVec2, r: f64) -> f64 {
-        let mut lowest = 0.0;
-        for &(a, b, off) in &self.terms {
-            let j = (a * p.x + b * p.y + off) / 128.0;
-            let reach = r * (a * a + b * b).sqrt() / 128.0;
-            let (lo, hi) = (j - reach, j + reach);
-            if !(lo.abs() < 1e12 && hi.abs() < 1e12) {
-                return f64::NEG_INFINITY;
-            }
-            let whole = self.range_min(crate::num::fast_floor(lo) + 1.0, hi);
-            lowest += self.term(lo).min(self.term(hi)).min(whole);
-        }
-        lowest
+    /// The tables behind [`Disc::min`] for discs of radius `r`.
+    pub fn disc(&self, r: f64) -> Disc {
+        let n = self.prof.len();
+        let terms = self
+            .terms
+            .iter()
+            .map(|&(a, b, off)| {
+                let reach = r * (a * a + b * b).sqrt() / 128.0;
+                // The whole indices strictly above `j − reach` and up to
+                // `j + reach`: `c` or `c + 1` of them, from any start.
+                let c = crate::num::fast_floor(2.0 * reach).min(n as f64) as usize;
+                let table = |count: usize| -> Vec<f64> {
+                    (0..n)
+                        .map(|s| {
+                            (0..count)
+                                .map(|t| self.prof[(s + t) & self.mask as usize])
+                                .fold(f64::INFINITY, f64::min)
+                        })
+                        .collect()
+                };
+                DiscTerm {
+                    a: a / 128.0,
+                    b: b / 128.0,
+                    off: off / 128.0,
+                    reach,
+                    c,
+                    mins: [table(c), table((c + 1).min(n))],
+                }
+            })
+            .collect();
+        Disc { terms }
     }
 
     /// The least profile value at the whole indices in `lo .. hi` (`lo` whole).
@@ -329,6 +345,53 @@ impl Frame {
             let p = a.lerp(b, i as f64 / k as f64);
             terrain.height(p.x, p.y) >= self.lake
         })
+    }
+}
+
+/// One height term's share of [`Disc`].
+pub(crate) struct DiscTerm {
+    /// The term's index is `a·x + b·y + off` at `(x, y)`.
+    a: f64,
+    b: f64,
+    off: f64,
+    /// How far the index moves across the disc's radius.
+    reach: f64,
+    /// Whole indices a disc spans: `c` or `c + 1`.
+    c: usize,
+    /// `mins[k][s]`: the least profile value at the `c + k` indices from `s`.
+    mins: [Vec<f64>; 2],
+}
+
+/// A lower bound of the ground within a fixed radius of any point: each
+/// term's least value over the indices that disc can reach, summed (from
+/// [`Frame::disc`]).
+pub(crate) struct Disc {
+    terms: Vec<DiscTerm>,
+}
+
+impl Disc {
+    /// The bound at `p`.
+    pub fn min(&self, frame: &Frame, p: DVec2) -> f64 {
+        let mut lowest = 0.0;
+        for t in &self.terms {
+            let j = t.a * p.x + t.b * p.y + t.off;
+            let (lo, hi) = (j - t.reach, j + t.reach);
+            if !(lo.abs() < 1e12 && hi.abs() < 1e12) {
+                return f64::NEG_INFINITY;
+            }
+            let (flo, fhi) = (crate::num::fast_floor(lo), crate::num::fast_floor(hi));
+            let count = (fhi - flo) as usize;
+            let start = ((flo as i64 + 1) & frame.mask) as usize;
+            let whole = if count == t.c {
+                t.mins[0][start]
+            } else if count == t.c + 1 {
+                t.mins[1][start]
+            } else {
+                frame.range_min(flo + 1.0, hi)
+            };
+            lowest += frame.term(lo).min(frame.term(hi)).min(whole);
+        }
+        lowest
     }
 }
 

@@ -8,7 +8,7 @@
 //! heights of the few points they share.
 
 use super::cost::SegTerrain;
-use super::frame::{Frame, Paged, bresenham_inner};
+use super::frame::{Disc, Frame, Paged, bresenham_inner};
 use crate::terrain::Terrain;
 
 /// A link's or a point's cached state.
@@ -81,8 +81,8 @@ struct Caches {
     /// Per point: whether all ground within 1.2 sample spacings of it is
     /// above the lake (so any segment near it is dry), or not proven.
     safe: Paged<u8>,
-    /// The safe test's radius, metres.
-    radius: f64,
+    /// The safe test's bound.
+    disc: Disc,
 }
 
 impl Caches {
@@ -113,7 +113,7 @@ impl Caches {
     fn safe(&mut self, frame: &Frame, a: i64, b: i64) -> bool {
         let s = self.safe.slot(a, b);
         if self.safe.data[s] == UNKNOWN {
-            let ok = frame.disc_min(frame.lattice(a, b), self.radius) > frame.lake + 1e-6;
+            let ok = self.disc.min(frame, frame.lattice(a, b)) > frame.lake + 1e-6;
             self.safe.data[s] = if ok { YES } else { NO };
         }
         self.safe.data[s] == YES
@@ -169,7 +169,7 @@ impl Lattice {
                 heights: Paged::new(x0, x1, y0, y1, 1, f64::NAN),
                 links: Paged::new(x0, x1, y0, y1, 4, UNKNOWN),
                 safe: Paged::new(x0, x1, y0, y1, 1, UNKNOWN),
-                radius: 1.2 * ss,
+                disc: frame.disc(1.2 * ss),
             },
         }
     }
