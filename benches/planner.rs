@@ -101,7 +101,7 @@ const PAIRS: [((f64, f64), (f64, f64)); 4] = [
 
 /// One run of one planner on every pair, for instruction counts
 /// (`valgrind --tool=callgrind <bench binary> --once astar`; also
-/// `exact`, `pathfinding`, `sequential`).
+/// `exact`, `pathfinding`, `pathfinding-plain`, `sequential`).
 fn once(what: &str) {
     let terrain = Terrain::default();
     let params = PlannerParams::default();
@@ -122,7 +122,8 @@ fn once(what: &str) {
             "exact" => road(&exact, false),
             "sequential" => road(&params, true),
             "pathfinding" => (pathfinding_astar(&terrain, from, to, &exact, true).1, 0),
-            _ => panic!("--once astar | exact | sequential | pathfinding"),
+            "pathfinding-plain" => (pathfinding_astar(&terrain, from, to, &exact, false).1, 0),
+            _ => panic!("--once astar | exact | sequential | pathfinding | pathfinding-plain"),
         };
         println!("{what} ({ax}, {ay}) -> ({bx}, {by}): cost {cost}, work {work}");
     }
