@@ -535,6 +535,12 @@ impl<T: Copy> Paged<T> {
         }
     }
 
+    /// The window's width when it is flat (a cell `dx, dy` away from
+    /// another then has its records `(dy·width + dx) · per_cell` further).
+    pub fn stride(&self) -> Option<i64> {
+        (self.stride > 0).then_some(self.stride)
+    }
+
     /// The index in `data` of cell `(x, y)`'s first record, allocating its
     /// page if needed. The cell must lie in the window.
     #[inline(always)]

@@ -154,6 +154,23 @@ impl Caches {
 pub(crate) struct Lattice {
     walks: Walks,
     c: Caches,
+    /// With a flat height cache: each patch point's offset in it.
+    flat: Vec<isize>,
+}
+
+/// The grades along a walk from height `zp` (`z(k)` the height of patch
+/// point `k`): their sum and largest, and the end's height.
+#[inline(always)]
+fn walk(steps: &[(u16, f64)], zp: f64, mut z: impl FnMut(usize) -> f64) -> (f64, f64, f64) {
+    let (mut sum, mut max, mut zprev) = (0.0f64, 0.0f64, zp);
+    for &(k, d) in steps {
+        let z = z(k as usize);
+        let g = (z - zprev).abs() / d;
+        zprev = z;
+        sum += g;
+        max = max.max(g);
+    }
+    (sum, max, zprev)
 }
 
 impl Lattice {
@@ -163,10 +180,21 @@ impl Lattice {
         let s = frame.sub;
         let (x0, x1, y0, y1) = (win.0 * s - 1, win.1 * s + 1, win.2 * s - 1, win.3 * s + 1);
         let ss = frame.cell / s as f64;
+        let walks = Walks::new(moves, s, ss, ss * std::f64::consts::SQRT_2);
+        let heights = Paged::new(x0, x1, y0, y1, 1, f64::NAN);
+        let flat = match heights.stride() {
+            Some(w) => walks
+                .patch
+                .iter()
+                .map(|&(da, db)| (db * w + da) as isize)
+                .collect(),
+            None => Vec::new(),
+        };
         Self {
-            walks: Walks::new(moves, s, ss, ss * std::f64::consts::SQRT_2),
+            walks,
+            flat,
             c: Caches {
-                heights: Paged::new(x0, x1, y0, y1, 1, f64::NAN),
+                heights,
                 links: Paged::new(x0, x1, y0, y1, 4, UNKNOWN),
                 safe: Paged::new(x0, x1, y0, y1, 1, UNKNOWN),
                 disc: frame.disc(1.2 * ss),
@@ -191,29 +219,41 @@ impl Lattice {
         usable: impl Fn(usize) -> bool,
         out: &mut [Option<SegTerrain>],
     ) {
-        let Self { walks, c } = self;
+        let Self { walks, c, flat } = self;
         let p0 = frame.lattice(o.0, o.1);
         let zp = c.height(frame, terrain, o.0, o.1);
+        let z_of = |c: &mut Caches, k: usize| {
+            let (da, db) = walks.patch[k];
+            c.height(frame, terrain, o.0 + da, o.1 + db)
+        };
+        let base = c.heights.slot(o.0, o.1) as isize;
+        // A flat cache: each patch point at a fixed offset from the cell's.
+        let z_flat = |c: &mut Caches, k: usize| {
+            let s = (base + flat[k]) as usize;
+            let z = c.heights.data[s];
+            if z.is_nan() {
+                let (da, db) = walks.patch[k];
+                c.height_new(frame, terrain, s, o.0 + da, o.1 + db)
+            } else {
+                z
+            }
+        };
         for (m, slot) in out.iter_mut().enumerate() {
             *slot = None;
             if !usable(m) {
                 continue;
             }
             let steps = &walks.steps[m];
-            let (mut sum, mut max, mut zprev) = (0.0f64, 0.0f64, zp);
-            for &(k, d) in steps {
-                let (da, db) = walks.patch[k as usize];
-                let z = c.height(frame, terrain, o.0 + da, o.1 + db);
-                let g = (z - zprev).abs() / d;
-                zprev = z;
-                sum += g;
-                max = max.max(g);
-            }
+            let (sum, max, zq) = if flat.is_empty() {
+                walk(steps, zp, |k| z_of(c, k))
+            } else {
+                walk(steps, zp, |k| z_flat(c, k))
+            };
             let end = walks.patch[steps.last().expect("a move has an end").0 as usize];
             let len = p0.distance(frame.lattice(o.0 + end.0, o.1 + end.1));
             *slot = Some(SegTerrain {
                 len,
-                grade: if len > 0.0 { (zprev - zp) / len } else { 0.0 },
+                grade: if len > 0.0 { (zq - zp) / len } else { 0.0 },
                 p3: sum / steps.len() as f64,
                 p4: max,
                 dry: true,
