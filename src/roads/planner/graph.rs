@@ -105,6 +105,8 @@ pub struct SearchGraph<'t> {
     pub(super) moves: Vec<(i64, i64)>,
     /// Each move's length, metres.
     pub(super) len: Vec<f64>,
+    /// Each move's walk length on the lattice (its links' lengths summed).
+    pub(super) walk_len: Vec<f64>,
     /// `turn[a·k + b]`: the angle from move `a` to move `b`.
     pub(super) turn: Vec<f64>,
     /// `smooth[a·k + b]`: the weighted smoothness of that turn, ∞ where it
@@ -157,6 +159,7 @@ impl<'t> SearchGraph<'t> {
         let m = (margin / frame.cell).ceil() as i64 + 1;
         let win = (-m, frame.n + m, -m, m);
         let lattice = Lattice::new(&frame, win, &moves);
+        let walk_len = lattice.walk_lengths();
         let outs = Paged::new(win.0, win.1, win.2, win.3, k, UNKNOWN);
         let no_deck = Deck {
             steps: 0,
@@ -199,6 +202,7 @@ impl<'t> SearchGraph<'t> {
             smooth,
             win,
             lattice,
+            walk_len,
             outs,
             segs: Vec::new(),
             decks,
@@ -303,18 +307,6 @@ impl<'t> SearchGraph<'t> {
                 },
             };
             self.outs.data[at + m] = o;
-            let inside = self.inside(qi, qj);
-            if let Some(t) = self.togo.as_mut()
-                && inside
-            {
-                let e = if o.base < f64::INFINITY {
-                    (o.base, o.grade)
-                } else {
-                    (f64::INFINITY, f64::INFINITY)
-                };
-                let q = t.in_edge.slot(qi, qj);
-                t.in_edge.data[q + m] = e;
-            }
         }
         self.segs = segs;
     }

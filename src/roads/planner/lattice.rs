@@ -202,6 +202,12 @@ impl Lattice {
         }
     }
 
+    /// Each move's walk length: its links' summed lengths, metres.
+    pub fn walk_lengths(&self) -> Vec<f64> {
+        let w = &self.walks.steps;
+        w.iter().map(|s| s.iter().map(|&(_, d)| d).sum()).collect()
+    }
+
     /// Terrain height at lattice point `(a, b)`.
     #[inline]
     pub fn height(&mut self, frame: &Frame, terrain: &Terrain, a: i64, b: i64) -> f64 {
