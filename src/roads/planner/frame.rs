@@ -208,68 +208,77 @@ impl Frame {
     /// its lowest value is at one of them (or an end, above `level`
     /// already). Whether it stays above `level` at every one.
     fn sweep(&self, js: &[(f64, f64)], level: f64) -> bool {
-        // Per term: the next crossing's t, t per index, the piece's lower
-        // index, its direction (±1) and slope (per unit t).
-        let zero = (0.0f64, 0.0f64, 0i64, 0i64, 0.0f64);
-        let mut inline = [zero; INLINE_TERMS];
-        let mut heap = Vec::new();
-        let at: &mut [_] = if js.len() <= INLINE_TERMS {
-            &mut inline[..js.len()]
+        if js.len() <= INLINE_TERMS {
+            self.sweep_n::<INLINE_TERMS>(js, level)
         } else {
-            heap.resize(js.len(), zero);
-            &mut heap
-        };
+            self.sweep_n::<{ crate::terrain::MAX_VECTORS }>(js, level)
+        }
+    }
+
+    /// [`Self::sweep`] for up to `N` terms.
+    fn sweep_n<const N: usize>(&self, js: &[(f64, f64)], level: f64) -> bool {
+        let n = js.len();
+        // Per term: the next crossing's t, the piece's lower index, its
+        // direction (±1), the index's rate and its inverse, and the slope
+        // (per unit t).
+        let mut tn = [f64::INFINITY; N];
+        let mut piece = [0i64; N];
+        let mut dir = [0i64; N];
+        let mut rate = [0.0f64; N];
+        let mut inv = [0.0f64; N];
+        let mut slope = [0.0f64; N];
         let mask = self.mask;
-        let slope = |i: i64, d: f64| -> f64 {
+        let slope_at = |i: i64, d: f64| -> f64 {
             let i = (i & mask) as usize;
             (self.prof[(i + 1) & mask as usize] - self.prof[i]) * d
         };
         let (mut total, mut z) = (0.0, 0.0);
-        let mut events = js.len() + 1;
+        let mut events = n + 1;
         for (k, &(ja, jb)) in js.iter().enumerate() {
             z += self.term(ja);
             let d = jb - ja;
             let f = crate::num::fast_floor(ja);
-            at[k] = if d > 0.0 {
-                let s = slope(f as i64, d);
-                ((f + 1.0 - ja) / d, 1.0 / d, f as i64, 1, s)
+            rate[k] = d;
+            inv[k] = 1.0 / d;
+            if d > 0.0 {
+                (piece[k], dir[k]) = (f as i64, 1);
+                tn[k] = (f + 1.0 - ja) * inv[k];
             } else if d < 0.0 {
                 // The piece below `ja` (`ja` itself when whole).
                 let i = if f == ja { f - 1.0 } else { f };
-                let s = slope(i as i64, d);
-                ((i - ja) / d, -1.0 / d, i as i64, -1, s)
+                (piece[k], dir[k]) = (i as i64, -1);
+                tn[k] = (i - ja) * inv[k];
             } else {
-                (f64::INFINITY, 0.0, 0, 0, 0.0)
-            };
-            total += at[k].4;
+                continue;
+            }
+            slope[k] = slope_at(piece[k], d);
+            total += slope[k];
             events += crate::num::fast_floor(d.abs()) as usize + 1;
         }
         let mut t = 0.0;
         for _ in 0..events {
-            let mut next = 0;
-            for k in 1..at.len() {
-                if at[k].0 < at[next].0 {
-                    next = k;
+            let (mut next, mut at) = (0, tn[0]);
+            for (k, &x) in tn.iter().enumerate().take(n).skip(1) {
+                if x < at {
+                    (next, at) = (k, x);
                 }
             }
-            let tn = at[next].0;
-            if tn >= 1.0 {
+            if at >= 1.0 {
                 return true;
             }
-            z += total * (tn - t);
-            t = tn;
+            z += total * (at - t);
+            t = at;
             if z <= level {
                 return false;
             }
-            let e = &mut at[next];
-            e.2 += e.3;
-            let d = js[next].1 - js[next].0;
-            total -= e.4;
-            e.4 = slope(e.2, d);
-            total += e.4;
+            let p = piece[next] + dir[next];
+            piece[next] = p;
+            total -= slope[next];
+            slope[next] = slope_at(p, rate[next]);
+            total += slope[next];
             // From the crossing's own index, so the t's never drift.
-            let knot = if e.3 > 0 { e.2 + 1 } else { e.2 };
-            e.0 = (knot as f64 - js[next].0) * (1.0 / d);
+            let knot = if dir[next] > 0 { p + 1 } else { p };
+            tn[next] = (knot as f64 - js[next].0) * inv[next];
         }
         // More crossings than the indices allow: rounding; say wet.
         false
