@@ -11,10 +11,13 @@ use super::cost::SegTerrain;
 use super::frame::{Disc, Frame, Paged, bresenham_inner};
 use crate::terrain::Terrain;
 
-/// A link's or a point's cached state.
+/// A link's or a point's cached state (a point is safe `WIDE` or only
+/// `NEAR`, see [`Caches::safe`]).
 const UNKNOWN: u8 = 0;
 const YES: u8 = 1;
 const NO: u8 = 2;
+const WIDE: u8 = 3;
+const NEAR: u8 = 4;
 
 /// The four link directions stored at a point (the other four are stored
 /// at the neighbour).
@@ -30,7 +33,14 @@ struct Walks {
     /// Per move: not along an axis or a diagonal, so the straight segment
     /// leaves the links and its own dryness is checked too.
     straight: Vec<bool>,
+    /// How far, in sample spacings, a point of such a straight segment can
+    /// lie from the nearest point of its walk (a little over).
+    reach: f64,
 }
+
+/// How far every point of a link lies from one of its ends, at most, in
+/// sample spacings (√2/2, a little over).
+const NEAR_REACH: f64 = 0.72;
 
 impl Walks {
     /// The walks of `moves` (in cells, `sub` lattice steps each), with
@@ -52,7 +62,7 @@ impl Walks {
             let mut pts = vec![(0, 0)];
             bresenham_inner((0, 0), q, |x, y| pts.push((x, y)));
             pts.push(q);
-            let walk = pts
+            let walk: Vec<(u16, f64)> = pts
                 .windows(2)
                 .map(|w| {
                     let diagonal = w[0].0 != w[1].0 && w[0].1 != w[1].1;
@@ -61,14 +71,35 @@ impl Walks {
                 .collect();
             steps.push(walk);
         }
-        let straight = moves
+        let straight: Vec<bool> = moves
             .iter()
             .map(|&(mi, mj)| mi != 0 && mj != 0 && mi.abs() != mj.abs())
             .collect();
+        // Sample each straight segment finely; at each sample, the nearest
+        // walk point's distance.
+        let mut reach = 0.0f64;
+        for (m, &(mi, mj)) in moves.iter().enumerate().filter(|&(m, _)| straight[m]) {
+            let pts: Vec<(i64, i64)> = std::iter::once((0, 0))
+                .chain(steps[m].iter().map(|&(k, _)| patch[k as usize]))
+                .collect();
+            let (qx, qy) = ((mi * sub) as f64, (mj * sub) as f64);
+            let n = 64 * (mi.abs().max(mj.abs()) * sub) as usize;
+            for t in 0..=n {
+                let (x, y) = (qx * t as f64 / n as f64, qy * t as f64 / n as f64);
+                let near = pts
+                    .iter()
+                    .map(|&(a, b)| (a as f64 - x).hypot(b as f64 - y))
+                    .fold(f64::INFINITY, f64::min);
+                reach = reach.max(near);
+            }
+        }
         Self {
             patch,
             steps,
             straight,
+            // Between the samples (1/64 apart) the distance grows by at
+            // most half their spacing; and a margin.
+            reach: reach + 0.01 + 1.0 / 128.0,
         }
     }
 }
@@ -78,11 +109,11 @@ struct Caches {
     heights: Paged<f64>,
     /// Per point and direction of `DIRS`: whether the link is dry.
     links: Paged<u8>,
-    /// Per point: whether all ground within 1.2 sample spacings of it is
-    /// above the lake (so any segment near it is dry), or not proven.
+    /// Per point: how far around it all ground is proven above the lake.
     safe: Paged<u8>,
-    /// The safe test's bound.
-    disc: Disc,
+    /// The safe test's bounds, wide and near.
+    wide: Disc,
+    near: Disc,
 }
 
 impl Caches {
@@ -105,18 +136,32 @@ impl Caches {
         z
     }
 
-    /// Whether all ground within 1.2 sample spacings of `(a, b)` is dry: a
-    /// segment's points all lie within √(1/4 + 1) ≈ 1.12 spacings of one of
-    /// its Bresenham points (half a step along the major axis, at most one
-    /// across), so a segment whose Bresenham points are all safe is dry.
+    /// Whether all ground near `(a, b)` is dry: within [`Walks::reach`]
+    /// spacings (`wide`: every point of a walk leaving the links lies that
+    /// close to one of its Bresenham points, so a walk whose points are all
+    /// safe is dry), or within 0.72 (not `wide`: every point of a link lies
+    /// within √2/2 of an end, as every point of a walk along an axis or a
+    /// diagonal does of its points).
     #[inline(always)]
-    fn safe(&mut self, frame: &Frame, a: i64, b: i64) -> bool {
+    fn safe(&mut self, frame: &Frame, a: i64, b: i64, wide: bool) -> bool {
         let s = self.safe.slot(a, b);
         if self.safe.data[s] == UNKNOWN {
-            let ok = self.disc.min(frame, frame.lattice(a, b)) > frame.lake + 1e-6;
-            self.safe.data[s] = if ok { YES } else { NO };
+            self.safe.data[s] = self.safety(frame, a, b);
         }
-        self.safe.data[s] == YES
+        self.safe.data[s] == WIDE || (!wide && self.safe.data[s] == NEAR)
+    }
+
+    #[inline(never)]
+    fn safety(&self, frame: &Frame, a: i64, b: i64) -> u8 {
+        let p = frame.lattice(a, b);
+        let level = frame.lake + 1e-6;
+        if self.wide.min(frame, p) > level {
+            WIDE
+        } else if self.near.min(frame, p) > level {
+            NEAR
+        } else {
+            NO
+        }
     }
 
     /// Whether the link from `(a, b)` to its neighbour `(a + da, b + db)`
@@ -136,14 +181,15 @@ impl Caches {
         if self.links.data[s] == UNKNOWN {
             // Both ends safe: every point of the link is within 0.71
             // spacings of one of them, so dry (see `safe`).
-            let dry = (self.safe(frame, a, b) && self.safe(frame, a + da, b + db)) || {
-                let (za, zb) = (
-                    self.height(frame, terrain, a, b),
-                    self.height(frame, terrain, a + da, b + db),
-                );
-                let (pa, pb) = (frame.lattice(a, b), frame.lattice(a + da, b + db));
-                frame.dry(terrain, pa, pb, za, zb)
-            };
+            let dry = (self.safe(frame, a, b, false) && self.safe(frame, a + da, b + db, false))
+                || {
+                    let (za, zb) = (
+                        self.height(frame, terrain, a, b),
+                        self.height(frame, terrain, a + da, b + db),
+                    );
+                    let (pa, pb) = (frame.lattice(a, b), frame.lattice(a + da, b + db));
+                    frame.dry(terrain, pa, pb, za, zb)
+                };
             self.links.data[s] = if dry { YES } else { NO };
         }
         self.links.data[s] == YES
@@ -190,16 +236,14 @@ impl Lattice {
                 .collect(),
             None => Vec::new(),
         };
-        Self {
-            walks,
-            flat,
-            c: Caches {
-                heights,
-                links: Paged::new(x0, x1, y0, y1, 4, UNKNOWN),
-                safe: Paged::new(x0, x1, y0, y1, 1, UNKNOWN),
-                disc: frame.disc(1.2 * ss),
-            },
-        }
+        let c = Caches {
+            heights,
+            links: Paged::new(x0, x1, y0, y1, 4, UNKNOWN),
+            safe: Paged::new(x0, x1, y0, y1, 1, UNKNOWN),
+            wide: frame.disc(walks.reach.max(NEAR_REACH) * ss),
+            near: frame.disc(NEAR_REACH * ss),
+        };
+        Self { walks, flat, c }
     }
 
     /// Each move's walk length: its links' summed lengths, metres.
@@ -277,10 +321,11 @@ impl Lattice {
         };
         let steps = &walks.steps[m];
         // Every point safe (see `safe`): the segment is dry.
-        if c.safe(frame, o.0, o.1)
+        let wide = walks.straight[m];
+        if c.safe(frame, o.0, o.1, wide)
             && steps.iter().all(|&(k, _)| {
                 let (x, y) = at(k);
-                c.safe(frame, x, y)
+                c.safe(frame, x, y, wide)
             })
         {
             return true;
