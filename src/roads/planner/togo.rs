@@ -6,7 +6,8 @@
 //! with p3 and p4 at their least, `|Δz| / walk` each (the mean of the
 //! grades along the walk is at least the walk's whole climb over its
 //! length, the largest at least the mean): read from its end cells'
-//! heights alone, no walk, no lake test. p2 and the turn are taken at
+//! heights and the move's nominal length alone (a hair under, for
+//! rounding), no walk, no lake test. p2 and the turn are taken at
 //! their cheapest over the segments that can enter `p` (0 at the start
 //! cell), and the schedule, dither and tie-breaker cost nothing. Every real step costs at
 //! least that, so the relaxed cost-to-go is admissible and consistent for
@@ -128,7 +129,12 @@ impl SearchGraph<'_> {
                             best = x;
                         }
                     }
-                    if best.is_finite() { best } else { 0.0 }
+                    // A hair under too (its grades are nominal).
+                    if best.is_finite() {
+                        (best - 1e-9).max(0.0)
+                    } else {
+                        0.0
+                    }
                 };
                 let ng = gc + base + entry;
                 if ng < p.g {
@@ -152,17 +158,14 @@ impl SearchGraph<'_> {
         let ws = self.params.weights.slope;
         let sub = self.frame.sub;
         let zq = self.height(i * sub, j * sub);
-        let q = self.frame.point(i, j);
         for m in 0..self.moves.len() {
             let (pi, pj) = (i - self.moves[m].0, j - self.moves[m].1);
             b.in_edge.data[at + m] = if self.inside(pi, pj) {
-                // As the lattice computes a segment's length and grade.
-                let zp = self.height(pi * sub, pj * sub);
-                let len = self.frame.point(pi, pj).distance(q);
-                let grade = if len > 0.0 { (zq - zp) / len } else { 0.0 };
-                // p3 + p4 at least, a hair under for rounding.
-                let p34 = 2.0 * (zq - zp).abs() / self.walk_len[m] * (1.0 - 1e-9);
-                (ws * (len * grade.abs() + p34), grade)
+                // The move's nominal length (the segment's own differs by
+                // rounding): the cost a hair under, for admissibility.
+                let dz = zq - self.height(pi * sub, pj * sub);
+                let p34 = 2.0 * dz.abs() / self.walk_len[m];
+                (ws * (dz.abs() + p34) * (1.0 - 1e-9), dz / self.len[m])
             } else {
                 (f64::INFINITY, f64::INFINITY)
             };
