@@ -83,7 +83,7 @@ impl Walks {
                 .chain(steps[m].iter().map(|&(k, _)| patch[k as usize]))
                 .collect();
             let (qx, qy) = ((mi * sub) as f64, (mj * sub) as f64);
-            let n = 64 * (mi.abs().max(mj.abs()) * sub) as usize;
+            let n = 16 * (mi.abs().max(mj.abs()) * sub) as usize;
             for t in 0..=n {
                 let (x, y) = (qx * t as f64 / n as f64, qy * t as f64 / n as f64);
                 let near = pts
@@ -97,9 +97,9 @@ impl Walks {
             patch,
             steps,
             straight,
-            // Between the samples (1/64 apart) the distance grows by at
-            // most half their spacing; and a margin.
-            reach: reach + 0.01 + 1.0 / 128.0,
+            // Between the samples (under √2/16 apart) the distance grows
+            // by at most half their spacing; and a margin.
+            reach: reach + 0.05,
         }
     }
 }
