@@ -211,7 +211,10 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
             back3,
         };
         let here = rec.slot(i, j, k) - k;
-        graph.expand(i, j, &label, true, |step| {
+        let closed = (0..k).fold(0u64, |c, m| {
+            c | (rec.g[here + m].is_sign_negative() as u64) << m
+        });
+        graph.expand(i, j, &label, true, closed, |step| {
             let g = g0 + step.cost;
             let t = step.to;
             // Every step but a bridge is filed under this cell.

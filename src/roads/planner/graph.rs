@@ -462,7 +462,7 @@ impl<'t> SearchGraph<'t> {
             back3: None,
         };
         let mut out = Vec::with_capacity(k);
-        self.expand(i, j, &label, false, |s| out.push((s.to, s.cost)));
+        self.expand(i, j, &label, false, 0, |s| out.push((s.to, s.cost)));
         out
     }
 
@@ -471,7 +471,8 @@ impl<'t> SearchGraph<'t> {
     /// of its parts times `1 + tie_breaker · hash`. With `own` (this
     /// crate's A*) the steps come with their end cell's heuristic, and
     /// (without bridges) their lake tests are left to the search, which
-    /// makes them when it takes a state ([`Self::seg_dry`]).
+    /// makes them when it takes a state ([`Self::seg_dry`]), and it skips
+    /// the moves whose bit is set in `closed` (their states are closed).
     #[inline(always)]
     pub(super) fn expand(
         &mut self,
@@ -479,6 +480,7 @@ impl<'t> SearchGraph<'t> {
         j: i64,
         label: &Label,
         own: bool,
+        closed: u64,
         mut f: impl FnMut(Step),
     ) {
         let k = self.moves.len();
@@ -498,7 +500,11 @@ impl<'t> SearchGraph<'t> {
                 continue;
             }
             let bridges = self.params.bridges;
-            let (qi, qj, o, len, slot) = if (own && !bridges) || self.seg_dry(at + m, i, j, m) {
+            let lazy = own && !bridges;
+            if lazy && closed >> m & 1 == 1 {
+                continue;
+            }
+            let (qi, qj, o, len, slot) = if lazy || self.seg_dry(at + m, i, j, m) {
                 let (qi, qj) = (i + self.moves[m].0, j + self.moves[m].1);
                 (qi, qj, o, self.len[m], at + m)
             } else if bridges {
