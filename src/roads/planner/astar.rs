@@ -7,9 +7,12 @@
 //! search is exact; the schedule (road length so far) and dither's older
 //! angles are read from the label, as in the thesis (§6.2.1).
 //!
-//! Records are created a page of 8 × 8 cells at a time when a cell is first
-//! reached; terrain heights and each cell's outgoing segments are cached
-//! the same way, within one search.
+//! A state's segment is the same whichever road reaches it, so its lake
+//! test (the dearest part of a step) waits until the state is taken, and
+//! a wet state is dropped then: states pushed but never taken cost none.
+//! Records, terrain heights and each cell's outgoing segments (all of a
+//! cell's at once, when it is first expanded) live in per-search caches
+//! over the window: one flat array each for a small window, else paged.
 
 use super::frame::Paged;
 use super::graph::{Label, SearchGraph};

@@ -2,10 +2,11 @@
 //! frame's grid, with every per-request cache a search needs.
 //!
 //! What a step costs splits into parts fixed by its segment alone (slope
-//! grade, p3, p4, its tie-breaker hash; cached per cell and move), by the
-//! turn alone (smoothness; a table per pair of moves), by its end cell
-//! (progress, distance to `to`, the heuristic; cached per cell) and by
-//! the state's label (p2, schedule, dither), added per step.
+//! grade, p3, p4, its tie-breaker hash, whether it is dry; cached per cell
+//! and move, the lake test only when asked), by the turn alone
+//! (smoothness; a table per pair of moves), by its end cell (progress,
+//! distance to `to`, the heuristic; cached per cell) and by the state's
+//! label (p2, schedule, dither), added per step.
 
 use super::PlannerParams;
 use super::cost::{SegTerrain, deck, dither_turn, schedule, smooth_turn, tie_hash, tie_key};
