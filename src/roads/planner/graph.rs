@@ -9,9 +9,11 @@
 //! label (p2, schedule, dither), added per step.
 
 use super::PlannerParams;
-use super::cost::{SegTerrain, deck, dither_turn, schedule, smooth_turn, tie_hash, tie_key};
-use super::frame::{Frame, Paged};
+use super::bridge::Deck;
+use super::cost::{SegTerrain, dither_turn, schedule, smooth_turn, tie_hash, tie_key};
+use super::frame::Frame;
 use super::lattice::Lattice;
+use super::paged::Paged;
 use super::togo::CostToGo;
 use crate::terrain::Terrain;
 use glam::DVec2;
@@ -56,16 +58,6 @@ const UNKNOWN: Out = Out {
     },
     dry: 0,
 };
-
-/// A cached bridge along a wet segment: `steps` moves long (0 unknown, −1
-/// none), its length, weighted slope part and grade.
-#[derive(Clone, Copy, Debug)]
-struct Deck {
-    steps: i32,
-    len: f64,
-    base: f64,
-    grade: f64,
-}
 
 /// What a cell's position says: progress along the straight line (fraction
 /// of direct), distance to `to`, and the heuristic (NaN until asked).
@@ -120,7 +112,7 @@ pub struct SearchGraph<'t> {
     /// Scratch: one cell's segments while they are computed.
     segs: Vec<Option<SegTerrain>>,
     /// Bridges per cell and move (with `params.bridges`).
-    decks: Paged<Deck>,
+    pub(super) decks: Paged<Deck>,
     cells: Paged<CellInfo>,
     key: u64,
     z_goal: f64,
@@ -162,15 +154,7 @@ impl<'t> SearchGraph<'t> {
         let lattice = Lattice::new(&frame, win, &moves);
         let walk_len = lattice.walk_lengths();
         let outs = Paged::new(win.0, win.1, win.2, win.3, k, UNKNOWN);
-        let no_deck = Deck {
-            steps: 0,
-            len: 0.0,
-            base: 0.0,
-            grade: 0.0,
-        };
-        // Only bridges use it (a single cell otherwise).
-        let dw = if params.bridges { win } else { (0, 0, 0, 0) };
-        let decks = Paged::new(dw.0, dw.1, dw.2, dw.3, k, no_deck);
+        let decks = super::bridge::decks(win, k, params.bridges);
         let nan = CellInfo {
             progress: f64::NAN,
             dist: 0.0,
@@ -354,47 +338,6 @@ impl<'t> SearchGraph<'t> {
         };
         self.cells.data[s] = c;
         (s, c)
-    }
-
-    /// A bridge from cell `(i, j)` along move `m`: the first dry cell within
-    /// `max_span`, as (its distance in moves, the deck's terrain part).
-    fn bridge(&mut self, i: i64, j: i64, m: usize) -> Option<(i64, SegTerrain)> {
-        let (di, dj) = self.moves[m];
-        let p = self.frame.point(i, j);
-        let zp = self.height(i * self.frame.sub, j * self.frame.sub);
-        for k in 1..=1024 {
-            let (qi, qj) = (i + k * di, j + k * dj);
-            let q = self.frame.point(qi, qj);
-            if !self.inside(qi, qj) || p.distance(q) > self.params.max_span {
-                return None;
-            }
-            let zq = self.height(qi * self.frame.sub, qj * self.frame.sub);
-            if zq >= self.frame.lake {
-                return Some((k, deck(p, q, zp, zq)));
-            }
-        }
-        None
-    }
-
-    /// [`Self::bridge`], cached.
-    fn deck(&mut self, i: i64, j: i64, m: usize) -> Deck {
-        let s = self.decks.slot(i, j) + m;
-        if self.decks.data[s].steps == 0 {
-            let w = self.params.weights;
-            self.decks.data[s] = match self.bridge(i, j, m) {
-                Some((k, seg)) => Deck {
-                    steps: k as i32,
-                    len: seg.len,
-                    base: w.slope * (seg.len * seg.grade.abs() + seg.p3 + seg.p4),
-                    grade: seg.grade,
-                },
-                None => Deck {
-                    steps: -1,
-                    ..self.decks.data[s]
-                },
-            };
-        }
-        self.decks.data[s]
     }
 
     /// The heuristic: a lower bound of the cost from a state to `to`, the

@@ -8,7 +8,9 @@
 //! heights of the few points they share.
 
 use super::cost::SegTerrain;
-use super::frame::{Disc, Frame, Paged, bresenham_inner};
+use super::frame::{Frame, bresenham_inner};
+use super::lake::Disc;
+use super::paged::Paged;
 use crate::terrain::Terrain;
 
 /// A link's or a point's cached state (a point is safe `WIDE` or only

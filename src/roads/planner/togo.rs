@@ -15,8 +15,8 @@
 //! needs one height per cell.
 
 use super::astar::Open;
-use super::frame::Paged;
 use super::graph::SearchGraph;
+use super::paged::Paged;
 use std::collections::BinaryHeap;
 
 /// One cell of the backward search.
