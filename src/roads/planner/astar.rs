@@ -19,7 +19,6 @@ use super::paged::Paged;
 use super::{PlanError, PlannedRoad, PlannerParams, RoadPlanner, check_request, finish};
 use crate::terrain::Terrain;
 use glam::DVec2;
-use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 /// The A* planner (thesis §6.2, "StarPlanner").
@@ -99,41 +98,25 @@ impl Records {
 }
 
 /// A heap entry: smallest `f` first, then smallest record index (so the
-/// order never depends on anything but the inputs). `f` ≥ 0 is kept as its
-/// bits, which order as the numbers do.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Open {
-    f: u64,
-    pub slot: u32,
-}
+/// order never depends on anything but the inputs). The pair is one
+/// number, `f`'s bits (which order as the numbers do for `f` ≥ 0) above
+/// the index, complemented for the max-heap: one comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Open(u128);
 
 impl Open {
     /// The entry of record `slot` at `f` (not negative).
     #[inline]
     pub fn new(f: f64, slot: usize) -> Self {
         debug_assert!(f >= 0.0);
-        Self {
-            // + 0.0: −0.0 becomes 0.0.
-            f: (f + 0.0).to_bits(),
-            slot: slot as u32,
-        }
+        // + 0.0: −0.0 becomes 0.0.
+        Self(!(((f + 0.0).to_bits() as u128) << 32 | slot as u128))
     }
-}
 
-impl PartialEq for Open {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
-    }
-}
-impl Eq for Open {}
-impl PartialOrd for Open {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Open {
-    fn cmp(&self, o: &Self) -> Ordering {
-        (o.f, o.slot).cmp(&(self.f, self.slot))
+    /// The entry's record index.
+    #[inline]
+    pub fn slot(self) -> usize {
+        !self.0 as u32 as usize
     }
 }
 
@@ -168,8 +151,8 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
     let (goal, max) = (graph.frame.n, graph.params.max_expansions);
     let mut expanded = 0;
     let lazy = !graph.params.bridges;
-    while let Some(Open { slot, .. }) = heap.pop() {
-        let slot = slot as usize;
+    while let Some(open) = heap.pop() {
+        let slot = open.slot();
         let g0 = rec.g[slot];
         if g0.is_sign_negative() {
             continue;

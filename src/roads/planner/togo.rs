@@ -90,10 +90,10 @@ impl SearchGraph<'_> {
             if b.pops >= self.params.max_expansions {
                 break simple;
             }
-            let Some(Open { slot, .. }) = b.heap.pop() else {
+            let Some(open) = b.heap.pop() else {
                 break f64::INFINITY;
             };
-            let slot = slot as usize;
+            let slot = open.slot();
             let Cell { g: gc, closed, .. } = b.cells.data[slot];
             if closed {
                 continue;
