@@ -39,9 +39,9 @@ pub(crate) struct CostToGo {
     /// Per cell and move `m'`: the segment entering the cell along `m'`,
     /// its relaxed cost and grade: (∞, ∞) none (from outside the window).
     in_edge: Paged<(f64, f64)>,
-    /// The turn table transposed: `smooth_t[m·k + m']` is the smoothness
-    /// of turning from move `m'` into move `m`.
-    smooth_t: Vec<f64>,
+    /// Per move `m`: the moves `m'` a road may turn from into `m` (not too
+    /// sharp), with the turn's smoothness.
+    turns_into: Vec<Vec<(usize, f64)>>,
 }
 
 impl CostToGo {
@@ -58,14 +58,21 @@ impl CostToGo {
         cells.data[s].g = 0.0;
         let mut heap = BinaryHeap::new();
         heap.push(Open::new(0.0, s));
-        let smooth_t = (0..k * k).map(|x| smooth[(x % k) * k + x / k]).collect();
+        let turns_into = (0..k)
+            .map(|m| {
+                (0..k)
+                    .map(|mi| (mi, smooth[mi * k + m]))
+                    .filter(|&(_, t)| t < f64::INFINITY)
+                    .collect()
+            })
+            .collect();
         Self {
             cells,
             heap,
             z_start,
             pops: 0,
             in_edge: Paged::new(win.0, win.1, win.2, win.3, k, (f64::NAN, f64::NAN)),
-            smooth_t,
+            turns_into,
         }
     }
 }
@@ -118,13 +125,12 @@ impl SearchGraph<'_> {
                     0.0
                 } else {
                     let at = self.in_edges(&mut b, ps, pi, pj);
-                    // ∞ (no segment, or too sharp) never wins.
+                    // ∞ (no segment) never wins.
                     let wl = ws * self.len[m];
                     let ins = &b.in_edge.data[at..at + k];
-                    let turns = &b.smooth_t[m * k..m * k + k];
                     let mut best = f64::INFINITY;
-                    for (&(_, gi), &t) in ins.iter().zip(turns) {
-                        let x = wl * (grade - gi).abs() + t;
+                    for &(mi, t) in &b.turns_into[m] {
+                        let x = wl * (grade - ins[mi].1).abs() + t;
                         if x < best {
                             best = x;
                         }
