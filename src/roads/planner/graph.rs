@@ -102,9 +102,10 @@ pub struct SearchGraph<'t> {
     pub(super) walk_len: Vec<f64>,
     /// `turn[a·k + b]`: the angle from move `a` to move `b`.
     pub(super) turn: Vec<f64>,
-    /// `smooth[a·k + b]`: the weighted smoothness of that turn, ∞ where it
-    /// is sharper than `max_turn`; row `k` (the start) all 0.
-    pub(super) smooth: Vec<f64>,
+    /// Per incoming move `a` (or `k` at the start): the moves `b` it may
+    /// turn into (not sharper than `max_turn`), with the turn's weighted
+    /// smoothness.
+    turns_from: Vec<Vec<(usize, f64)>>,
     /// Window in cells: `i0..=i1` × `j0..=j1`.
     pub(super) win: (i64, i64, i64, i64),
     lattice: Lattice,
@@ -176,7 +177,16 @@ impl<'t> SearchGraph<'t> {
                 moves.len(),
             )
         });
+        let turns_from = (0..=k)
+            .map(|a| {
+                (0..k)
+                    .map(|b| (b, smooth[a * k + b]))
+                    .filter(|&(_, t)| t < f64::INFINITY)
+                    .collect()
+            })
+            .collect();
         Self {
+            turns_from,
             togo,
             terrain,
             params: params.clone(),
@@ -184,7 +194,6 @@ impl<'t> SearchGraph<'t> {
             moves,
             len,
             turn,
-            smooth,
             win,
             lattice,
             walk_len,
@@ -433,11 +442,8 @@ impl<'t> SearchGraph<'t> {
         let at = self.out_slot(i, j);
         let row = din * k;
         let tb = self.params.tie_breaker;
-        for m in 0..k {
-            let smooth = self.smooth[row + m];
-            if smooth == f64::INFINITY {
-                continue;
-            }
+        for x in 0..self.turns_from[din].len() {
+            let (m, smooth) = self.turns_from[din][x];
             let o = self.out_at(at + m, i, j, m);
             if o.base == f64::INFINITY {
                 // Leaves the window (a bridge along it would too).
