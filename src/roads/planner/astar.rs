@@ -48,12 +48,17 @@ impl RoadPlanner for AStarPlanner {
     }
 }
 
-/// A state's record (its cost `g` apart, in a denser array of its own).
+/// A state's record (its cost `g` apart, in a denser array of its own),
+/// with the state itself (cell and incoming move), so that taking a state
+/// needs no division.
 #[derive(Clone, Copy, Debug)]
 struct Node {
     len: f64,
     grade: f64,
     parent: u32,
+    i: i32,
+    j: i32,
+    dir: u8,
     bridge: bool,
 }
 
@@ -61,6 +66,9 @@ const NO_NODE: Node = Node {
     len: 0.0,
     grade: f64::NAN,
     parent: u32::MAX,
+    i: 0,
+    j: 0,
+    dir: 0,
     bridge: false,
 };
 
@@ -88,12 +96,11 @@ impl Records {
         s
     }
 
-    /// The state `(i, j, dir)` of a record index.
+    /// The state `(i, j, dir)` of a (reached) record.
     #[inline]
     fn state(&self, slot: usize) -> (i64, i64, usize) {
-        let (i, j, dir) = self.nodes.cell_of(slot);
-        let (di, dj) = self.moves.get(dir).copied().unwrap_or((0, 0));
-        (i + di, j + dj, dir)
+        let n = &self.nodes.data[slot];
+        (n.i as i64, n.j as i64, n.dir as usize)
     }
 }
 
@@ -143,6 +150,7 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
     let mut heap = BinaryHeap::new();
     let start = rec.slot(0, 0, k);
     rec.g[start] = 0.0;
+    rec.nodes.data[start].dir = k as u8;
     heap.push(Open::new(graph.heuristic(graph.start()), start));
     // The schedule's bound holds for factor 1 only (never ahead of schedule).
     let sched_bound = w.distance > 0.0 && graph.params.distance_factor == 1.0;
@@ -180,7 +188,7 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
         let (back2, back3) = if w.dither > 0.0 {
             let dir_of = |s: u32| {
                 (s != u32::MAX)
-                    .then(|| rec.nodes.cell_of(s as usize).2)
+                    .then(|| rec.nodes.data[s as usize].dir as usize)
                     .filter(|&d| d < k)
             };
             let back2 = dir_of(node.parent);
@@ -221,6 +229,9 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
                 len,
                 grade: step.grade,
                 parent: slot as u32,
+                i: t.i,
+                j: t.j,
+                dir: t.dir,
                 bridge: step.bridge,
             };
             let (cell, mut h) = (step.cell, step.cell.h);

@@ -24,8 +24,6 @@ pub(crate) struct Paged<T: Copy> {
     pub data: Vec<T>,
     per_cell: usize,
     fill: T,
-    /// Each page's first cell.
-    origins: Vec<(i64, i64)>,
 }
 
 /// Largest flat window, bytes.
@@ -47,7 +45,6 @@ impl<T: Copy> Paged<T> {
                 data: vec![fill; cells as usize * per_cell],
                 per_cell,
                 fill,
-                origins: Vec::new(),
             };
         }
         let w = ((x1 - x0) >> PAGE_BITS) + 1;
@@ -65,7 +62,6 @@ impl<T: Copy> Paged<T> {
             data: Vec::with_capacity(room),
             per_cell,
             fill,
-            origins: Vec::new(),
         }
     }
 
@@ -89,44 +85,20 @@ impl<T: Copy> Paged<T> {
         let d = (py * self.w + px) as usize;
         let mut page = self.dir[d];
         if page == u32::MAX {
-            page = self.allocate(d, px, py);
+            page = self.allocate(d);
         }
         let local = ((dy & (PAGE - 1)) << PAGE_BITS | (dx & (PAGE - 1))) as usize;
         (page as usize * (PAGE * PAGE) as usize + local) * self.per_cell
     }
 
-    /// Allocates the page at directory entry `d` (page `(px, py)`).
+    /// Allocates the page at directory entry `d`.
     #[cold]
     #[inline(never)]
-    fn allocate(&mut self, d: usize, px: i64, py: i64) -> u32 {
+    fn allocate(&mut self, d: usize) -> u32 {
         let page = (self.data.len() / (self.per_cell << (2 * PAGE_BITS))) as u32;
         self.dir[d] = page;
-        self.origins
-            .push((self.x0 + (px << PAGE_BITS), self.y0 + (py << PAGE_BITS)));
         let n = self.data.len() + (self.per_cell << (2 * PAGE_BITS));
         self.data.resize(n, self.fill);
         page
-    }
-
-    /// The cell of a record index and the record's index within its cell.
-    #[inline]
-    pub fn cell_of(&self, index: usize) -> (i64, i64, usize) {
-        let cell = index / self.per_cell;
-        if self.stride > 0 {
-            let stride = self.stride as usize;
-            return (
-                self.x0 + (cell % stride) as i64,
-                self.y0 + (cell / stride) as i64,
-                index % self.per_cell,
-            );
-        }
-        let page = cell >> (2 * PAGE_BITS);
-        let local = (cell & ((PAGE * PAGE) as usize - 1)) as i64;
-        let (ox, oy) = self.origins[page];
-        (
-            ox + (local & (PAGE - 1)),
-            oy + (local >> PAGE_BITS),
-            index % self.per_cell,
-        )
     }
 }

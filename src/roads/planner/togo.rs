@@ -28,6 +28,9 @@ struct Cell {
     closed: bool,
     /// Whether every entering segment is in `in_edge`.
     known: bool,
+    /// The cell (set when first reached).
+    i: i32,
+    j: i32,
 }
 
 /// The backward search's state, kept between queries.
@@ -52,10 +55,13 @@ impl CostToGo {
             g: f64::INFINITY,
             closed: false,
             known: false,
+            i: 0,
+            j: 0,
         };
         let mut cells = Paged::new(win.0, win.1, win.2, win.3, 1, open);
         let s = cells.slot(n, 0);
         cells.data[s].g = 0.0;
+        (cells.data[s].i, cells.data[s].j) = (n as i32, 0);
         let mut heap = BinaryHeap::new();
         heap.push(Open::new(0.0, s));
         let turns_into = (0..k)
@@ -107,7 +113,7 @@ impl SearchGraph<'_> {
             }
             b.cells.data[slot].closed = true;
             b.pops += 1;
-            let (ci, cj, _) = b.cells.cell_of(slot);
+            let (ci, cj) = (b.cells.data[slot].i as i64, b.cells.data[slot].j as i64);
             let at_c = self.in_edges(&mut b, slot, ci, cj);
             for m in 0..k {
                 let (base, grade) = b.in_edge.data[at_c + m];
@@ -145,6 +151,7 @@ impl SearchGraph<'_> {
                 let ng = gc + base + entry;
                 if ng < p.g {
                     b.cells.data[ps].g = ng;
+                    (b.cells.data[ps].i, b.cells.data[ps].j) = (pi as i32, pj as i32);
                     let hb = ws * (self.height(pi * sub, pj * sub) - b.z_start).abs();
                     b.heap.push(Open::new(ng + hb, ps));
                 }
