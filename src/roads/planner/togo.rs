@@ -7,12 +7,12 @@
 //! grades along the walk is at least the walk's whole climb over its
 //! length, the largest at least the mean): read from its end cells'
 //! heights and the move's nominal length alone (a hair under, for
-//! rounding), no walk, no lake test. p2 and the turn are taken at
-//! their cheapest over the segments that can enter `p` (0 at the start
-//! cell), and the schedule, dither and tie-breaker cost nothing. Every real step costs at
-//! least that, so the relaxed cost-to-go is admissible and consistent for
-//! the real states. Its search is 4–32 times smaller than the real one and
-//! needs one height per cell.
+//! rounding), no walk, no lake test. p2 and the turn are taken at their
+//! cheapest over the segments that can enter `p` (0 at the start cell),
+//! and the schedule, dither and tie-breaker cost nothing. Every real step
+//! costs at least that, so the relaxed cost-to-go is admissible and
+//! consistent for the real states. Its search is 4–32 times smaller than
+//! the real one and needs one height per cell.
 
 use super::astar::Open;
 use super::graph::SearchGraph;
