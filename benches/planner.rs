@@ -99,7 +99,42 @@ const PAIRS: [((f64, f64), (f64, f64)); 4] = [
     ((-3000.0, 2000.0), (-200.0, -900.0)),
 ];
 
+/// One run of one planner on every pair, for instruction counts
+/// (`valgrind --tool=callgrind <bench binary> --once astar`; also
+/// `exact`, `pathfinding`, `pathfinding-plain`, `sequential`).
+fn once(what: &str) {
+    let terrain = Terrain::default();
+    let params = PlannerParams::default();
+    let mut exact = params.clone();
+    exact.weights.distance = 0.0;
+    for &((ax, ay), (bx, by)) in &PAIRS {
+        let (from, to) = (DVec2::new(ax, ay), DVec2::new(bx, by));
+        let road = |p: &PlannerParams, seq: bool| {
+            let r = if seq {
+                SequentialPlanner.plan(&terrain, from, to, p)
+            } else {
+                AStarPlanner.plan(&terrain, from, to, p)
+            };
+            r.map(|r| (r.cost, r.work)).expect("a road")
+        };
+        let (cost, work) = match what {
+            "astar" => road(&params, false),
+            "exact" => road(&exact, false),
+            "sequential" => road(&params, true),
+            "pathfinding" => (pathfinding_astar(&terrain, from, to, &exact, true).1, 0),
+            "pathfinding-plain" => (pathfinding_astar(&terrain, from, to, &exact, false).1, 0),
+            _ => panic!("--once astar | exact | sequential | pathfinding | pathfinding-plain"),
+        };
+        println!("{what} ({ax}, {ay}) -> ({bx}, {by}): cost {cost}, work {work}");
+    }
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--once") {
+        once(args.get(i + 1).map_or("astar", |s| s.as_str()));
+        return;
+    }
     let terrain = Terrain::default();
     let params = PlannerParams::default();
     let mut sum = (0.0, 0.0);

@@ -7,16 +7,18 @@
 //! search is exact; the schedule (road length so far) and dither's older
 //! angles are read from the label, as in the thesis (§6.2.1).
 //!
-//! Records are created a page of 8 × 8 cells at a time when a cell is first
-//! reached; terrain heights and each cell's outgoing segments are cached
-//! the same way, within one search.
+//! A state's segment is the same whichever road reaches it, so its lake
+//! test (the dearest part of a step) waits until the state is taken, and
+//! a wet state is dropped then: states pushed but never taken cost none.
+//! Records, terrain heights and each cell's outgoing segments (all of a
+//! cell's at once, when it is first expanded) live in per-search caches
+//! over the window: one flat array each for a small window, else paged.
 
-use super::frame::Paged;
-use super::graph::{Label, SearchGraph, StepOut};
+use super::graph::{Label, SearchGraph};
+use super::paged::Paged;
 use super::{PlanError, PlannedRoad, PlannerParams, RoadPlanner, check_request, finish};
 use crate::terrain::Terrain;
 use glam::DVec2;
-use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 /// The A* planner (thesis §6.2, "StarPlanner").
@@ -46,12 +48,17 @@ impl RoadPlanner for AStarPlanner {
     }
 }
 
-/// A state's record (its cost `g` apart, in a denser array of its own).
+/// A state's record (its cost `g` apart, in a denser array of its own),
+/// with the state itself (cell and incoming move), so that taking a state
+/// needs no division.
 #[derive(Clone, Copy, Debug)]
 struct Node {
     len: f64,
     grade: f64,
     parent: u32,
+    i: i32,
+    j: i32,
+    dir: u8,
     bridge: bool,
 }
 
@@ -59,6 +66,9 @@ const NO_NODE: Node = Node {
     len: 0.0,
     grade: f64::NAN,
     parent: u32::MAX,
+    i: 0,
+    j: 0,
+    dir: 0,
     bridge: false,
 };
 
@@ -86,37 +96,34 @@ impl Records {
         s
     }
 
-    /// The state `(i, j, dir)` of a record index.
+    /// The state `(i, j, dir)` of a (reached) record.
     #[inline]
     fn state(&self, slot: usize) -> (i64, i64, usize) {
-        let (i, j, dir) = self.nodes.cell_of(slot);
-        let (di, dj) = self.moves.get(dir).copied().unwrap_or((0, 0));
-        (i + di, j + dj, dir)
+        let n = &self.nodes.data[slot];
+        (n.i as i64, n.j as i64, n.dir as usize)
     }
 }
 
 /// A heap entry: smallest `f` first, then smallest record index (so the
-/// order never depends on anything but the inputs).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Open {
-    pub f: f64,
-    pub slot: u32,
-}
+/// order never depends on anything but the inputs). The pair is one
+/// number, `f`'s bits (which order as the numbers do for `f` ≥ 0) above
+/// the index, complemented for the max-heap: one comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Open(u128);
 
-impl PartialEq for Open {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
+impl Open {
+    /// The entry of record `slot` at `f` (not negative).
+    #[inline]
+    pub fn new(f: f64, slot: usize) -> Self {
+        debug_assert!(f >= 0.0);
+        // + 0.0: −0.0 becomes 0.0.
+        Self(!(((f + 0.0).to_bits() as u128) << 32 | slot as u128))
     }
-}
-impl Eq for Open {}
-impl PartialOrd for Open {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Open {
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.f.total_cmp(&self.f).then(o.slot.cmp(&self.slot))
+
+    /// The entry's record index.
+    #[inline]
+    pub fn slot(self) -> usize {
+        !self.0 as u32 as usize
     }
 }
 
@@ -143,19 +150,17 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
     let mut heap = BinaryHeap::new();
     let start = rec.slot(0, 0, k);
     rec.g[start] = 0.0;
-    heap.push(Open {
-        f: graph.heuristic(graph.start()),
-        slot: start as u32,
-    });
+    rec.nodes.data[start].dir = k as u8;
+    heap.push(Open::new(graph.heuristic(graph.start()), start));
     // The schedule's bound holds for factor 1 only (never ahead of schedule).
     let sched_bound = w.distance > 0.0 && graph.params.distance_factor == 1.0;
     let sched_scale = w.distance / (graph.lmax * graph.lmax);
     let direct = graph.frame.direct;
     let (goal, max) = (graph.frame.n, graph.params.max_expansions);
     let mut expanded = 0;
-    let mut found: Vec<StepOut> = Vec::with_capacity(k);
-    while let Some(Open { slot, .. }) = heap.pop() {
-        let slot = slot as usize;
+    let lazy = !graph.params.bridges;
+    while let Some(open) = heap.pop() {
+        let slot = open.slot();
         let g0 = rec.g[slot];
         if g0.is_sign_negative() {
             continue;
@@ -163,6 +168,15 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
         rec.g[slot] = -g0;
         let node = rec.nodes.data[slot];
         let (i, j, din) = rec.state(slot);
+        // A state's segment is the same whichever road reached it: its
+        // lake test waits until the state is taken, and a wet one is dropped.
+        if lazy && din < k && !node.bridge {
+            let (pi, pj) = (i - graph.moves[din].0, j - graph.moves[din].1);
+            let s = graph.out_slot(pi, pj) + din;
+            if !graph.seg_dry(s, pi, pj, din) {
+                continue;
+            }
+        }
         if i == goal && j == 0 {
             return Ok(rebuild(graph, &rec, slot, g0, expanded));
         }
@@ -174,7 +188,7 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
         let (back2, back3) = if w.dither > 0.0 {
             let dir_of = |s: u32| {
                 (s != u32::MAX)
-                    .then(|| rec.nodes.cell_of(s as usize).2)
+                    .then(|| rec.nodes.data[s as usize].dir as usize)
                     .filter(|&d| d < k)
             };
             let back2 = dir_of(node.parent);
@@ -190,29 +204,39 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
             back2,
             back3,
         };
-        found.clear();
-        graph.expand(i, j, &label, |s| found.push(s));
-        for &(t, c, seg_len, seg_grade, bridge, out) in &found {
-            let g = g0 + c;
-            let (ti, tj) = (t.i as i64, t.j as i64);
-            let ts = rec.slot(ti, tj, t.dir as usize);
+        let here = rec.slot(i, j, k) - k;
+        let closed = (0..k).fold(0u64, |c, m| {
+            c | (rec.g[here + m].is_sign_negative() as u64) << m
+        });
+        graph.expand(i, j, &label, true, closed, |step| {
+            let g = g0 + step.cost;
+            let t = step.to;
+            // Every step but a bridge is filed under this cell.
+            let ts = if step.bridge {
+                rec.slot(t.i as i64, t.j as i64, t.dir as usize)
+            } else {
+                here + t.dir as usize
+            };
             // A closed state keeps its road: its successors were costed
             // from its label, which must not change under them.
             let old = rec.g[ts];
             if old.is_sign_negative() || g >= old {
-                continue;
+                return;
             }
-            let len = node.len + seg_len;
+            let len = node.len + step.len;
             rec.g[ts] = g;
             rec.nodes.data[ts] = Node {
                 len,
-                grade: seg_grade,
+                grade: step.grade,
                 parent: slot as u32,
-                bridge,
+                i: t.i,
+                j: t.j,
+                dir: t.dir,
+                bridge: step.bridge,
             };
-            let (cell, mut h) = graph.step_h(out, ti, tj);
+            let (cell, mut h) = (step.cell, step.cell.h);
             if h == f64::INFINITY {
-                continue;
+                return;
             }
             if sched_bound {
                 let dev = 100.0 * (cell.progress - len / direct);
@@ -220,11 +244,8 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
                     h += sched_scale * dev * dev * cell.dist;
                 }
             }
-            heap.push(Open {
-                f: g + h,
-                slot: ts as u32,
-            });
-        }
+            heap.push(Open::new(g + h, ts));
+        });
     }
     Err(PlanError::NoRoad("no dry road inside the search window"))
 }

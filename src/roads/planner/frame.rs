@@ -1,6 +1,6 @@
 //! The request's frame: a grid anchored at `from` and turned so that `to`
-//! is a grid point, its finer sample lattice, Bresenham walks on it and the
-//! lake test along a segment.
+//! is a grid point, its finer sample lattice and Bresenham walks on it
+//! (the lake test on it is `lake.rs`).
 
 use super::PlannerParams;
 use crate::terrain::Terrain;
@@ -31,13 +31,13 @@ pub(crate) struct Frame {
     pub lipschitz: Option<f64>,
     /// The height terms `(a, b, offset)`: term `i` is the profile,
     /// linearly interpolated, at `(a·x + b·y + offset) / 128`.
-    terms: Vec<(f64, f64, f64)>,
-    prof: Vec<f64>,
-    mask: i64,
+    pub(super) terms: Vec<(f64, f64, f64)>,
+    pub(super) prof: Vec<f64>,
+    pub(super) mask: i64,
     /// Range minima of the profile (sparse table over two periods):
     /// `mins[l][i]` = min of `prof[i .. i + 2^l]` (indices mod the length);
     /// empty for very long profiles.
-    mins: Vec<Vec<f64>>,
+    pub(super) mins: Vec<Vec<f64>>,
 }
 
 impl Frame {
@@ -150,137 +150,6 @@ impl Frame {
             1.0
         }
     }
-
-    /// Whether the ground between two points, with heights `za` and `zb`,
-    /// stays at or above the lake level. Proven at once with the slope
-    /// bound where the ends are high enough; else exactly: the ground is a
-    /// sum of piecewise-linear terms, linear between the points where a
-    /// term's profile index crosses a whole number, so its lowest point on
-    /// the segment is at one of those (or an end).
-    pub fn dry(&self, terrain: &Terrain, a: DVec2, b: DVec2, za: f64, zb: f64) -> bool {
-        if !(za >= self.lake && zb >= self.lake) {
-            return false;
-        }
-        let Some(lip) = self.lipschitz else {
-            return self.dry_sampled(terrain, a, b);
-        };
-        if za.min(zb) - self.lake >= lip * a.distance(b) * 0.5 {
-            return true;
-        }
-        // Each term's profile index along the segment: j = ja + t·(jb − ja).
-        let mut js = [(0.0, 0.0); crate::terrain::MAX_VECTORS];
-        let n = self.terms.len();
-        let mut lowest = 0.0;
-        for (k, &(ta, tb, off)) in self.terms.iter().enumerate() {
-            let ja = (ta * a.x + tb * a.y + off) / 128.0;
-            let jb = (ta * b.x + tb * b.y + off) / 128.0;
-            if !(ja.abs() < 1e12 && jb.abs() < 1e12) || (ja - jb).abs() > 4096.0 {
-                return self.dry_sampled(terrain, a, b);
-            }
-            js[k] = (ja, jb);
-            // The term's own lowest value: at an end or a whole index.
-            let (lo, hi) = (crate::num::fast_floor(ja.min(jb)) + 1.0, ja.max(jb));
-            lowest += self.term(ja).min(self.term(jb)).min(self.range_min(lo, hi));
-        }
-        // A margin far above rounding, below anything that matters.
-        let level = self.lake + 1e-6;
-        if lowest >= level {
-            return true;
-        }
-        // Halve the segment where the bound fails: a piece on which no term
-        // crosses a whole index is linear, its lowest point an end (exact).
-        let js = &js[..n];
-        let at = |t: f64| -> f64 { js.iter().map(|&(a, b)| self.term(a + t * (b - a))).sum() };
-        let mut stack = [(0.0f64, 1.0f64); 64];
-        let mut len = 1;
-        let mut budget = 1 << 14;
-        while len > 0 {
-            len -= 1;
-            let (t0, t1) = stack[len];
-            let (mut bound, mut linear) = (0.0, true);
-            for &(a, b) in js {
-                let (j0, j1) = (a + t0 * (b - a), a + t1 * (b - a));
-                let lo = crate::num::fast_floor(j0.min(j1)) + 1.0;
-                let hi = j0.max(j1);
-                linear &= lo >= hi;
-                bound += self.term(j0).min(self.term(j1)).min(self.range_min(lo, hi));
-            }
-            if bound > level {
-                continue;
-            }
-            if linear {
-                if at(t0).min(at(t1)) > level {
-                    continue;
-                }
-                return false;
-            }
-            budget -= 1;
-            if budget == 0 || len + 2 > stack.len() {
-                return false;
-            }
-            let m = 0.5 * (t0 + t1);
-            stack[len] = (m, t1);
-            stack[len + 1] = (t0, m);
-            len += 2;
-        }
-        true
-    }
-
-    /// A lower bound of the ground within `r` metres of `p`: each term's
-    /// least value over the indices that disc can reach, summed.
-    pub fn disc_min(&self, p: DVec2, r: f64) -> f64 {
-        let mut lowest = 0.0;
-        for &(a, b, off) in &self.terms {
-            let j = (a * p.x + b * p.y + off) / 128.0;
-            let reach = r * (a * a + b * b).sqrt() / 128.0;
-            let (lo, hi) = (j - reach, j + reach);
-            if !(lo.abs() < 1e12 && hi.abs() < 1e12) {
-                return f64::NEG_INFINITY;
-            }
-            let whole = self.range_min(crate::num::fast_floor(lo) + 1.0, hi);
-            lowest += self.term(lo).min(self.term(hi)).min(whole);
-        }
-        lowest
-    }
-
-    /// The least profile value at the whole indices in `lo .. hi` (`lo` whole).
-    #[inline]
-    fn range_min(&self, lo: f64, hi: f64) -> f64 {
-        if lo >= hi {
-            return f64::INFINITY;
-        }
-        // ⌈hi − lo⌉ without a libm call.
-        let count = -crate::num::fast_floor(lo - hi) as usize;
-        let n = self.prof.len();
-        if self.mins.is_empty() || count > n {
-            let mut m = f64::INFINITY;
-            for w in 0..count.min(n) {
-                m = m.min(self.prof[((lo as i64 + w as i64) & self.mask) as usize]);
-            }
-            return m;
-        }
-        let i = (lo as i64 & self.mask) as usize;
-        let l = (usize::BITS - 1 - count.leading_zeros()) as usize;
-        self.mins[l][i].min(self.mins[l][i + count - (1 << l)])
-    }
-
-    /// One height term: the profile at index `j`, linearly interpolated.
-    #[inline]
-    fn term(&self, j: f64) -> f64 {
-        let k = crate::num::fast_floor(j);
-        let i = (k as i64 & self.mask) as usize;
-        let next = self.prof[(i + 1) & self.mask as usize];
-        self.prof[i] + (j - k) * (next - self.prof[i])
-    }
-
-    /// Without a slope bound: samples every 0.25 m.
-    fn dry_sampled(&self, terrain: &Terrain, a: DVec2, b: DVec2) -> bool {
-        let k = ((a.distance(b) / 0.25).ceil() as usize).clamp(1, 1 << 20);
-        (0..=k).all(|i| {
-            let p = a.lerp(b, i as f64 / k as f64);
-            terrain.height(p.x, p.y) >= self.lake
-        })
-    }
 }
 
 /// `x.round() as i64` without a libm call (baseline x86-64 has no
@@ -348,84 +217,5 @@ fn round_matches_std() {
         1e300,
     ] {
         assert_eq!(round(x), x.round() as i64, "{x}");
-    }
-}
-
-/// Cells per page side (log₂): pages of 8 × 8 cells.
-const PAGE_BITS: i64 = 3;
-const PAGE: i64 = 1 << PAGE_BITS;
-
-/// A window of cells whose records are allocated a page at a time, when a
-/// cell of the page is first touched; the page directory is the only dense
-/// part (one `u32` per 64 cells).
-#[derive(Clone, Debug)]
-pub(crate) struct Paged<T: Copy> {
-    x0: i64,
-    y0: i64,
-    w: i64,
-    h: i64,
-    dir: Vec<u32>,
-    /// Page `k` holds `PAGE² · per_cell` records from `k · PAGE² · per_cell`.
-    pub data: Vec<T>,
-    per_cell: usize,
-    fill: T,
-    /// Each page's first cell.
-    origins: Vec<(i64, i64)>,
-}
-
-impl<T: Copy> Paged<T> {
-    /// A window `x0..=x1` × `y0..=y1` with `per_cell` records per cell.
-    pub fn new(x0: i64, x1: i64, y0: i64, y1: i64, per_cell: usize, fill: T) -> Self {
-        let w = ((x1 - x0) >> PAGE_BITS) + 1;
-        let h = ((y1 - y0) >> PAGE_BITS) + 1;
-        // Room for the whole window up front (within reason): pages are
-        // then never moved, and untouched room costs address space only.
-        let room = ((w * h) as usize * (per_cell << (2 * PAGE_BITS))).min(1 << 21);
-        Self {
-            x0,
-            y0,
-            w,
-            h,
-            dir: vec![u32::MAX; (w * h) as usize],
-            data: Vec::with_capacity(room),
-            per_cell,
-            fill,
-            origins: Vec::new(),
-        }
-    }
-
-    /// The index in `data` of cell `(x, y)`'s first record, allocating its
-    /// page if needed. The cell must lie in the window.
-    #[inline]
-    pub fn slot(&mut self, x: i64, y: i64) -> usize {
-        let (dx, dy) = (x - self.x0, y - self.y0);
-        let (px, py) = (dx >> PAGE_BITS, dy >> PAGE_BITS);
-        debug_assert!(px >= 0 && py >= 0 && px < self.w && py < self.h);
-        let d = (py * self.w + px) as usize;
-        let mut page = self.dir[d];
-        if page == u32::MAX {
-            page = (self.data.len() / (self.per_cell << (2 * PAGE_BITS))) as u32;
-            self.dir[d] = page;
-            self.origins
-                .push((self.x0 + (px << PAGE_BITS), self.y0 + (py << PAGE_BITS)));
-            let n = self.data.len() + (self.per_cell << (2 * PAGE_BITS));
-            self.data.resize(n, self.fill);
-        }
-        let local = ((dy & (PAGE - 1)) << PAGE_BITS | (dx & (PAGE - 1))) as usize;
-        (page as usize * (PAGE * PAGE) as usize + local) * self.per_cell
-    }
-
-    /// The cell of a record index and the record's index within its cell.
-    #[inline]
-    pub fn cell_of(&self, index: usize) -> (i64, i64, usize) {
-        let cell = index / self.per_cell;
-        let page = cell >> (2 * PAGE_BITS);
-        let local = (cell & ((PAGE * PAGE) as usize - 1)) as i64;
-        let (ox, oy) = self.origins[page];
-        (
-            ox + (local & (PAGE - 1)),
-            oy + (local >> PAGE_BITS),
-            index % self.per_cell,
-        )
     }
 }

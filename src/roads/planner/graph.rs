@@ -2,15 +2,18 @@
 //! frame's grid, with every per-request cache a search needs.
 //!
 //! What a step costs splits into parts fixed by its segment alone (slope
-//! grade, p3, p4, its tie-breaker hash; cached per cell and move), by the
-//! turn alone (smoothness; a table per pair of moves), by its end cell
-//! (progress, distance to `to`, the heuristic; cached per cell) and by
-//! the state's label (p2, schedule, dither), added per step.
+//! grade, p3, p4, its tie-breaker hash, whether it is dry; cached per cell
+//! and move, the lake test only when asked), by the turn alone
+//! (smoothness; a table per pair of moves), by its end cell (progress,
+//! distance to `to`, the heuristic; cached per cell) and by the state's
+//! label (p2, schedule, dither), added per step.
 
 use super::PlannerParams;
-use super::cost::{SegTerrain, deck, dither_turn, schedule, smooth_turn, tie_hash, tie_key};
-use super::frame::{Frame, Paged};
+use super::bridge::Deck;
+use super::cost::{SegTerrain, dither_turn, schedule, smooth_turn, tie_hash, tie_key};
+use super::frame::Frame;
 use super::lattice::Lattice;
+use super::paged::Paged;
 use super::togo::CostToGo;
 use crate::terrain::Terrain;
 use glam::DVec2;
@@ -30,34 +33,31 @@ pub struct SearchState {
 
 /// A cached outgoing segment (its length is its move's, `SearchGraph::len`).
 /// `base` is its weighted slope part without p2 (`w·(len·|grade| + p3 +
-/// p4)`): NaN unknown, ∞ wet or leaving the window. `to` copies its end
-/// cell's data, so one expansion reads one cell's records only.
+/// p4)`): NaN unknown, ∞ leaving the window. `to` copies its end cell's
+/// data, so one expansion reads one cell's records only. `dry`: 0 not
+/// asked yet (the lake test costs most, so it waits until a search needs
+/// it), 1 dry, 2 wet.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Out {
     pub base: f64,
     pub grade: f64,
+    /// The tie-breaker hash of the segment's cells.
+    pub tie: f64,
     pub to: CellInfo,
+    pub dry: u8,
 }
 
 const UNKNOWN: Out = Out {
     base: f64::NAN,
     grade: 0.0,
+    tie: 0.0,
     to: CellInfo {
         progress: f64::NAN,
         dist: 0.0,
         h: f64::NAN,
     },
+    dry: 0,
 };
-
-/// A cached bridge along a wet segment: `steps` moves long (0 unknown, −1
-/// none), its length, weighted slope part and grade.
-#[derive(Clone, Copy, Debug)]
-struct Deck {
-    steps: i32,
-    len: f64,
-    base: f64,
-    grade: f64,
-}
 
 /// What a cell's position says: progress along the straight line (fraction
 /// of direct), distance to `to`, and the heuristic (NaN until asked).
@@ -77,9 +77,17 @@ pub(super) struct Label {
     pub back3: Option<usize>,
 }
 
-/// One step out of a state: target, cost, segment length and grade, bridge,
-/// and the segment's slot in the cache (`usize::MAX` for a bridge).
-pub(super) type StepOut = (SearchState, f64, f64, f64, bool, usize);
+/// One step out of a state.
+pub(super) struct Step {
+    pub to: SearchState,
+    pub cost: f64,
+    /// The segment's length and grade.
+    pub len: f64,
+    pub grade: f64,
+    pub bridge: bool,
+    /// The end cell's data (its heuristic only for the crate's own A*).
+    pub cell: CellInfo,
+}
 
 /// The request's state graph with its caches: what both this crate's A*
 /// and any generic search (the bench runs `pathfinding`'s) expand.
@@ -90,17 +98,22 @@ pub struct SearchGraph<'t> {
     pub(super) moves: Vec<(i64, i64)>,
     /// Each move's length, metres.
     pub(super) len: Vec<f64>,
+    /// Each move's walk length on the lattice (its links' lengths summed).
+    pub(super) walk_len: Vec<f64>,
     /// `turn[a·k + b]`: the angle from move `a` to move `b`.
     pub(super) turn: Vec<f64>,
-    /// `smooth[a·k + b]`: the weighted smoothness of that turn, ∞ where it
-    /// is sharper than `max_turn`; row `k` (the start) all 0.
-    pub(super) smooth: Vec<f64>,
+    /// Per incoming move `a` (or `k` at the start): the moves `b` it may
+    /// turn into (not sharper than `max_turn`), with the turn's weighted
+    /// smoothness.
+    turns_from: Vec<Vec<(usize, f64)>>,
     /// Window in cells: `i0..=i1` × `j0..=j1`.
     pub(super) win: (i64, i64, i64, i64),
     lattice: Lattice,
     outs: Paged<Out>,
+    /// Scratch: one cell's segments while they are computed.
+    segs: Vec<Option<SegTerrain>>,
     /// Bridges per cell and move (with `params.bridges`).
-    decks: Paged<Deck>,
+    pub(super) decks: Paged<Deck>,
     cells: Paged<CellInfo>,
     key: u64,
     z_goal: f64,
@@ -139,15 +152,10 @@ impl<'t> SearchGraph<'t> {
         let margin = (params.window * frame.direct * params.distance_factor).max(params.min_margin);
         let m = (margin / frame.cell).ceil() as i64 + 1;
         let win = (-m, frame.n + m, -m, m);
-        let lattice = Lattice::new(&frame, win);
+        let lattice = Lattice::new(&frame, win, &moves);
+        let walk_len = lattice.walk_lengths();
         let outs = Paged::new(win.0, win.1, win.2, win.3, k, UNKNOWN);
-        let no_deck = Deck {
-            steps: 0,
-            len: 0.0,
-            base: 0.0,
-            grade: 0.0,
-        };
-        let decks = Paged::new(win.0, win.1, win.2, win.3, k, no_deck);
+        let decks = super::bridge::decks(win, k, params.bridges);
         let nan = CellInfo {
             progress: f64::NAN,
             dist: 0.0,
@@ -160,9 +168,25 @@ impl<'t> SearchGraph<'t> {
             lmax = lmax.max(params.max_span + longest * frame.cell);
         }
         let z_goal = terrain.height(to.x, to.y);
-        let togo = (!params.bridges && params.weights.slope > 0.0)
-            .then(|| CostToGo::new(win, frame.n, terrain.height(from.x, from.y), moves.len()));
+        let togo = (!params.bridges && params.weights.slope > 0.0).then(|| {
+            CostToGo::new(
+                win,
+                frame.n,
+                terrain.height(from.x, from.y),
+                &smooth,
+                moves.len(),
+            )
+        });
+        let turns_from = (0..=k)
+            .map(|a| {
+                (0..k)
+                    .map(|b| (b, smooth[a * k + b]))
+                    .filter(|&(_, t)| t < f64::INFINITY)
+                    .collect()
+            })
+            .collect();
         Self {
+            turns_from,
             togo,
             terrain,
             params: params.clone(),
@@ -170,10 +194,11 @@ impl<'t> SearchGraph<'t> {
             moves,
             len,
             turn,
-            smooth,
             win,
             lattice,
+            walk_len,
             outs,
+            segs: Vec::new(),
             decks,
             cells,
             z_goal,
@@ -235,57 +260,75 @@ impl<'t> SearchGraph<'t> {
         if !o.base.is_nan() {
             return o;
         }
-        self.fill_out(s, i, j, m)
+        self.fill_cell(s - m, i, j);
+        self.outs.data[s]
     }
 
+    /// Computes all of cell `(i, j)`'s outgoing segments (its slot `at`),
+    /// sharing their lattice points.
     #[inline(never)]
-    fn fill_out(&mut self, s: usize, i: i64, j: i64, m: usize) -> Out {
-        let (qi, qj) = (i + self.moves[m].0, j + self.moves[m].1);
+    fn fill_cell(&mut self, at: usize, i: i64, j: i64) {
+        let k = self.moves.len();
         let sub = self.frame.sub;
-        let seg = if self.inside(qi, qj) {
-            self.lattice.segment(
-                &self.frame,
-                self.terrain,
-                (i * sub, j * sub),
-                (qi * sub, qj * sub),
-            )
-        } else {
-            None
+        let mut segs = std::mem::take(&mut self.segs);
+        segs.resize(k, None);
+        let (win, moves) = (self.win, &self.moves);
+        let inside = |m: usize| {
+            let (qi, qj) = (i + moves[m].0, j + moves[m].1);
+            qi >= win.0 && qi <= win.1 && qj >= win.2 && qj <= win.3
         };
-        let o = match seg {
-            Some(seg) => Out {
-                base: self.params.weights.slope * (seg.len * seg.grade.abs() + seg.p3 + seg.p4),
-                grade: seg.grade,
-                to: self.cell(qi, qj).1,
-            },
-            None => Out {
-                base: f64::INFINITY,
-                ..UNKNOWN
-            },
-        };
-        self.outs.data[s] = o;
-        let inside = self.inside(qi, qj);
-        if let Some(t) = self.togo.as_mut()
-            && inside
-        {
-            let e = if o.base < f64::INFINITY {
-                (o.base, o.grade)
-            } else {
-                (f64::INFINITY, f64::NAN)
+        self.lattice.cell_segments(
+            &self.frame,
+            self.terrain,
+            (i * sub, j * sub),
+            inside,
+            &mut segs,
+        );
+        let ws = self.params.weights.slope;
+        for (m, seg) in segs.iter().enumerate() {
+            let (qi, qj) = (i + self.moves[m].0, j + self.moves[m].1);
+            let o = match seg {
+                Some(seg) => Out {
+                    base: ws * (seg.len * seg.grade.abs() + seg.p3 + seg.p4),
+                    grade: seg.grade,
+                    tie: tie_hash((i, j), (qi, qj), self.key),
+                    to: self.cell(qi, qj).1,
+                    dry: 0,
+                },
+                None => Out {
+                    base: f64::INFINITY,
+                    ..UNKNOWN
+                },
             };
-            let at = t.in_edge.slot(qi, qj);
-            t.in_edge.data[at + m] = e;
+            self.outs.data[at + m] = o;
         }
-        o
+        self.segs = segs;
     }
 
-    /// The segment from cell `(i, j)` along move `m`, or `None` when it is
-    /// wet or leaves the window. Cached.
+    /// The segment from cell `(i, j)` along move `m`, or `None` when it
+    /// leaves the window (wet or not). Cached.
     #[inline]
     pub(super) fn edge(&mut self, i: i64, j: i64, m: usize) -> Option<Out> {
         let s = self.out_slot(i, j) + m;
         let o = self.out_at(s, i, j, m);
         (o.base < f64::INFINITY).then_some(o)
+    }
+
+    /// Whether the segment in slot `s` (from cell `(i, j)` along move `m`,
+    /// inside the window) is dry. Cached.
+    #[inline]
+    pub(super) fn seg_dry(&mut self, s: usize, i: i64, j: i64, m: usize) -> bool {
+        match self.outs.data[s].dry {
+            1 => true,
+            2 => false,
+            _ => {
+                let sub = self.frame.sub;
+                let o = (i * sub, j * sub);
+                let dry = self.lattice.dry_walk(&self.frame, self.terrain, o, m);
+                self.outs.data[s].dry = if dry { 1 } else { 2 };
+                dry
+            }
+        }
     }
 
     /// Cell `(i, j)`'s position data (its heuristic still NaN if unasked).
@@ -304,47 +347,6 @@ impl<'t> SearchGraph<'t> {
         };
         self.cells.data[s] = c;
         (s, c)
-    }
-
-    /// A bridge from cell `(i, j)` along move `m`: the first dry cell within
-    /// `max_span`, as (its distance in moves, the deck's terrain part).
-    fn bridge(&mut self, i: i64, j: i64, m: usize) -> Option<(i64, SegTerrain)> {
-        let (di, dj) = self.moves[m];
-        let p = self.frame.point(i, j);
-        let zp = self.height(i * self.frame.sub, j * self.frame.sub);
-        for k in 1..=1024 {
-            let (qi, qj) = (i + k * di, j + k * dj);
-            let q = self.frame.point(qi, qj);
-            if !self.inside(qi, qj) || p.distance(q) > self.params.max_span {
-                return None;
-            }
-            let zq = self.height(qi * self.frame.sub, qj * self.frame.sub);
-            if zq >= self.frame.lake {
-                return Some((k, deck(p, q, zp, zq)));
-            }
-        }
-        None
-    }
-
-    /// [`Self::bridge`], cached.
-    fn deck(&mut self, i: i64, j: i64, m: usize) -> Deck {
-        let s = self.decks.slot(i, j) + m;
-        if self.decks.data[s].steps == 0 {
-            let w = self.params.weights;
-            self.decks.data[s] = match self.bridge(i, j, m) {
-                Some((k, seg)) => Deck {
-                    steps: k as i32,
-                    len: seg.len,
-                    base: w.slope * (seg.len * seg.grade.abs() + seg.p3 + seg.p4),
-                    grade: seg.grade,
-                },
-                None => Deck {
-                    steps: -1,
-                    ..self.decks.data[s]
-                },
-            };
-        }
-        self.decks.data[s]
     }
 
     /// The heuristic: a lower bound of the cost from a state to `to`, the
@@ -413,31 +415,49 @@ impl<'t> SearchGraph<'t> {
             back3: None,
         };
         let mut out = Vec::with_capacity(k);
-        self.expand(i, j, &label, |(t, c, ..)| out.push((t, c)));
+        self.expand(i, j, &label, false, 0, |s| out.push((s.to, s.cost)));
         out
     }
 
     /// Calls `f` for each step out of cell `(i, j)` reached with `label`.
     /// A step costs, as [`super::cost::step_cost`] says, the weighted sum
-    /// of its parts times `1 + tie_breaker · hash`.
+    /// of its parts times `1 + tie_breaker · hash`. With `own` (this
+    /// crate's A*) the steps come with their end cell's heuristic, and
+    /// (without bridges) their lake tests are left to the search, which
+    /// makes them when it takes a state ([`Self::seg_dry`]), and it skips
+    /// the moves whose bit is set in `closed` (their states are closed).
     #[inline(always)]
-    pub(super) fn expand(&mut self, i: i64, j: i64, label: &Label, mut f: impl FnMut(StepOut)) {
+    pub(super) fn expand(
+        &mut self,
+        i: i64,
+        j: i64,
+        label: &Label,
+        own: bool,
+        closed: u64,
+        mut f: impl FnMut(Step),
+    ) {
         let k = self.moves.len();
         let din = label.din;
         let w = self.params.weights;
         let at = self.out_slot(i, j);
         let row = din * k;
         let tb = self.params.tie_breaker;
-        for m in 0..k {
-            let smooth = self.smooth[row + m];
-            if smooth == f64::INFINITY {
+        for x in 0..self.turns_from[din].len() {
+            let (m, smooth) = self.turns_from[din][x];
+            let o = self.out_at(at + m, i, j, m);
+            if o.base == f64::INFINITY {
+                // Leaves the window (a bridge along it would too).
                 continue;
             }
-            let o = self.out_at(at + m, i, j, m);
-            let (qi, qj, o, len, slot) = if o.base < f64::INFINITY {
+            let bridges = self.params.bridges;
+            let lazy = own && !bridges;
+            if lazy && closed >> m & 1 == 1 {
+                continue;
+            }
+            let (qi, qj, o, len, slot) = if lazy || self.seg_dry(at + m, i, j, m) {
                 let (qi, qj) = (i + self.moves[m].0, j + self.moves[m].1);
                 (qi, qj, o, self.len[m], at + m)
-            } else if self.params.bridges {
+            } else if bridges {
                 let d = self.deck(i, j, m);
                 if d.steps < 0 {
                     continue;
@@ -449,7 +469,9 @@ impl<'t> SearchGraph<'t> {
                 let o = Out {
                     base: d.base,
                     grade: d.grade,
+                    tie: tie_hash((i, j), (qi, qj), self.key),
                     to: self.cell(qi, qj).1,
+                    dry: 1,
                 };
                 (qi, qj, o, d.len, usize::MAX)
             } else {
@@ -480,13 +502,24 @@ impl<'t> SearchGraph<'t> {
             if bridge {
                 c += self.params.bridge_cost * len;
             }
-            c += c * tb * tie_hash((i, j), (qi, qj), self.key);
-            let t = SearchState {
+            c += c * tb * o.tie;
+            let to = SearchState {
                 i: qi as i32,
                 j: qj as i32,
                 dir: m as u8,
             };
-            f((t, c, len, o.grade, bridge, slot));
+            let mut cell = o.to;
+            if own {
+                cell.h = self.step_h(slot, qi, qj).1;
+            }
+            f(Step {
+                to,
+                cost: c,
+                len,
+                grade: o.grade,
+                bridge,
+                cell,
+            });
         }
     }
 }

@@ -1,88 +1,174 @@
-//! The sample lattice of one A* search: terrain heights and the links
-//! between neighbouring samples (their grade and whether the ground along
-//! them is dry), each computed once, on first use, a page at a time.
+//! The sample lattice of one A* search: terrain heights, which points lie
+//! well clear of water, and which links between neighbouring samples are
+//! dry, each computed once, on first use, a page at a time.
 //!
-//! Bresenham (§5.4) always steps to one of a point's 8 neighbours, so every
-//! segment's p3 and p4 are read from cached links.
+//! Bresenham (§5.4) always steps to one of a point's 8 neighbours, and its
+//! walk is the same from every lattice point, so each move's walk is found
+//! once per search ([`Walks`]) and a cell's segments are read off the
+//! heights of the few points they share.
 
 use super::cost::SegTerrain;
-use super::frame::{Frame, Paged, bresenham_inner};
+use super::frame::{Frame, bresenham_inner};
+use super::lake::Disc;
+use super::paged::Paged;
 use crate::terrain::Terrain;
 
-/// A link's cached state: `|grade|`, or NaN for unknown, or −1 for wet.
-const UNKNOWN: f64 = f64::NAN;
-const WET: f64 = -1.0;
+/// A link's or a point's cached state (a point is safe `WIDE` or only
+/// `NEAR`, see [`Caches::safe`]).
+const UNKNOWN: u8 = 0;
+const YES: u8 = 1;
+const NO: u8 = 2;
+const WIDE: u8 = 3;
+const NEAR: u8 = 4;
 
 /// The four link directions stored at a point (the other four are stored
 /// at the neighbour).
 const DIRS: [(i64, i64); 4] = [(1, 0), (1, 1), (0, 1), (-1, 1)];
 
-pub(crate) struct Lattice {
-    heights: Paged<f64>,
-    links: Paged<f64>,
-    /// Per point: 0 unknown, 1 all ground within 1.2 sample spacings of it
-    /// is above the lake (so any segment near it is dry), 2 not proven.
-    safe: Paged<u8>,
-    /// Sample spacing and diagonal, metres.
-    ss: f64,
-    sd: f64,
+/// The moves' Bresenham walks on the lattice, relative to their start.
+struct Walks {
+    /// The lattice points the walks visit (index 0: the start).
+    patch: Vec<(i64, i64)>,
+    /// Per move: its points after the start as patch indices, the last its
+    /// end, each with the length of the link that reaches it.
+    steps: Vec<Vec<(u16, f64)>>,
+    /// Per move: not along an axis or a diagonal, so the straight segment
+    /// leaves the links and its own dryness is checked too.
+    straight: Vec<bool>,
+    /// How far, in sample spacings, a point of such a straight segment can
+    /// lie from the nearest point of its walk (a little over).
+    reach: f64,
 }
 
-impl Lattice {
-    /// The lattice under the cell window `win` (`frame.sub` samples per cell).
-    pub fn new(frame: &Frame, win: (i64, i64, i64, i64)) -> Self {
-        let s = frame.sub;
-        let (x0, x1, y0, y1) = (win.0 * s, win.1 * s, win.2 * s, win.3 * s);
-        let ss = frame.cell / s as f64;
+/// How far every point of a link lies from one of its ends, at most, in
+/// sample spacings (√2/2, a little over).
+const NEAR_REACH: f64 = 0.72;
+
+impl Walks {
+    /// The walks of `moves` (in cells, `sub` lattice steps each), with
+    /// sample spacing `ss` (diagonal `sd`).
+    fn new(moves: &[(i64, i64)], sub: i64, ss: f64, sd: f64) -> Self {
+        let mut patch = vec![(0, 0)];
+        let mut index = |p: (i64, i64)| -> u16 {
+            match patch.iter().position(|&q| q == p) {
+                Some(k) => k as u16,
+                None => {
+                    patch.push(p);
+                    (patch.len() - 1) as u16
+                }
+            }
+        };
+        let mut steps = Vec::with_capacity(moves.len());
+        for &(mi, mj) in moves {
+            let q = (mi * sub, mj * sub);
+            let mut pts = vec![(0, 0)];
+            bresenham_inner((0, 0), q, |x, y| pts.push((x, y)));
+            pts.push(q);
+            let walk: Vec<(u16, f64)> = pts
+                .windows(2)
+                .map(|w| {
+                    let diagonal = w[0].0 != w[1].0 && w[0].1 != w[1].1;
+                    (index(w[1]), if diagonal { sd } else { ss })
+                })
+                .collect();
+            steps.push(walk);
+        }
+        let straight: Vec<bool> = moves
+            .iter()
+            .map(|&(mi, mj)| mi != 0 && mj != 0 && mi.abs() != mj.abs())
+            .collect();
+        // Sample each straight segment finely; at each sample, the nearest
+        // walk point's distance.
+        let mut reach = 0.0f64;
+        for (m, &(mi, mj)) in moves.iter().enumerate().filter(|&(m, _)| straight[m]) {
+            let pts: Vec<(i64, i64)> = std::iter::once((0, 0))
+                .chain(steps[m].iter().map(|&(k, _)| patch[k as usize]))
+                .collect();
+            let (qx, qy) = ((mi * sub) as f64, (mj * sub) as f64);
+            let n = 16 * (mi.abs().max(mj.abs()) * sub) as usize;
+            for t in 0..=n {
+                let (x, y) = (qx * t as f64 / n as f64, qy * t as f64 / n as f64);
+                let near = pts
+                    .iter()
+                    .map(|&(a, b)| (a as f64 - x).hypot(b as f64 - y))
+                    .fold(f64::INFINITY, f64::min);
+                reach = reach.max(near);
+            }
+        }
         Self {
-            heights: Paged::new(x0 - 1, x1 + 1, y0 - 1, y1 + 1, 1, f64::NAN),
-            links: Paged::new(x0 - 1, x1 + 1, y0 - 1, y1 + 1, 4, UNKNOWN),
-            safe: Paged::new(x0 - 1, x1 + 1, y0 - 1, y1 + 1, 1, 0),
-            ss,
-            sd: ss * std::f64::consts::SQRT_2,
+            patch,
+            steps,
+            straight,
+            // Between the samples (under √2/16 apart) the distance grows
+            // by at most half their spacing; and a margin.
+            reach: reach + 0.05,
         }
     }
+}
 
+/// The per-point and per-link caches.
+struct Caches {
+    heights: Paged<f64>,
+    /// Per point and direction of `DIRS`: whether the link is dry.
+    links: Paged<u8>,
+    /// Per point: how far around it all ground is proven above the lake.
+    safe: Paged<u8>,
+    /// The safe test's bounds, wide and near.
+    wide: Disc,
+    near: Disc,
+}
+
+impl Caches {
     /// Terrain height at lattice point `(a, b)`.
-    #[inline]
-    pub fn height(&mut self, frame: &Frame, terrain: &Terrain, a: i64, b: i64) -> f64 {
+    #[inline(always)]
+    fn height(&mut self, frame: &Frame, terrain: &Terrain, a: i64, b: i64) -> f64 {
         let s = self.heights.slot(a, b);
         let z = self.heights.data[s];
         if !z.is_nan() {
             return z;
         }
+        self.height_new(frame, terrain, s, a, b)
+    }
+
+    #[inline(never)]
+    fn height_new(&mut self, frame: &Frame, terrain: &Terrain, s: usize, a: i64, b: i64) -> f64 {
         let p = frame.lattice(a, b);
         let z = terrain.height(p.x, p.y);
         self.heights.data[s] = z;
         z
     }
 
-    /// Whether all ground within 1.2 sample spacings of `(a, b)` is dry: a
-    /// segment's points all lie within √(1/4 + 1) ≈ 1.12 spacings of one of
-    /// its Bresenham points (half a step along the major axis, at most one
-    /// across), so a segment whose Bresenham points are all safe is dry.
-    #[inline]
-    fn safe(&mut self, frame: &Frame, a: i64, b: i64) -> bool {
+    /// Whether all ground near `(a, b)` is dry: within [`Walks::reach`]
+    /// spacings (`wide`: every point of a walk leaving the links lies that
+    /// close to one of its Bresenham points, so a walk whose points are all
+    /// safe is dry), or within 0.72 (not `wide`: every point of a link lies
+    /// within √2/2 of an end, as every point of a walk along an axis or a
+    /// diagonal does of its points).
+    #[inline(always)]
+    fn safe(&mut self, frame: &Frame, a: i64, b: i64, wide: bool) -> bool {
         let s = self.safe.slot(a, b);
-        if self.safe.data[s] == 0 {
-            let ok = frame.disc_min(frame.lattice(a, b), 1.2 * self.ss) > frame.lake + 1e-6;
-            self.safe.data[s] = if ok { 1 } else { 2 };
+        if self.safe.data[s] == UNKNOWN {
+            self.safe.data[s] = self.safety(frame, a, b);
         }
-        self.safe.data[s] == 1
+        self.safe.data[s] == WIDE || (!wide && self.safe.data[s] == NEAR)
     }
 
-    /// The link from `(a, b)` to its neighbour `(a + da, b + db)`:
-    /// `Some(|grade|)` when the ground along it is dry.
-    #[inline]
-    fn link(
-        &mut self,
-        frame: &Frame,
-        terrain: &Terrain,
-        a: i64,
-        b: i64,
-        da: i64,
-        db: i64,
-    ) -> Option<f64> {
+    #[inline(never)]
+    fn safety(&self, frame: &Frame, a: i64, b: i64) -> u8 {
+        let p = frame.lattice(a, b);
+        let level = frame.lake + 1e-6;
+        if self.wide.min(frame, p) > level {
+            WIDE
+        } else if self.near.min(frame, p) > level {
+            NEAR
+        } else {
+            NO
+        }
+    }
+
+    /// Whether the link from `(a, b)` to its neighbour `(a + da, b + db)`
+    /// is dry.
+    fn link(&mut self, frame: &Frame, terrain: &Terrain, a: i64, b: i64, da: i64, db: i64) -> bool {
         // Store at the end from which the link is one of `DIRS`.
         let (a, b, da, db) = if db > 0 || (db == 0 && da > 0) {
             (a, b, da, db)
@@ -94,97 +180,173 @@ impl Lattice {
             .position(|&d| d == (da, db))
             .expect("a neighbour");
         let s = self.links.slot(a, b) + k;
-        let v = self.links.data[s];
-        if !v.is_nan() {
-            return (v >= 0.0).then_some(v);
+        if self.links.data[s] == UNKNOWN {
+            // Both ends safe: every point of the link is within 0.71
+            // spacings of one of them, so dry (see `safe`).
+            let dry = (self.safe(frame, a, b, false) && self.safe(frame, a + da, b + db, false))
+                || {
+                    let (za, zb) = (
+                        self.height(frame, terrain, a, b),
+                        self.height(frame, terrain, a + da, b + db),
+                    );
+                    let (pa, pb) = (frame.lattice(a, b), frame.lattice(a + da, b + db));
+                    frame.dry(terrain, pa, pb, za, zb)
+                };
+            self.links.data[s] = if dry { YES } else { NO };
         }
-        let (za, zb) = (
-            self.height(frame, terrain, a, b),
-            self.height(frame, terrain, a + da, b + db),
-        );
-        let d = if da != 0 && db != 0 { self.sd } else { self.ss };
-        let (pa, pb) = (frame.lattice(a, b), frame.lattice(a + da, b + db));
-        // Both ends safe: every point of the link is within 0.71 spacings
-        // of one of them, so dry (see `safe`).
-        let proven = self.safe(frame, a, b) && self.safe(frame, a + da, b + db);
-        let v = if proven || frame.dry(terrain, pa, pb, za, zb) {
-            (zb - za).abs() / d
-        } else {
-            WET
+        self.links.data[s] == YES
+    }
+}
+
+/// A search's lattice: the moves' walks and the caches.
+pub(crate) struct Lattice {
+    walks: Walks,
+    c: Caches,
+    /// With a flat height cache: each patch point's offset in it.
+    flat: Vec<isize>,
+}
+
+/// The grades along a walk from height `zp` (`z(k)` the height of patch
+/// point `k`): their sum and largest, and the end's height.
+#[inline(always)]
+fn walk(steps: &[(u16, f64)], zp: f64, mut z: impl FnMut(usize) -> f64) -> (f64, f64, f64) {
+    let (mut sum, mut max, mut zprev) = (0.0f64, 0.0f64, zp);
+    for &(k, d) in steps {
+        let z = z(k as usize);
+        let g = (z - zprev).abs() / d;
+        zprev = z;
+        sum += g;
+        max = max.max(g);
+    }
+    (sum, max, zprev)
+}
+
+impl Lattice {
+    /// The lattice under the cell window `win` (`frame.sub` samples per
+    /// cell) for `moves`.
+    pub fn new(frame: &Frame, win: (i64, i64, i64, i64), moves: &[(i64, i64)]) -> Self {
+        let s = frame.sub;
+        let (x0, x1, y0, y1) = (win.0 * s - 1, win.1 * s + 1, win.2 * s - 1, win.3 * s + 1);
+        let ss = frame.cell / s as f64;
+        let walks = Walks::new(moves, s, ss, ss * std::f64::consts::SQRT_2);
+        let heights = Paged::new(x0, x1, y0, y1, 1, f64::NAN);
+        let flat = match heights.stride() {
+            Some(w) => walks
+                .patch
+                .iter()
+                .map(|&(da, db)| (db * w + da) as isize)
+                .collect(),
+            None => Vec::new(),
         };
-        self.links.data[s] = v;
-        (v >= 0.0).then_some(v)
+        let c = Caches {
+            heights,
+            links: Paged::new(x0, x1, y0, y1, 4, UNKNOWN),
+            safe: Paged::new(x0, x1, y0, y1, 1, UNKNOWN),
+            wide: frame.disc(walks.reach.max(NEAR_REACH) * ss),
+            near: frame.disc(NEAR_REACH * ss),
+        };
+        Self { walks, flat, c }
     }
 
-    /// The segment between lattice points `p` and `q` (Bresenham's links),
-    /// or `None` where it is wet.
-    pub fn segment(
+    /// Each move's walk length: its links' summed lengths, metres.
+    pub fn walk_lengths(&self) -> Vec<f64> {
+        let w = &self.walks.steps;
+        w.iter().map(|s| s.iter().map(|&(_, d)| d).sum()).collect()
+    }
+
+    /// Terrain height at lattice point `(a, b)`.
+    #[inline]
+    pub fn height(&mut self, frame: &Frame, terrain: &Terrain, a: i64, b: i64) -> f64 {
+        self.c.height(frame, terrain, a, b)
+    }
+
+    /// The terrain parts of the segments from the cell at lattice point
+    /// `o` along every move whose target `usable` accepts: `out[m]` is
+    /// `None` where not usable. Whether they are dry is [`Self::dry_walk`]'s question.
+    pub fn cell_segments(
         &mut self,
         frame: &Frame,
         terrain: &Terrain,
-        p: (i64, i64),
-        q: (i64, i64),
-    ) -> Option<SegTerrain> {
-        let (zp, zq) = (
-            self.height(frame, terrain, p.0, p.1),
-            self.height(frame, terrain, q.0, q.1),
-        );
-        let len = frame.lattice(p.0, p.1).distance(frame.lattice(q.0, q.1));
-        let mut inner = [(0i64, 0i64); 64];
-        let mut n = 0;
-        bresenham_inner(p, q, |x, y| {
-            if n < inner.len() {
-                inner[n] = (x, y);
-                n += 1;
-            }
-        });
-        inner[n] = q;
-        let path = &inner[..=n];
-        // Every point safe (see `safe`): the segment is dry.
-        let safe = self.safe(frame, p.0, p.1) && path.iter().all(|&(x, y)| self.safe(frame, x, y));
-        let (mut sum, mut max, mut dry) = (0.0f64, 0.0f64, true);
-        let (mut prev, mut zprev) = (p, zp);
-        for &(x, y) in path {
-            let g = if safe {
-                let z = self.height(frame, terrain, x, y);
-                let d = if x != prev.0 && y != prev.1 {
-                    self.sd
-                } else {
-                    self.ss
-                };
-                let g = (z - zprev).abs() / d;
-                zprev = z;
-                Some(g)
+        o: (i64, i64),
+        usable: impl Fn(usize) -> bool,
+        out: &mut [Option<SegTerrain>],
+    ) {
+        let Self { walks, c, flat } = self;
+        let p0 = frame.lattice(o.0, o.1);
+        let zp = c.height(frame, terrain, o.0, o.1);
+        let z_of = |c: &mut Caches, k: usize| {
+            let (da, db) = walks.patch[k];
+            c.height(frame, terrain, o.0 + da, o.1 + db)
+        };
+        let base = c.heights.slot(o.0, o.1) as isize;
+        // A flat cache: each patch point at a fixed offset from the cell's.
+        let z_flat = |c: &mut Caches, k: usize| {
+            let s = (base + flat[k]) as usize;
+            let z = c.heights.data[s];
+            if z.is_nan() {
+                let (da, db) = walks.patch[k];
+                c.height_new(frame, terrain, s, o.0 + da, o.1 + db)
             } else {
-                self.link(frame, terrain, prev.0, prev.1, x - prev.0, y - prev.1)
+                z
+            }
+        };
+        for (m, slot) in out.iter_mut().enumerate() {
+            *slot = None;
+            if !usable(m) {
+                continue;
+            }
+            let steps = &walks.steps[m];
+            let (sum, max, zq) = if flat.is_empty() {
+                walk(steps, zp, |k| z_of(c, k))
+            } else {
+                walk(steps, zp, |k| z_flat(c, k))
             };
-            let Some(g) = g else {
-                dry = false;
-                break;
-            };
-            sum += g;
-            max = max.max(g);
+            let end = walks.patch[steps.last().expect("a move has an end").0 as usize];
+            let len = p0.distance(frame.lattice(o.0 + end.0, o.1 + end.1));
+            *slot = Some(SegTerrain {
+                len,
+                grade: if len > 0.0 { (zq - zp) / len } else { 0.0 },
+                p3: sum / steps.len() as f64,
+                p4: max,
+                dry: true,
+            });
+        }
+    }
+
+    /// Whether move `m`'s segment from lattice point `o` is dry: its
+    /// Bresenham links are, and the straight segment where it leaves them.
+    pub fn dry_walk(&mut self, frame: &Frame, terrain: &Terrain, o: (i64, i64), m: usize) -> bool {
+        let Self { walks, c, .. } = self;
+        let at = |k: u16| {
+            let (da, db) = walks.patch[k as usize];
+            (o.0 + da, o.1 + db)
+        };
+        let steps = &walks.steps[m];
+        // Every point safe (see `safe`): the segment is dry.
+        let wide = walks.straight[m];
+        if c.safe(frame, o.0, o.1, wide)
+            && steps.iter().all(|&(k, _)| {
+                let (x, y) = at(k);
+                c.safe(frame, x, y, wide)
+            })
+        {
+            return true;
+        }
+        let mut prev = o;
+        for &(k, _) in steps {
+            let (x, y) = at(k);
+            if !c.link(frame, terrain, prev.0, prev.1, x - prev.0, y - prev.1) {
+                return false;
+            }
             prev = (x, y);
         }
-        let count = path.len() as u32;
         // Bresenham's links are the segment itself only along an axis or a
         // diagonal; otherwise check the straight segment too.
-        let (da, db) = ((q.0 - p.0).abs(), (q.1 - p.1).abs());
-        if !safe && dry && da != 0 && db != 0 && da != db {
-            dry = frame.dry(
-                terrain,
-                frame.lattice(p.0, p.1),
-                frame.lattice(q.0, q.1),
-                zp,
-                zq,
-            );
+        !walks.straight[m] || {
+            let zp = c.height(frame, terrain, o.0, o.1);
+            let zq = c.height(frame, terrain, prev.0, prev.1);
+            let (p, q) = (frame.lattice(o.0, o.1), frame.lattice(prev.0, prev.1));
+            frame.dry(terrain, p, q, zp, zq)
         }
-        dry.then(|| SegTerrain {
-            len,
-            grade: if len > 0.0 { (zq - zp) / len } else { 0.0 },
-            p3: sum / count as f64,
-            p4: max,
-            dry: true,
-        })
     }
 }

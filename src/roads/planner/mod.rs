@@ -28,11 +28,14 @@
 //! ```
 
 mod astar;
+mod bridge;
 mod cost;
 mod frame;
 mod gameplay;
 mod graph;
+mod lake;
 mod lattice;
+mod paged;
 mod sequential;
 mod smooth;
 #[cfg(test)]
