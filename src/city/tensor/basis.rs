@@ -284,14 +284,15 @@ impl Prepared<'_> {
         }
     }
 
-    /// `(weight, tensor)` at `p`; `None` where the weight is zero.
+    /// `(w·|T|, w·T)` at `p` (weight `w`, tensor `T`); `None` where the
+    /// weight is zero.
     #[inline]
     pub(crate) fn sample(&self, p: DVec2) -> Option<(f64, DVec2)> {
         let f = self.field;
         match &f.kind {
             BasisKind::Grid { .. } => {
                 let w = self.weight_at(p.distance(f.centre));
-                (w > 0.0).then_some((w, self.grid))
+                (w > 0.0).then(|| (w, w * self.grid))
             }
             BasisKind::Radial => {
                 let d = f.centre - p;
@@ -299,8 +300,8 @@ impl Prepared<'_> {
                 if d2.is_nan() || d2 >= f.size * f.size {
                     return None;
                 }
-                let w = self.weight_at(d2.sqrt());
-                (w > 0.0).then(|| (w, tensor_along(d)))
+                let w = self.weight_at(d2.sqrt()) * (d2 > 0.0) as u8 as f64;
+                (w > 0.0).then(|| (w, w * tensor_along(d)))
             }
             BasisKind::Polyline { points } => {
                 let q = p - f.centre;
@@ -312,7 +313,7 @@ impl Prepared<'_> {
                 } else {
                     tangent.perp()
                 };
-                (w > 0.0).then(|| (w, tensor_along(dir)))
+                (w > 0.0).then(|| (w, w * tensor_along(dir)))
             }
             BasisKind::Heightmap(grid) => {
                 let w = self.weight_at(p.distance(f.centre));
@@ -321,7 +322,7 @@ impl Prepared<'_> {
                 }
                 let g = grid.at(p)?;
                 let strength = (g.length() / grid.full_slope).min(1.0);
-                Some((w, tensor_along(g) * strength))
+                Some((w * strength, tensor_along(g) * (w * strength)))
             }
         }
     }

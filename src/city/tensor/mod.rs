@@ -5,8 +5,10 @@
 //! returns them as planar [`Streets`].
 //!
 //! How a level is traced:
-//! - the field is sampled once on a grid ([`SampledField`], the eigen-field
-//!   cache) and read by bilinear interpolation of the tensors;
+//! - the field's major eigenvector is sampled once on a grid
+//!   ([`SampledField`], the seed's eigen-field cache) and interpolated per
+//!   cell; cells whose corners disagree by more than 60° (degenerate points,
+//!   sharp bends) are degenerate;
 //! - lines are integrated by a classical RK4 at `dstep`, the field sampled
 //!   along the step with each sample's sign aligned to the direction before;
 //! - seeds come from two priority queues (major, minor) by density
