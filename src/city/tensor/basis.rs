@@ -11,7 +11,7 @@ use glam::DVec2;
 use serde::{Deserialize, Serialize};
 
 /// Most points in a polyline basis field.
-pub const MAX_POLYLINE_POINTS: usize = 100_000;
+pub const MAX_POLYLINE_POINTS: usize = 2_000;
 /// Most gradient samples in a heightmap basis field.
 pub const MAX_HEIGHTMAP_SAMPLES: usize = 4_000_000;
 
@@ -240,11 +240,20 @@ impl BasisField {
         };
         let int_decay =
             (self.decay.fract() == 0.0 && self.decay <= 64.0).then_some(self.decay as i32);
+        // Where a polyline's weight can be non-zero: its box grown by `size`.
+        let reach = match &self.kind {
+            BasisKind::Polyline { points } => {
+                let (lo, hi) = crate::geom::bounds(points);
+                (lo + self.centre - self.size, hi + self.centre + self.size)
+            }
+            _ => (DVec2::NEG_INFINITY, DVec2::INFINITY),
+        };
         Prepared {
             field: self,
             grid,
             inv_size: 1.0 / self.size,
             int_decay,
+            reach,
         }
     }
 }
@@ -257,6 +266,8 @@ pub(crate) struct Prepared<'a> {
     inv_size: f64,
     /// The decay, when it is a small whole number (`powi` is cheaper).
     int_decay: Option<i32>,
+    /// Outside this box the weight is zero.
+    reach: (DVec2, DVec2),
 }
 
 impl Prepared<'_> {
@@ -284,14 +295,15 @@ impl Prepared<'_> {
         }
     }
 
-    /// `(weight, tensor)` at `p`; `None` where the weight is zero.
+    /// `(w·|T|, w·T)` at `p` (weight `w`, tensor `T`); `None` where the
+    /// weight is zero.
     #[inline]
     pub(crate) fn sample(&self, p: DVec2) -> Option<(f64, DVec2)> {
         let f = self.field;
         match &f.kind {
             BasisKind::Grid { .. } => {
                 let w = self.weight_at(p.distance(f.centre));
-                (w > 0.0).then_some((w, self.grid))
+                (w > 0.0).then(|| (w, w * self.grid))
             }
             BasisKind::Radial => {
                 let d = f.centre - p;
@@ -299,10 +311,13 @@ impl Prepared<'_> {
                 if d2.is_nan() || d2 >= f.size * f.size {
                     return None;
                 }
-                let w = self.weight_at(d2.sqrt());
-                (w > 0.0).then(|| (w, tensor_along(d)))
+                let w = self.weight_at(d2.sqrt()) * (d2 > 0.0) as u8 as f64;
+                (w > 0.0).then(|| (w, w * tensor_along(d)))
             }
             BasisKind::Polyline { points } => {
+                if !(p.cmpge(self.reach.0).all() && p.cmple(self.reach.1).all()) {
+                    return None;
+                }
                 let q = p - f.centre;
                 let (near, tangent) = nearest_on_polyline(points, q)?;
                 let w = self.weight_at(near.distance(q));
@@ -312,7 +327,7 @@ impl Prepared<'_> {
                 } else {
                     tangent.perp()
                 };
-                (w > 0.0).then(|| (w, tensor_along(dir)))
+                (w > 0.0).then(|| (w, w * tensor_along(dir)))
             }
             BasisKind::Heightmap(grid) => {
                 let w = self.weight_at(p.distance(f.centre));
@@ -321,7 +336,7 @@ impl Prepared<'_> {
                 }
                 let g = grid.at(p)?;
                 let strength = (g.length() / grid.full_slope).min(1.0);
-                Some((w, tensor_along(g) * strength))
+                Some((w * strength, tensor_along(g) * (w * strength)))
             }
         }
     }

@@ -32,9 +32,9 @@ pub struct TensorField {
 fn average(fields: &[Prepared], p: DVec2) -> DVec2 {
     let (mut sum, mut norm) = (DVec2::ZERO, 0.0);
     for f in fields {
-        if let Some((w, t)) = f.sample(p) {
-            sum += w * t;
-            norm += w * t.length();
+        if let Some((n, t)) = f.sample(p) {
+            sum += t;
+            norm += n;
         }
     }
     if norm > 0.0 { sum / norm } else { DVec2::ZERO }

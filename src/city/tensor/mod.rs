@@ -5,8 +5,10 @@
 //! returns them as planar [`Streets`].
 //!
 //! How a level is traced:
-//! - the field is sampled once on a grid ([`SampledField`], the eigen-field
-//!   cache) and read by bilinear interpolation of the tensors;
+//! - the field's major eigenvector is sampled once on a grid
+//!   ([`SampledField`], the seed's eigen-field cache) and interpolated per
+//!   cell; cells whose corners disagree by more than 60° (degenerate points,
+//!   sharp bends) are degenerate;
 //! - lines are integrated by a classical RK4 at `dstep`, the field sampled
 //!   along the step with each sample's sign aligned to the direction before;
 //! - seeds come from two priority queues (major, minor) by density
@@ -68,9 +70,14 @@ use thiserror::Error;
 pub const MAX_FIELD_CELLS: f64 = 2.0e6;
 /// Most integration steps of one run (all lines of all levels); tracing
 /// stops there.
-pub const MAX_TRACE_STEPS: u64 = 50_000_000;
-/// Most points in the boundary, an obstacle or a fixed road.
-pub const MAX_INPUT_POINTS: usize = 1_000_000;
+pub const MAX_TRACE_STEPS: u64 = 20_000_000;
+/// Most points in the boundary, and in all obstacles together.
+pub const MAX_INPUT_POINTS: usize = 100_000;
+/// Most points in all fixed roads together.
+pub const MAX_FIXED_POINTS: usize = 10_000;
+/// Most highway gates seeded and linked (the first fixed roads'); the
+/// others' roads are still joined where they meet streets.
+pub const MAX_GATES: usize = 64;
 
 /// Why streets could not be traced.
 #[derive(Clone, Debug, PartialEq, Error)]
@@ -168,7 +175,7 @@ fn check_input(input: &StreetsInput) -> Result<(), TensorError> {
     };
     let b = &input.boundary;
     if b.len() < 3 || b.len() > MAX_INPUT_POINTS {
-        return bad("boundary", "needs 3 to a million points");
+        return bad("boundary", "needs 3 to MAX_INPUT_POINTS points");
     }
     if !finite(b) {
         return bad("boundary", "points must be finite");
@@ -177,9 +184,12 @@ fn check_input(input: &StreetsInput) -> Result<(), TensorError> {
     if area.is_nan() || area == 0.0 {
         return bad("boundary", "encloses no area");
     }
-    for (what, set) in [("obstacles", &input.obstacles), ("fixed", &input.fixed)] {
-        if set.iter().map(Vec::len).sum::<usize>() > MAX_INPUT_POINTS {
-            return bad(what, "more than a million points");
+    for (what, set, most) in [
+        ("obstacles", &input.obstacles, MAX_INPUT_POINTS),
+        ("fixed", &input.fixed, MAX_FIXED_POINTS),
+    ] {
+        if set.iter().map(Vec::len).sum::<usize>() > most {
+            return bad(what, "too many points");
         }
         if !set.iter().all(|p| finite(p)) {
             return bad(what, "points must be finite");

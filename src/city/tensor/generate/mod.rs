@@ -73,6 +73,7 @@ impl<'a> Generator<'a> {
         let gates = fixed
             .iter()
             .filter(|f| f.len() >= 2)
+            .take(super::MAX_GATES)
             .map(|f| {
                 let (a, b) = (f[0], f[f.len() - 1]);
                 let c = density.centre();
