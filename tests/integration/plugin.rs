@@ -477,6 +477,21 @@ fn cities_are_town_ground_with_highways_and_no_trees() {
         laid.ground.terra(c.centre.x, c.centre.y).kind,
         TerrainKind::Town
     );
+    // The city's streets are roads of the network, and its buildings come
+    // as one mesh entity.
+    assert!(laid.layouts.iter().any(|l| l.city.id == c.id));
+    assert!(
+        net.roads
+            .iter()
+            .any(|r| r.class == bevy_relief::roads::RoadClass::Street),
+        "no street"
+    );
+    run_until(&mut app, "city buildings", |app| {
+        let mut q = app
+            .world_mut()
+            .query::<(&bevy_relief::plugin::cities::CityBuildings, &Mesh3d)>();
+        q.iter(app.world()).any(|(b, _)| b.buildings > 100)
+    });
     // Objects came, and no tree or village house stands in a city.
     let mut q = app.world_mut().query::<&ReliefObject>();
     let mut n = 0;
