@@ -7,6 +7,7 @@
 //! `cargo bench --no-default-features --bench city` (`CITY_RUNS=n` sets the
 //! number of runs, 31 by default).
 
+use bevy_relief::city::lots::{LotParams, LotSummary, subdivide};
 use bevy_relief::city::planar::{PlanarParams, PlanarStreets};
 use bevy_relief::city::{Streets, StreetsInput};
 use glam::DVec2;
@@ -37,9 +38,19 @@ fn ellipse() -> Vec<DVec2> {
         .collect()
 }
 
-/// LOTS AND BUILDINGS: the lead adds the timing of `city::lots::subdivide`
-/// for the reference streets here (goal ≤ 30 ms more).
-fn lots_and_buildings(_streets: &Streets) {}
+/// Lots and buildings for the reference city (goal ≤ 30 ms more).
+fn lots_and_buildings(streets: &Streets, runs: usize) {
+    let params = LotParams {
+        radius: 1000.0,
+        ..LotParams::default()
+    };
+    let (median, min, lots) = time_ms(runs, || subdivide(streets, &params));
+    let s = LotSummary::of(&lots);
+    println!(
+        "lots and buildings: median {median:.1} ms, min {min:.1} ms (goal <= 30 ms): {} lots, {} buildings",
+        s.lots, s.buildings
+    );
+}
 
 fn main() {
     let generator = PlanarStreets::new(PlanarParams::default()).expect("reference parameters");
@@ -62,5 +73,5 @@ fn main() {
         streets.blocks.len(),
         streets.network.roads.len()
     );
-    lots_and_buildings(&streets);
+    lots_and_buildings(&streets, runs);
 }
