@@ -72,6 +72,23 @@ pub enum Contact {
     },
 }
 
+/// The point where `a0–a1` and `b0–b1` meet at `Contact::Point { t, u }`:
+/// an end of either segment exactly when the contact is there, else the
+/// point at `t` along `a0–a1`.
+pub fn contact_point(t: f64, u: f64, a0: DVec2, a1: DVec2, b0: DVec2, b1: DVec2) -> DVec2 {
+    if t == 0.0 {
+        a0
+    } else if t == 1.0 {
+        a1
+    } else if u == 0.0 {
+        b0
+    } else if u == 1.0 {
+        b1
+    } else {
+        a0.lerp(a1, t)
+    }
+}
+
 fn orient(a: DVec2, b: DVec2, c: DVec2) -> f64 {
     let p = |v: DVec2| robust::Coord { x: v.x, y: v.y };
     robust::orient2d(p(a), p(b), p(c))

@@ -6,7 +6,7 @@ use super::StreetsError;
 use super::work::{Origin, Work};
 use crate::city::polygon::{polygon_contains, signed_area};
 use crate::city::{EdgeRole, StreetsInput};
-use crate::geom::{Contact, NodeId, PlanarGraph, bounds, segment_contact};
+use crate::geom::{Contact, NodeId, PlanarGraph, bounds, contact_point, segment_contact};
 use glam::DVec2;
 use std::collections::HashMap;
 
@@ -218,17 +218,7 @@ fn cut_pair(pieces: &mut [Piece], i: usize, j: usize) {
         None => {}
         Some(Contact::Point { t, u }) => {
             // An end of either piece is taken exactly.
-            let p = if t == 0.0 {
-                a
-            } else if t == 1.0 {
-                b
-            } else if u == 0.0 {
-                c
-            } else if u == 1.0 {
-                d
-            } else {
-                a.lerp(b, t)
-            };
+            let p = contact_point(t, u, a, b, c, d);
             pieces[i].cuts.push((t, p));
             pieces[j].cuts.push((u, p));
         }

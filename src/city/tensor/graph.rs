@@ -6,7 +6,7 @@
 use super::lines::{Level, PointHash, TracedStreets, key};
 use crate::city::{EdgeRole, Streets};
 use crate::geom::{
-    Contact, PlanarGraph, cells_along_segment, distance_to_segment, segment_contact,
+    Contact, PlanarGraph, cells_along_segment, contact_point, distance_to_segment, segment_contact,
 };
 use glam::DVec2;
 use std::collections::HashMap;
@@ -179,19 +179,10 @@ fn node(polys: &[(Vec<DVec2>, u32)]) -> (PlanarGraph, bool) {
         match segment_contact(a0, a1, b0, b1) {
             None => {}
             Some(Contact::Point { t, u }) => {
-                let p = if t == 0.0 {
-                    a0
-                } else if t == 1.0 {
-                    a1
-                } else if u == 0.0 {
-                    b0
-                } else if u == 1.0 {
-                    b1
-                } else {
-                    let p = a0.lerp(a1, t);
+                let p = contact_point(t, u, a0, a1, b0, b1);
+                if ![0.0, 1.0].contains(&t) && ![0.0, 1.0].contains(&u) {
                     crossings.push((p, i, j));
-                    p
-                };
+                }
                 splits[i as usize].push((t, p));
                 splits[j as usize].push((u, p));
             }
