@@ -38,7 +38,7 @@ pub(super) fn footprint(lot: &Ring, near: &[Ribbon], p: &LotParams) -> Option<Ve
     if n != DVec2::ZERO {
         shape = shape.keep_above(-n, -(n.dot(fa) + p.setback + p.building_depth), None)?;
     }
-    let mut shape = clear_of(shape, near, p.setback, None)?;
+    let mut shape = clear_of(shape, near, p.setback)?;
     let pts = simplify(shape.rings.swap_remove(0).pts)?;
     let (_, _, (w0, w1)) = Shape {
         rings: vec![Ring {

@@ -44,7 +44,7 @@ impl Ribbon {
 
     /// A convex hexagon holding every point within the half width of the
     /// centre line (counter-clockwise).
-    pub(super) fn hexagon(&self) -> [[f64; 2]; 6] {
+    fn hexagon(&self) -> [[f64; 2]; 6] {
         let d = (self.b - self.a).normalize_or(DVec2::X) * self.half;
         let n = d.perp();
         let k = CAP / 2.0;
@@ -134,30 +134,34 @@ pub(super) fn segment_distance(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> f64 {
         .min(distance_to_segment(c, a, b).min(distance_to_segment(d, a, b)))
 }
 
-/// The pieces of `shape` (its outer ring) kept at least `half + extra`
-/// from every ribbon of `near`: while one comes closer, the shape is cut
-/// by the line across the way to it (every point of the ribbon lies behind
-/// the line through its point nearest to the shape), new edges getting the
-/// street `along` (or the ribbon's own half width when `along` is `None`
-/// and `extra` is 0). `None` if nothing is left or the cuts run out.
-pub(super) fn clear_of(
-    mut shape: Shape,
-    near: &[Ribbon],
-    extra: f64,
-    along: Option<f64>,
-) -> Option<Shape> {
+/// The part of `shape` (its outer ring) kept at least `half + extra` from
+/// every ribbon of `near`: while one comes closer, the shape is cut by the
+/// line across the way to it (every point of the ribbon lies behind the
+/// line through its point nearest to the shape). With `extra` 0 the new
+/// edges run along that ribbon's street. `None` if nothing is left or the
+/// cuts run out.
+pub(super) fn clear_of(mut shape: Shape, near: &[Ribbon], extra: f64) -> Option<Shape> {
+    // The shape only shrinks: ribbons out of reach of its box stay so.
+    let (lo, hi) = crate::geom::bounds(&shape.outer().pts);
+    let near: Vec<Ribbon> = (near.iter())
+        .filter(|r| {
+            let reach = DVec2::splat(r.half + extra);
+            r.a.min(r.b).cmplt(hi + reach).all() && r.a.max(r.b).cmpgt(lo - reach).all()
+        })
+        .copied()
+        .collect();
     for _ in 0..MAX_CLEARANCE_CUTS {
-        let Some((q, x, r)) = nearest_violation(&shape.outer().pts, near, extra) else {
+        let Some((q, x, r)) = nearest_violation(&shape.outer().pts, &near, extra) else {
             return Some(shape);
         };
         let dir = (x - q).normalize_or_zero();
         if dir == DVec2::ZERO {
             return None;
         }
-        let tag = along.or((extra == 0.0).then_some(r.half));
-        shape = shape.keep_above(dir, dir.dot(q) + r.half + extra, tag)?;
+        let along = (extra == 0.0).then_some(r.half);
+        shape = shape.keep_above(dir, dir.dot(q) + r.half + extra, along)?;
     }
-    nearest_violation(&shape.outer().pts, near, extra)
+    nearest_violation(&shape.outer().pts, &near, extra)
         .is_none()
         .then_some(shape)
 }
@@ -250,7 +254,7 @@ fn convex_inset(block: &[DVec2], widths: &[f64], near: &[Ribbon]) -> Option<Vec<
                 }
             }
         }
-        out.push(clear_of(shape, near, 0.0, None)?);
+        out.push(clear_of(shape, near, 0.0)?);
     }
     Some(out)
 }

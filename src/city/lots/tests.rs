@@ -318,11 +318,6 @@ fn tiny_blocks_vanish_or_stay_small() {
 
 #[test]
 fn lakes_are_kept_out_of_lots() {
-    let circle = |c: DVec2, r: f64| -> Vec<DVec2> {
-        (0..24)
-            .map(|i| c + DVec2::from_angle(i as f64 * std::f64::consts::TAU / 24.0) * r)
-            .collect()
-    };
     // One lake straddling the cross street, one inside the east block.
     let lakes = vec![circle(v(60., 20.), 25.0), circle(v(95., 70.), 12.0)];
     let nodes = [
@@ -345,8 +340,16 @@ fn lakes_are_kept_out_of_lots() {
     assert!(lots.len() >= 8);
 }
 
+/// A 24-gon of radius `r` around `c`.
+fn circle(c: DVec2, r: f64) -> Vec<DVec2> {
+    (0..24)
+        .map(|i| c + DVec2::from_angle(i as f64 * std::f64::consts::TAU / 24.0) * r)
+        .collect()
+}
+
 /// A connected random planar street graph: a jittered grid with missing
-/// and diagonal edges and dead ends, labels of every width.
+/// and diagonal edges and dead ends, labels of every width, and on odd
+/// seeds a lake somewhere.
 fn random_streets(seed: u64, n: usize) -> Streets {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut u = move || crate::num::unit(rng.next_u64());
@@ -406,7 +409,11 @@ fn random_streets(seed: u64, n: usize) -> Streets {
         .max_by_key(|&c| (count[c], std::cmp::Reverse(c)))
         .unwrap_or(0);
     let (g, _) = g.retain_nodes(|x| parts[x as usize] as usize == big);
-    Streets::from_graph(&g, vec![], EdgeRole::default_style)
+    let lakes = (seed % 2 == 1)
+        .then(|| circle(v(u(), u()) * spacing * (n - 1) as f64, 15.0 + 30.0 * u()))
+        .into_iter()
+        .collect();
+    Streets::from_graph(&g, lakes, EdgeRole::default_style)
 }
 
 #[test]
