@@ -22,8 +22,6 @@ const MIN_PIECE: f64 = 0.5;
 const MAX_CLEARANCE_CUTS: usize = 16;
 /// Most convex parts a block is cut into before it is left to `i_overlay`.
 const MAX_PARTS: usize = 64;
-/// A vertex denting a block by more than this is cut at (metres).
-const DENT: f64 = 0.01;
 /// Street edges of a convex part shorter than this are stubs (metres).
 const STUB: f64 = 1e-3;
 
@@ -127,8 +125,9 @@ impl Ribbons {
 
 /// Least distance between segments `a–b` and `c–d`.
 pub(super) fn segment_distance(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> f64 {
-    if crate::geom::segment_intersection(a, b, c, d).is_some() {
-        return 0.0;
+    let side = |p: DVec2, q: DVec2, r: DVec2| (q - p).perp_dot(r - p);
+    if side(a, b, c) * side(a, b, d) < 0.0 && side(c, d, a) * side(c, d, b) < 0.0 {
+        return 0.0; // a proper crossing; touching shows in the distances below
     }
     (distance_to_segment(a, c, d).min(distance_to_segment(b, c, d)))
         .min(distance_to_segment(c, a, b).min(distance_to_segment(d, a, b)))
@@ -173,12 +172,21 @@ fn nearest_violation(
     near: &[Ribbon],
     extra: f64,
 ) -> Option<(DVec2, DVec2, Ribbon)> {
+    let (lo, hi) = crate::geom::bounds(poly);
     let mut worst: Option<(f64, DVec2, DVec2, Ribbon)> = None;
     let m = poly.len();
     for r in near {
+        let need = r.half + extra;
+        let reach = DVec2::splat(need);
+        if !(r.a.min(r.b).cmplt(hi + reach).all() && r.a.max(r.b).cmpgt(lo - reach).all()) {
+            continue;
+        }
+        if crate::city::polygon::polygon_contains(poly, r.a) {
+            return Some((r.a, r.a, *r)); // no line keeps the shape clear
+        }
         for i in 0..m {
             let (a, b) = (poly[i], poly[(i + 1) % m]);
-            let slack = segment_distance(a, b, r.a, r.b) - (r.half + extra);
+            let slack = segment_distance(a, b, r.a, r.b) - need;
             if slack < -1e-9 && worst.is_none_or(|w| slack < w.0) {
                 let (q, x) = closest_pair(r.a, r.b, a, b);
                 worst = Some((slack, q, x, *r));
@@ -223,18 +231,13 @@ fn convex_inset(block: &[DVec2], widths: &[f64], near: &[Ribbon]) -> Option<Vec<
         if parts.len() + todo.len() >= MAX_PARTS {
             return None;
         }
-        let pts = &s.outer().pts;
-        let m = pts.len();
-        let dent = (0..m).find(|&i| {
-            let (a, b, c) = (pts[(i + m - 1) % m], pts[i], pts[(i + 1) % m]);
-            (b - a).perp_dot(c - b) < -DENT * a.distance(c)
-        });
-        let Some(i) = dent else {
+        let Some(i) = s.outer().dent() else {
             parts.push(s);
             continue;
         };
         // Cut along the dent's bisector: each edge at the dent then stays
         // whole in one part, whose half-plane cuts little of the other side.
+        let (pts, m) = (&s.outer().pts, s.outer().pts.len());
         let (a, b, c) = (pts[(i + m - 1) % m], pts[i], pts[(i + 1) % m]);
         let (d1, d2) = ((a - b).normalize_or_zero(), (c - b).normalize_or_zero());
         let n = (d1 + d2).try_normalize().unwrap_or(d1.perp()).perp();

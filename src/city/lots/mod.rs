@@ -283,5 +283,5 @@ pub fn subdivide(streets: &Streets, params: &LotParams) -> Vec<Lot> {
 /// with the parameters' seed, so it does not depend on the block's index.
 fn block_seed(block: &[DVec2], seed: u64) -> u64 {
     let c = (block.iter().sum::<DVec2>() / block.len() as f64 * 100.0).round();
-    crate::num::hash2(c.x as i64, c.y as i64, seed ^ (block.len() as u64) << 32)
+    crate::num::hash2(c.x as i64, c.y as i64, seed ^ ((block.len() as u64) << 32))
 }

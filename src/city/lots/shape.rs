@@ -20,6 +20,16 @@ impl Ring {
         signed_area(&self.pts)
     }
 
+    /// The first vertex where the ring dents inwards by more than a
+    /// centimetre (turns right off the line between its neighbours), if any.
+    pub fn dent(&self) -> Option<usize> {
+        let (pts, m) = (&self.pts, self.pts.len());
+        (0..m).find(|&i| {
+            let (a, b, c) = (pts[(i + m - 1) % m], pts[i], pts[(i + 1) % m]);
+            (b - a).perp_dot(c - b) < -DENT * a.distance(c)
+        })
+    }
+
     /// The edges as `(from, to, half width of the street along it)`.
     pub fn edges(&self) -> impl Iterator<Item = (DVec2, DVec2, Option<f64>)> + '_ {
         let n = self.pts.len();
@@ -35,6 +45,8 @@ pub(super) struct Shape {
 
 /// Vertices closer than this to a cutting line move the line (metres).
 const ON_LINE: f64 = 1e-6;
+/// A vertex denting a ring by more than this makes it concave (metres).
+const DENT: f64 = 0.01;
 
 impl Shape {
     /// Area (holes subtracted).
