@@ -1,7 +1,9 @@
 //! Blocks made buildable: every street's ribbon (a stroke of its width along
-//! each straight run) and every obstacle cut out of the block with
-//! `i_overlay`, leaving zero or more [`Shape`]s whose edges know whether
-//! they face a street.
+//! each straight run) and every obstacle cut out of the block, leaving zero
+//! or more [`Shape`]s whose edges know the street they run along. Blocks
+//! with no dead end and no obstacle are cut by lines (convex parts, then
+//! half-planes, then [`clear_of`] every ribbon); the others by `i_overlay`.
+//! [`clear_of`] also keeps buildings back from the streets.
 
 use super::shape::{Ring, Shape};
 use crate::geom::{SegmentGrid, closest_on_segment, distance_to_segment};
