@@ -138,7 +138,9 @@ pub(super) fn segment_distance(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> f64 {
 /// The part of `shape` (its outer ring) kept at least `half + extra` from
 /// every ribbon of `near`: while one comes closer, the shape is cut by the
 /// line across the way to it (every point of the ribbon lies behind the
-/// line through its point nearest to the shape). With `extra` 0 the new
+/// line through its point nearest to the shape), or, near the ribbon's
+/// end, by a chamfer across the bisector of the shape's nearest corner if
+/// that keeps more (and the ribbon lies behind it). With `extra` 0 the new
 /// edges run along that ribbon's street. `None` if nothing is left or the
 /// cuts run out.
 pub(super) fn clear_of(mut shape: Shape, near: &[Ribbon], extra: f64) -> Option<Shape> {
@@ -160,11 +162,45 @@ pub(super) fn clear_of(mut shape: Shape, near: &[Ribbon], extra: f64) -> Option<
             return None;
         }
         let along = (extra == 0.0).then_some(r.half);
-        shape = shape.keep_above(dir, dir.dot(q) + r.half + extra, along)?;
+        let cut = |u: DVec2| {
+            shape
+                .clone()
+                .keep_above(u, u.dot(q) + r.half + extra, along)
+        };
+        let mut best = cut(dir);
+        // Near a ribbon's end, a chamfer across the nearest corner's
+        // bisector may cost less than a cut parallel to an edge; either is
+        // safe while the ribbon lies behind the line.
+        if q == r.a || q == r.b {
+            let back = if q == r.a { r.b - r.a } else { r.a - r.b };
+            let u = corner_bisector(&shape.outer().pts, q);
+            if u != DVec2::ZERO && u.dot(back) <= 0.0 {
+                let other = cut(u);
+                let area = |s: &Option<Shape>| s.as_ref().map_or(0.0, Shape::area);
+                if area(&other) > area(&best) {
+                    best = other;
+                }
+            }
+        }
+        shape = best?;
     }
     nearest_violation(&shape.outer().pts, &near, extra)
         .is_none()
         .then_some(shape)
+}
+
+/// The inward bisector of the corner of `poly` nearest to `q` (zero for a
+/// degenerate corner).
+fn corner_bisector(poly: &[DVec2], q: DVec2) -> DVec2 {
+    let m = poly.len();
+    let Some(i) = (0..m)
+        .min_by(|&u, &v| (poly[u].distance_squared(q)).total_cmp(&poly[v].distance_squared(q)))
+    else {
+        return DVec2::ZERO;
+    };
+    let c = poly[i];
+    let (a, b) = (poly[(i + m - 1) % m], poly[(i + 1) % m]);
+    ((a - c).normalize_or_zero() + (b - c).normalize_or_zero()).normalize_or_zero()
 }
 
 /// The closest pair `(on the ribbon, on the polygon)` for the ribbon that

@@ -6,8 +6,8 @@ use super::*;
 #[test]
 fn random_street_graphs_keep_every_invariant() {
     let mut total = 0;
-    for seed in 0..12 {
-        let s = random_streets(seed, 5);
+    for seed in 0..24 {
+        let s = random_streets(seed, 4 + seed as usize % 3);
         let p = LotParams {
             seed,
             ..LotParams::default()
@@ -17,7 +17,7 @@ fn random_street_graphs_keep_every_invariant() {
         assert!(cover >= 0.7, "seed {seed}: {cover}");
         total += lots.len();
     }
-    assert!(total > 200, "{total}");
+    assert!(total > 400, "{total}");
 }
 
 #[test]

@@ -116,13 +116,19 @@ fn check(s: &Streets, p: &LotParams, lots: &[Lot]) -> f64 {
         // In its block, off its streets and obstacles.
         let (out, _) = outside_inside(poly, &s.blocks[lot.block]);
         assert!(out < 1e-3, "lot {k} leaves its block by {out} m²");
+        let mut access = false;
         for &(a, b, h) in &segs {
             let d = poly_distance(poly, a, b);
             assert!(
                 d >= h - 1e-3,
                 "lot {k} is {d} m from a street of half width {h}"
             );
+            // Street access: the lot comes within a metre of the edge of
+            // some street (cuts that keep clear of a wider street's end
+            // may leave a verge).
+            access |= d <= h + 1.0;
         }
+        assert!(access, "lot {k} has no street access");
         for o in &s.obstacles {
             let (_, inside) = outside_inside(poly, o);
             assert!(inside < 1e-3, "lot {k} covers {inside} m² of an obstacle");
