@@ -5,7 +5,7 @@ use super::*;
 
 #[test]
 fn a_square_town_is_cut_into_lots_with_buildings() {
-    let s = two_blocks();
+    let s = two_blocks(vec![]);
     let p = LotParams::default();
     let lots = subdivide(&s, &p);
     let cover = check(&s, &p, &lots);
@@ -119,17 +119,7 @@ fn tiny_blocks_vanish_or_stay_small() {
 fn lakes_are_kept_out_of_lots() {
     // One lake straddling the cross street, one inside the east block.
     let lakes = vec![circle(v(60., 20.), 25.0), circle(v(95., 70.), 12.0)];
-    let nodes = [
-        (0., 0.),
-        (60., 0.),
-        (120., 0.),
-        (120., 120.),
-        (60., 120.),
-        (0., 120.),
-    ];
-    let mut edges = ring(0, 6);
-    edges.push((1, 4, EdgeRole::Street(1)));
-    let s = streets(&nodes, &edges, lakes);
+    let s = two_blocks(lakes);
     let p = LotParams {
         max_area: 800.0,
         ..LotParams::default()

@@ -90,7 +90,7 @@ fn buildings_rise_towards_the_centre() {
 #[test]
 fn bad_params_are_refused_by_name_and_give_no_lots() {
     assert!(LotParams::default().validate().is_ok());
-    let s = two_blocks();
+    let s = two_blocks(vec![]);
     let cases: Vec<(&str, LotParams)> = vec![
         (
             "min_area",
@@ -169,25 +169,25 @@ fn degenerate_streets_give_nothing_and_never_panic() {
     assert!(subdivide(&empty, &LotParams::default()).is_empty());
     let p = LotParams::default();
     // A NaN road point or width: nothing.
-    let mut s = two_blocks();
+    let mut s = two_blocks(vec![]);
     s.network.roads[0].points[0].x = f64::NAN;
     assert!(subdivide(&s, &p).is_empty());
-    let mut s = two_blocks();
+    let mut s = two_blocks(vec![]);
     s.network.roads[0].width = f64::NAN;
     assert!(subdivide(&s, &p).is_empty());
     // A NaN block, a clockwise one and a two-point one are skipped.
-    let mut s = two_blocks();
+    let mut s = two_blocks(vec![]);
     s.blocks[0][0].y = f64::NAN;
     s.blocks[1].reverse();
     s.blocks.push(vec![v(0., 0.), v(1., 1.)]);
     assert!(subdivide(&s, &p).is_empty());
     // A NaN obstacle: nothing.
-    let mut s = two_blocks();
+    let mut s = two_blocks(vec![]);
     s.obstacles
         .push(vec![v(0., 0.), v(f64::NAN, 1.), v(1., 0.)]);
     assert!(subdivide(&s, &p).is_empty());
     // The lot cap holds.
-    let s = two_blocks();
+    let s = two_blocks(vec![]);
     assert_eq!(subdivide(&s, &LotParams { max_lots: 3, ..p }).len(), 3);
 }
 

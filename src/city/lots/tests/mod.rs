@@ -200,8 +200,9 @@ fn coverage(s: &Streets, p: &LotParams, lots: &[Lot]) -> f64 {
     }
 }
 
-/// A square ring of side 120 m at the origin with a street across it.
-fn two_blocks() -> Streets {
+/// A square ring of side 120 m at the origin with a street across it, and
+/// `obstacles`.
+fn two_blocks(obstacles: Vec<Vec<DVec2>>) -> Streets {
     let nodes = [
         (0., 0.),
         (60., 0.),
@@ -212,7 +213,7 @@ fn two_blocks() -> Streets {
     ];
     let mut edges = ring(0, 6);
     edges.push((1, 4, EdgeRole::Street(1)));
-    streets(&nodes, &edges, vec![])
+    streets(&nodes, &edges, obstacles)
 }
 
 /// A 24-gon of radius `r` around `c`.
