@@ -1,6 +1,6 @@
 //! A lot's building footprint: the lot clipped by half-planes, back from
-//! its edges that face no street, from its main frontage, and from every
-//! nearby street's ribbon.
+//! its edges, no deeper than allowed behind its main frontage, and clear of
+//! every nearby street's ribbon.
 
 use super::LotParams;
 use super::inset::{Ribbon, clear_of};
@@ -15,8 +15,9 @@ const MIN_BUILDING_WIDTH: f64 = 4.0;
 
 /// A building footprint for `lot` (counter-clockwise, simple, at most
 /// [`MAX_FOOTPRINT_VERTICES`]): the lot less `side_gap` along its edges
-/// that face no street and beyond `building_depth` behind the setback of
-/// its main frontage (the longest street edge), then cut by the line
+/// that face no street (and, if it is convex, `setback` along the others)
+/// and beyond `building_depth` behind the setback of its main frontage
+/// (the longest street edge), then cut by the line
 /// across the way to the nearest ribbon of `near` closer than
 /// `half + setback`, until none is. Each cut keeps the largest piece, so
 /// the footprint lies in the lot. `None` when no footprint of
@@ -28,17 +29,28 @@ pub(super) fn footprint(lot: &Ring, near: &[Ribbon], p: &LotParams) -> Option<Ve
     let mut shape = Shape {
         rings: vec![lot.clone()],
     };
+    // In a convex lot (but for dents under a centimetre) a street edge's
+    // half-plane is exact, and its ribbon lies wholly behind its line (an
+    // inset line or a clearance cut), so it saves a clearance search.
+    let convex = lot.dent().is_none();
     for (a, b, street) in lot.edges() {
         let n = (b - a).perp().normalize_or_zero();
-        if street.is_none() && n != DVec2::ZERO {
-            shape = shape.keep_above(n, n.dot(a) + p.side_gap, None)?;
+        let gap = if street.is_none() {
+            p.side_gap
+        } else if convex {
+            p.setback
+        } else {
+            continue;
+        };
+        if n != DVec2::ZERO {
+            shape = shape.keep_above(n, n.dot(a) + gap, None)?;
         }
     }
     let n = (fb - fa).perp().normalize_or_zero();
     if n != DVec2::ZERO {
         shape = shape.keep_above(-n, -(n.dot(fa) + p.setback + p.building_depth), None)?;
     }
-    let mut shape = clear_of(shape, near, p.setback, None)?;
+    let mut shape = clear_of(shape, near, p.setback)?;
     let pts = simplify(shape.rings.swap_remove(0).pts)?;
     let (_, _, (w0, w1)) = Shape {
         rings: vec![Ring {

@@ -1,7 +1,9 @@
 //! Blocks made buildable: every street's ribbon (a stroke of its width along
-//! each straight run) and every obstacle cut out of the block with
-//! `i_overlay`, leaving zero or more [`Shape`]s whose edges know whether
-//! they face a street.
+//! each straight run) and every obstacle cut out of the block, leaving zero
+//! or more [`Shape`]s whose edges know the street they run along. Blocks
+//! with no dead end and no obstacle are cut by lines (convex parts, then
+//! half-planes, then [`clear_of`] every ribbon); the others by `i_overlay`.
+//! [`clear_of`] also keeps buildings back from the streets.
 
 use super::shape::{Ring, Shape};
 use crate::geom::{SegmentGrid, closest_on_segment, distance_to_segment};
@@ -22,8 +24,6 @@ const MIN_PIECE: f64 = 0.5;
 const MAX_CLEARANCE_CUTS: usize = 16;
 /// Most convex parts a block is cut into before it is left to `i_overlay`.
 const MAX_PARTS: usize = 64;
-/// A vertex denting a block by more than this is cut at (metres).
-const DENT: f64 = 0.01;
 /// Street edges of a convex part shorter than this are stubs (metres).
 const STUB: f64 = 1e-3;
 
@@ -44,7 +44,7 @@ impl Ribbon {
 
     /// A convex hexagon holding every point within the half width of the
     /// centre line (counter-clockwise).
-    pub(super) fn hexagon(&self) -> [[f64; 2]; 6] {
+    fn hexagon(&self) -> [[f64; 2]; 6] {
         let d = (self.b - self.a).normalize_or(DVec2::X) * self.half;
         let n = d.perp();
         let k = CAP / 2.0;
@@ -127,39 +127,80 @@ impl Ribbons {
 
 /// Least distance between segments `a–b` and `c–d`.
 pub(super) fn segment_distance(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> f64 {
-    if crate::geom::segment_intersection(a, b, c, d).is_some() {
-        return 0.0;
+    let side = |p: DVec2, q: DVec2, r: DVec2| (q - p).perp_dot(r - p);
+    if side(a, b, c) * side(a, b, d) < 0.0 && side(c, d, a) * side(c, d, b) < 0.0 {
+        return 0.0; // a proper crossing; touching shows in the distances below
     }
     (distance_to_segment(a, c, d).min(distance_to_segment(b, c, d)))
         .min(distance_to_segment(c, a, b).min(distance_to_segment(d, a, b)))
 }
 
-/// The pieces of `shape` (its outer ring) kept at least `half + extra`
-/// from every ribbon of `near`: while one comes closer, the shape is cut
-/// by the line across the way to it (every point of the ribbon lies behind
-/// the line through its point nearest to the shape), new edges getting the
-/// street `along` (or the ribbon's own half width when `along` is `None`
-/// and `extra` is 0). `None` if nothing is left or the cuts run out.
-pub(super) fn clear_of(
-    mut shape: Shape,
-    near: &[Ribbon],
-    extra: f64,
-    along: Option<f64>,
-) -> Option<Shape> {
+/// The part of `shape` (its outer ring) kept at least `half + extra` from
+/// every ribbon of `near`: while one comes closer, the shape is cut by the
+/// line across the way to it (every point of the ribbon lies behind the
+/// line through its point nearest to the shape), or, near the ribbon's
+/// end, by a chamfer across the bisector of the shape's nearest corner if
+/// that keeps more (and the ribbon lies behind it). With `extra` 0 the new
+/// edges run along that ribbon's street. `None` if nothing is left or the
+/// cuts run out.
+pub(super) fn clear_of(mut shape: Shape, near: &[Ribbon], extra: f64) -> Option<Shape> {
+    // The shape only shrinks: ribbons out of reach of its box stay so.
+    let (lo, hi) = crate::geom::bounds(&shape.outer().pts);
+    let near: Vec<Ribbon> = (near.iter())
+        .filter(|r| {
+            let reach = DVec2::splat(r.half + extra);
+            r.a.min(r.b).cmplt(hi + reach).all() && r.a.max(r.b).cmpgt(lo - reach).all()
+        })
+        .copied()
+        .collect();
     for _ in 0..MAX_CLEARANCE_CUTS {
-        let Some((q, x, r)) = nearest_violation(&shape.outer().pts, near, extra) else {
+        let Some((q, x, r)) = nearest_violation(&shape.outer().pts, &near, extra) else {
             return Some(shape);
         };
         let dir = (x - q).normalize_or_zero();
         if dir == DVec2::ZERO {
             return None;
         }
-        let tag = along.or((extra == 0.0).then_some(r.half));
-        shape = shape.keep_above(dir, dir.dot(q) + r.half + extra, tag)?;
+        let along = (extra == 0.0).then_some(r.half);
+        let cut = |u: DVec2| {
+            shape
+                .clone()
+                .keep_above(u, u.dot(q) + r.half + extra, along)
+        };
+        let mut best = cut(dir);
+        // Near a ribbon's end, a chamfer across the nearest corner's
+        // bisector may cost less than a cut parallel to an edge; either is
+        // safe while the ribbon lies behind the line.
+        if q == r.a || q == r.b {
+            let back = if q == r.a { r.b - r.a } else { r.a - r.b };
+            let u = corner_bisector(&shape.outer().pts, q);
+            if u != DVec2::ZERO && u.dot(back) <= 0.0 {
+                let other = cut(u);
+                let area = |s: &Option<Shape>| s.as_ref().map_or(0.0, Shape::area);
+                if area(&other) > area(&best) {
+                    best = other;
+                }
+            }
+        }
+        shape = best?;
     }
-    nearest_violation(&shape.outer().pts, near, extra)
+    nearest_violation(&shape.outer().pts, &near, extra)
         .is_none()
         .then_some(shape)
+}
+
+/// The inward bisector of the corner of `poly` nearest to `q` (zero for a
+/// degenerate corner).
+fn corner_bisector(poly: &[DVec2], q: DVec2) -> DVec2 {
+    let m = poly.len();
+    let Some(i) = (0..m)
+        .min_by(|&u, &v| (poly[u].distance_squared(q)).total_cmp(&poly[v].distance_squared(q)))
+    else {
+        return DVec2::ZERO;
+    };
+    let c = poly[i];
+    let (a, b) = (poly[(i + m - 1) % m], poly[(i + 1) % m]);
+    ((a - c).normalize_or_zero() + (b - c).normalize_or_zero()).normalize_or_zero()
 }
 
 /// The closest pair `(on the ribbon, on the polygon)` for the ribbon that
@@ -169,12 +210,21 @@ fn nearest_violation(
     near: &[Ribbon],
     extra: f64,
 ) -> Option<(DVec2, DVec2, Ribbon)> {
+    let (lo, hi) = crate::geom::bounds(poly);
     let mut worst: Option<(f64, DVec2, DVec2, Ribbon)> = None;
     let m = poly.len();
     for r in near {
+        let need = r.half + extra;
+        let reach = DVec2::splat(need);
+        if !(r.a.min(r.b).cmplt(hi + reach).all() && r.a.max(r.b).cmpgt(lo - reach).all()) {
+            continue;
+        }
+        if crate::city::polygon::polygon_contains(poly, r.a) {
+            return Some((r.a, r.a, *r)); // no line keeps the shape clear
+        }
         for i in 0..m {
             let (a, b) = (poly[i], poly[(i + 1) % m]);
-            let slack = segment_distance(a, b, r.a, r.b) - (r.half + extra);
+            let slack = segment_distance(a, b, r.a, r.b) - need;
             if slack < -1e-9 && worst.is_none_or(|w| slack < w.0) {
                 let (q, x) = closest_pair(r.a, r.b, a, b);
                 worst = Some((slack, q, x, *r));
@@ -219,18 +269,13 @@ fn convex_inset(block: &[DVec2], widths: &[f64], near: &[Ribbon]) -> Option<Vec<
         if parts.len() + todo.len() >= MAX_PARTS {
             return None;
         }
-        let pts = &s.outer().pts;
-        let m = pts.len();
-        let dent = (0..m).find(|&i| {
-            let (a, b, c) = (pts[(i + m - 1) % m], pts[i], pts[(i + 1) % m]);
-            (b - a).perp_dot(c - b) < -DENT * a.distance(c)
-        });
-        let Some(i) = dent else {
+        let Some(i) = s.outer().dent() else {
             parts.push(s);
             continue;
         };
         // Cut along the dent's bisector: each edge at the dent then stays
         // whole in one part, whose half-plane cuts little of the other side.
+        let (pts, m) = (&s.outer().pts, s.outer().pts.len());
         let (a, b, c) = (pts[(i + m - 1) % m], pts[i], pts[(i + 1) % m]);
         let (d1, d2) = ((a - b).normalize_or_zero(), (c - b).normalize_or_zero());
         let n = (d1 + d2).try_normalize().unwrap_or(d1.perp()).perp();
@@ -250,7 +295,7 @@ fn convex_inset(block: &[DVec2], widths: &[f64], near: &[Ribbon]) -> Option<Vec<
                 }
             }
         }
-        out.push(clear_of(shape, near, 0.0, None)?);
+        out.push(clear_of(shape, near, 0.0)?);
     }
     Some(out)
 }

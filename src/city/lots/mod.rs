@@ -1,16 +1,24 @@
 //! Blocks into lots and buildings (plain Rust, no Bevy).
 //!
 //! [`subdivide`] takes a street generator's [`Streets`] and, block by block:
-//! cuts every street's ribbon (half its width either side of the centre
-//! line, along every road of the network, dead ends included) and every
-//! obstacle out of the block, which may leave several pieces or none; cuts
-//! each piece into lots by recursive cuts across its oriented bounding box,
-//! keeping a cut only if every part keeps street frontage; and gives each
-//! lot a building set back from the streets, as tall as its distance to the
-//! city centre allows, with seeded variety.
+//! - cuts every street's ribbon (half its width either side of the centre
+//!   line, for every road of the network near the block, dead ends
+//!   included) and every obstacle out of the block, which may leave several
+//!   pieces or none (`inset`: a block with no dead end and no obstacle is
+//!   cut into convex parts at its dents and each part cut back by
+//!   half-planes, then kept clear of every ribbon; other blocks go through
+//!   `i_overlay`);
+//! - cuts each piece into lots by recursive cuts across its oriented
+//!   bounding box, keeping a cut only if every part keeps `min_area` and
+//!   `min_frontage` (`parcel`);
+//! - gives each lot a building set back from the streets and its other
+//!   edges, as tall as its distance to the city centre allows, with seeded
+//!   variety (`building`).
 //!
-//! A block's lots depend only on that block, the roads and obstacles near
-//! it and the parameters, never on the order blocks come in.
+//! Everything is cut by lines through `shape::Shape::cut`, which keeps track
+//! of which edges run along a street. A block's lots depend only on that
+//! block, the roads and obstacles near it and the parameters, never on the
+//! order blocks come in.
 //!
 //! ```
 //! use bevy_relief::city::lots::{LotParams, subdivide};
@@ -196,7 +204,6 @@ impl LotSummary {
     pub fn of(lots: &[Lot]) -> Self {
         let mut s = Self::default();
         let mut blocks: Vec<usize> = lots.iter().map(|l| l.block).collect();
-        blocks.dedup();
         blocks.sort_unstable();
         blocks.dedup();
         s.blocks = blocks.len();
@@ -283,5 +290,5 @@ pub fn subdivide(streets: &Streets, params: &LotParams) -> Vec<Lot> {
 /// with the parameters' seed, so it does not depend on the block's index.
 fn block_seed(block: &[DVec2], seed: u64) -> u64 {
     let c = (block.iter().sum::<DVec2>() / block.len() as f64 * 100.0).round();
-    crate::num::hash2(c.x as i64, c.y as i64, seed ^ (block.len() as u64) << 32)
+    crate::num::hash2(c.x as i64, c.y as i64, seed ^ ((block.len() as u64) << 32))
 }

@@ -20,6 +20,16 @@ impl Ring {
         signed_area(&self.pts)
     }
 
+    /// The first vertex where the ring dents inwards by more than a
+    /// centimetre (turns right off the line between its neighbours), if any.
+    pub fn dent(&self) -> Option<usize> {
+        let (pts, m) = (&self.pts, self.pts.len());
+        (0..m).find(|&i| {
+            let (a, b, c) = (pts[(i + m - 1) % m], pts[i], pts[(i + 1) % m]);
+            (b - a).perp_dot(c - b) < -DENT * a.distance(c)
+        })
+    }
+
     /// The edges as `(from, to, half width of the street along it)`.
     pub fn edges(&self) -> impl Iterator<Item = (DVec2, DVec2, Option<f64>)> + '_ {
         let n = self.pts.len();
@@ -35,6 +45,8 @@ pub(super) struct Shape {
 
 /// Vertices closer than this to a cutting line move the line (metres).
 const ON_LINE: f64 = 1e-6;
+/// A vertex denting a ring by more than this makes it concave (metres).
+const DENT: f64 = 0.01;
 
 impl Shape {
     /// Area (holes subtracted).
@@ -100,6 +112,106 @@ impl Shape {
         if xs.is_empty() || xs.len() % 2 == 1 {
             return None;
         }
+        let out = if xs.len() == 2 && self.rings.len() == 1 {
+            self.split_ring(&sides[0], [xs[0].2, xs[1].2], [xs[0].3, xs[1].3], along)
+        } else {
+            self.split_rings(&sides, xs, along)?
+        };
+        let sum: f64 = out.iter().flatten().map(Shape::area).sum();
+        let whole = self.area();
+        if (sum - whole).abs() > 1e-6 * whole.abs() + 1e-6
+            || out.iter().flatten().any(|p| p.area() <= 0.0)
+        {
+            return None;
+        }
+        Some(out)
+    }
+
+    /// The part of the shape on the side `n·p ≥ c` (its largest piece;
+    /// new edges get the street `along`), or `None` if nothing is left (or
+    /// the cut fails its checks: less is always safe). A ring the line
+    /// crosses at most twice is clipped in one pass.
+    pub fn keep_above(self, n: DVec2, mut c: f64, along: Option<f64>) -> Option<Shape> {
+        if self.rings.len() == 1 {
+            let ring = &self.rings[0];
+            let mut sides: Vec<f64> = Vec::new();
+            for _ in 0..8 {
+                sides.clear();
+                sides.extend(ring.pts.iter().map(|&p| n.dot(p) - c));
+                if sides.iter().all(|v| v.abs() >= ON_LINE) {
+                    break;
+                }
+                c += 3.0 * ON_LINE;
+            }
+            let m = sides.len();
+            let crossings = (0..m)
+                .filter(|&i| (sides[i] > 0.0) != (sides[(i + 1) % m] > 0.0))
+                .count();
+            if crossings == 0 {
+                return (sides.iter().all(|&v| v > 0.0)).then_some(self);
+            }
+            if crossings == 2 && sides.iter().all(|v| v.abs() >= ON_LINE) {
+                return Some(clip_ring(ring, &sides, along));
+            }
+        }
+        match self.cut(n, c, along) {
+            Some([above, _]) => above
+                .into_iter()
+                .max_by(|a, b| a.area().total_cmp(&b.area())),
+            None => (self.rings.iter().flat_map(|r| &r.pts))
+                .all(|&q| n.dot(q) >= c)
+                .then_some(self),
+        }
+    }
+
+    /// The pieces on each side when one ring crosses the line twice, at
+    /// edges `at` (ascending) in points `x`: each side's chain closed along
+    /// the line.
+    fn split_ring(
+        &self,
+        sides: &[f64],
+        at: [usize; 2],
+        x: [DVec2; 2],
+        along: Option<f64>,
+    ) -> [Vec<Shape>; 2] {
+        let ring = &self.rings[0];
+        let m = ring.pts.len();
+        let chain = |from: usize, to: usize, xa: DVec2, xb: DVec2| {
+            let mut piece = Ring {
+                pts: vec![xa],
+                street: vec![ring.street[from]],
+            };
+            let mut i = (from + 1) % m;
+            loop {
+                piece.pts.push(ring.pts[i]);
+                piece.street.push(ring.street[i]);
+                if i == to {
+                    break;
+                }
+                i = (i + 1) % m;
+            }
+            piece.pts.push(xb);
+            piece.street.push(along);
+            Shape { rings: vec![piece] }
+        };
+        let a = chain(at[0], at[1], x[0], x[1]);
+        let b = chain(at[1], at[0], x[1], x[0]);
+        if sides[(at[0] + 1) % m] > 0.0 {
+            [vec![a], vec![b]]
+        } else {
+            [vec![b], vec![a]]
+        }
+    }
+
+    /// The pieces on each side in general (any rings, any crossings `xs`):
+    /// walks along the rings, across the line from each crossing to its
+    /// partner; holes the line misses go into the piece around them.
+    fn split_rings(
+        &self,
+        sides: &[Vec<f64>],
+        mut xs: Vec<(f64, usize, usize, DVec2)>,
+        along: Option<f64>,
+    ) -> Option<[Vec<Shape>; 2]> {
         xs.sort_by(|x, y| x.0.total_cmp(&y.0));
         // Along `d`, the shape is inside between crossings 2k and 2k + 1:
         // there the boundary enters the + side, then leaves it.
@@ -156,28 +268,7 @@ impl Shape {
                 .find(|p| polygon_contains(&p.rings[0].pts, ring.pts[0]))?;
             host.rings.push(ring.clone());
         }
-        let sum: f64 = out.iter().flatten().map(Shape::area).sum();
-        let whole = self.area();
-        if (sum - whole).abs() > 1e-6 * whole.abs() + 1e-6
-            || out.iter().flatten().any(|p| p.area() <= 0.0)
-        {
-            return None;
-        }
         Some(out)
-    }
-
-    /// The part of the shape on the side `n·p ≥ c` (its largest piece;
-    /// new edges get the street `along`), or `None` if nothing is left (or
-    /// the cut fails its checks: less is always safe).
-    pub fn keep_above(self, n: DVec2, c: f64, along: Option<f64>) -> Option<Shape> {
-        match self.cut(n, c, along) {
-            Some([above, _]) => above
-                .into_iter()
-                .max_by(|a, b| a.area().total_cmp(&b.area())),
-            None => (self.rings.iter().flat_map(|r| &r.pts))
-                .all(|&q| n.dot(q) >= c)
-                .then_some(self),
-        }
     }
 
     /// One piece of a cut: from vertex `start` of ring `r`, along the rings,
@@ -228,7 +319,17 @@ impl Shape {
     /// direction of its long side, and its extents `(min, max)` along that
     /// direction and along the perpendicular.
     pub fn obb(&self) -> (DVec2, (f64, f64), (f64, f64)) {
-        let hull = convex_hull(&self.outer().pts);
+        let pts = &self.outer().pts;
+        let m = pts.len();
+        let convex = (0..m).all(|i| {
+            let (a, b, c) = (pts[(i + m - 1) % m], pts[i], pts[(i + 1) % m]);
+            (b - a).perp_dot(c - b) >= 0.0
+        });
+        let hull = if convex {
+            pts.clone()
+        } else {
+            convex_hull(pts)
+        };
         let extent = |dir: DVec2| {
             (hull.iter()).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &p| {
                 (lo.min(dir.dot(p)), hi.max(dir.dot(p)))
@@ -254,6 +355,32 @@ impl Shape {
         }
         (dir, u, v)
     }
+}
+
+/// The part of `ring` where `sides` is positive, for a ring that crosses
+/// zero exactly twice (Sutherland–Hodgman); the edge along the line gets
+/// the street `along`.
+fn clip_ring(ring: &Ring, sides: &[f64], along: Option<f64>) -> Shape {
+    let m = ring.pts.len();
+    let mut out = Ring {
+        pts: Vec::with_capacity(m + 2),
+        street: Vec::with_capacity(m + 2),
+    };
+    for i in 0..m {
+        let j = (i + 1) % m;
+        let (p, q, sp, sq) = (ring.pts[i], ring.pts[j], sides[i], sides[j]);
+        if sp > 0.0 {
+            out.pts.push(p);
+            out.street.push(ring.street[i]);
+        }
+        if (sp > 0.0) != (sq > 0.0) {
+            out.pts.push(p + (q - p) * (sp / (sp - sq)));
+            // Leaving: along the line; entering: the rest of this edge.
+            out.street
+                .push(if sp > 0.0 { along } else { ring.street[i] });
+        }
+    }
+    Shape { rings: vec![out] }
 }
 
 /// Convex hull (Andrew's monotone chain), counter-clockwise, no collinear
@@ -329,6 +456,11 @@ mod tests {
             .sum();
         assert!((cut_len - 20.0).abs() < 1e-9);
         assert!((below[0].frontage() - (30. + 20. + 20. + 10. + 20.)).abs() < 1e-9);
+        // Across the base only: one ring crossed twice.
+        let [above, below] = u.cut(DVec2::Y, 5.0, None).unwrap();
+        assert_eq!((above.len(), below.len()), (1, 1));
+        assert_eq!((above[0].area(), below[0].area()), (550.0, 150.0));
+        assert_eq!(below[0].frontage(), 30.0 + 5.0 + 5.0);
         // A line that misses the shape is no cut.
         assert!(u.cut(DVec2::Y, 40.0, None).is_none());
     }

@@ -1,0 +1,205 @@
+//! Random street graphs on many seeds, determinism, heights, parameters
+//! and degenerate input.
+
+use super::*;
+
+#[test]
+fn random_street_graphs_keep_every_invariant() {
+    let mut total = 0;
+    for seed in 0..24 {
+        let s = random_streets(seed, 4 + seed as usize % 3);
+        let p = LotParams {
+            seed,
+            ..LotParams::default()
+        };
+        let lots = subdivide(&s, &p);
+        let cover = check(&s, &p, &lots);
+        assert!(cover >= 0.7, "seed {seed}: {cover}");
+        total += lots.len();
+    }
+    assert!(total > 400, "{total}");
+}
+
+#[test]
+fn same_inputs_same_lots_in_any_block_order() {
+    let s = random_streets(3, 6);
+    let p = LotParams::default();
+    let lots = subdivide(&s, &p);
+    assert_eq!(lots, subdivide(&s, &p));
+    // The blocks reversed: the same lots, block by block.
+    let mut r = s.clone();
+    r.blocks.reverse();
+    r.block_widths.reverse();
+    let back = subdivide(&r, &p);
+    let n = s.blocks.len();
+    let key = |l: &Lot| format!("{:?}", l.polygon);
+    let mut a: Vec<String> = lots
+        .iter()
+        .map(|l| format!("{} {}", l.block, key(l)))
+        .collect();
+    let mut b: Vec<String> = back
+        .iter()
+        .map(|l| format!("{} {}", n - 1 - l.block, key(l)))
+        .collect();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+    // Another seed moves the cuts.
+    let other = subdivide(&s, &LotParams { seed: 1, ..p });
+    assert_ne!(lots, other);
+}
+
+#[test]
+fn buildings_rise_towards_the_centre() {
+    let s = random_streets(9, 8);
+    let centre = v(245., 245.);
+    let p = LotParams {
+        centre,
+        radius: 350.0,
+        ..LotParams::default()
+    };
+    let lots = subdivide(&s, &p);
+    let (mut near, mut far) = (vec![], vec![]);
+    for b in lots.iter().filter_map(|l| l.building.as_ref()) {
+        let c = b.footprint.iter().sum::<DVec2>() / b.footprint.len() as f64;
+        if c.distance(centre) < 120.0 {
+            near.push(b.height);
+        } else if c.distance(centre) > 250.0 {
+            far.push(b.height);
+        }
+    }
+    let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
+    assert!(near.len() >= 10 && far.len() >= 10);
+    assert!(
+        mean(&near) > mean(&far) + 5.0,
+        "{} {}",
+        mean(&near),
+        mean(&far)
+    );
+    // No jitter: strictly by distance.
+    let p0 = LotParams {
+        height_jitter: 0.0,
+        ..p.clone()
+    };
+    assert!(
+        p0.height_at(centre) == p.max_height && p0.height_at(centre + v(400., 0.)) == p.min_height
+    );
+    assert!(p0.height_at(centre + v(100., 0.)) > p0.height_at(centre + v(200., 0.)));
+}
+
+#[test]
+fn bad_params_are_refused_by_name_and_give_no_lots() {
+    assert!(LotParams::default().validate().is_ok());
+    let s = two_blocks(vec![]);
+    let cases: Vec<(&str, LotParams)> = vec![
+        (
+            "min_area",
+            LotParams {
+                min_area: f64::NAN,
+                ..Default::default()
+            },
+        ),
+        (
+            "max_area",
+            LotParams {
+                max_area: 100.0,
+                ..Default::default()
+            },
+        ),
+        (
+            "min_frontage",
+            LotParams {
+                min_frontage: -1.0,
+                ..Default::default()
+            },
+        ),
+        (
+            "split_jitter",
+            LotParams {
+                split_jitter: 0.5,
+                ..Default::default()
+            },
+        ),
+        (
+            "setback",
+            LotParams {
+                setback: f64::INFINITY,
+                ..Default::default()
+            },
+        ),
+        (
+            "radius",
+            LotParams {
+                radius: 0.0,
+                ..Default::default()
+            },
+        ),
+        (
+            "centre",
+            LotParams {
+                centre: v(f64::NAN, 0.),
+                ..Default::default()
+            },
+        ),
+        (
+            "max_height",
+            LotParams {
+                max_height: 1.0,
+                ..Default::default()
+            },
+        ),
+        (
+            "max_lots",
+            LotParams {
+                max_lots: 0,
+                ..Default::default()
+            },
+        ),
+    ];
+    for (field, p) in cases {
+        let msg = p.validate().unwrap_err().to_string();
+        assert!(msg.starts_with(field), "{field}: {msg}");
+        assert!(subdivide(&s, &p).is_empty());
+    }
+}
+
+#[test]
+fn degenerate_streets_give_nothing_and_never_panic() {
+    let empty = Streets::from_graph(&PlanarGraph::new(10.0), vec![], EdgeRole::default_style);
+    assert!(subdivide(&empty, &LotParams::default()).is_empty());
+    let p = LotParams::default();
+    // A NaN road point or width: nothing.
+    let mut s = two_blocks(vec![]);
+    s.network.roads[0].points[0].x = f64::NAN;
+    assert!(subdivide(&s, &p).is_empty());
+    let mut s = two_blocks(vec![]);
+    s.network.roads[0].width = f64::NAN;
+    assert!(subdivide(&s, &p).is_empty());
+    // A NaN block, a clockwise one and a two-point one are skipped.
+    let mut s = two_blocks(vec![]);
+    s.blocks[0][0].y = f64::NAN;
+    s.blocks[1].reverse();
+    s.blocks.push(vec![v(0., 0.), v(1., 1.)]);
+    assert!(subdivide(&s, &p).is_empty());
+    // A NaN obstacle: nothing.
+    let mut s = two_blocks(vec![]);
+    s.obstacles
+        .push(vec![v(0., 0.), v(f64::NAN, 1.), v(1., 0.)]);
+    assert!(subdivide(&s, &p).is_empty());
+    // The lot cap holds.
+    let s = two_blocks(vec![]);
+    assert_eq!(subdivide(&s, &LotParams { max_lots: 3, ..p }).len(), 3);
+}
+
+#[test]
+fn lot_params_round_trip_through_ron() {
+    let p = LotParams {
+        seed: 5,
+        centre: v(10., -3.),
+        ..LotParams::default()
+    };
+    let text = ron::to_string(&p).unwrap();
+    assert_eq!(ron::from_str::<LotParams>(&text).unwrap(), p);
+    assert_eq!(ron::from_str::<LotParams>("(seed: 2)").unwrap().seed, 2);
+    assert!(ron::from_str::<LotParams>("(sead: 2)").is_err());
+}
