@@ -91,9 +91,23 @@ pub fn build_ribbons(
         };
         under.into_iter().chain([top])
     });
-    // Over water a road is a deck (a bridge or a causeway) above the lake.
-    let deck = Some(terrain.params().lake_level + DECK_HEIGHT);
+    // Over water a road is a deck (a bridge or a causeway) above the lake,
+    // on piers down to the lake bed.
+    let lake = terrain.params().lake_level;
+    let deck = Some(lake + DECK_HEIGHT);
     ribbons(&mut r, road_lines, min, size, step, &ground, deck);
+    for &i in &roads.roads_in(min, max) {
+        let road = &net.roads[i];
+        piers(
+            &mut r,
+            &road.points,
+            road.width,
+            min,
+            size,
+            |p| (terrain.height(p.x, p.y) < lake).then(|| ground(p)),
+            lake + DECK_HEIGHT,
+        );
+    }
     let water = [0.08, 0.22, 0.36, 1.0];
     let stream_lines = stream_ids.into_iter().map(|i| {
         let s = &streams.streams()[i];
@@ -107,6 +121,62 @@ impl Ribbons {
     /// The Bevy mesh.
     pub fn into_mesh(self) -> Mesh {
         colored_mesh(self.positions, self.normals, self.colors, self.indices)
+    }
+}
+
+/// Piers stand this far apart along a road over water (counted from the
+/// road's first point, so neighbouring chunks agree), metres.
+const PIER_SPACING: f64 = 24.0;
+/// A pier's thickness along the road, metres.
+const PIER_THICKNESS: f64 = 1.6;
+/// Concrete, linear RGB.
+const PIER_COLOR: [f32; 4] = [0.42, 0.42, 0.40, 1.0];
+
+/// Piers under a road's deck: every [`PIER_SPACING`] metres along it where
+/// `bed(p)` says there is water (giving the ground's height there), a block
+/// across the road from a metre under the bed to the deck, each in the one
+/// chunk that holds its foot.
+fn piers(
+    r: &mut Ribbons,
+    points: &[DVec2],
+    width: f64,
+    min: DVec2,
+    size: f64,
+    bed: impl Fn(DVec2) -> Option<f64>,
+    deck: f64,
+) {
+    let max = min + DVec2::splat(size);
+    let mut next = PIER_SPACING / 2.0;
+    let mut along = 0.0;
+    for w in points.windows(2) {
+        let len = w[0].distance(w[1]);
+        let dir = (w[1] - w[0]).normalize_or(DVec2::X);
+        while next <= along + len {
+            let p = w[0] + dir * (next - along);
+            next += PIER_SPACING;
+            if p.cmplt(min).any() || p.cmpge(max).any() {
+                continue;
+            }
+            let Some(floor) = bed(p) else { continue };
+            let (d, s) = (dir * PIER_THICKNESS / 2.0, dir.perp() * width * 0.35);
+            let foot = [p - d - s, p + d - s, p + d + s, p - d + s];
+            let (lo, hi) = (floor - 1.0, deck);
+            for k in 0..4 {
+                let (a, b) = (foot[k], foot[(k + 1) % 4]);
+                let out = (b - a).perp().normalize_or_zero() * -1.0;
+                let n = to_bevy(out.extend(0.0), DVec2::ZERO).to_array();
+                let base = r.positions.len() as u32;
+                for (q, z) in [(a, lo), (b, lo), (b, hi), (a, hi)] {
+                    let v = DVec3::new(q.x - min.x, q.y - min.y, z);
+                    r.positions.push(to_bevy(v, DVec2::ZERO).to_array());
+                    r.normals.push(n);
+                    r.colors.push(PIER_COLOR);
+                }
+                r.indices
+                    .extend_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]);
+            }
+        }
+        along += len;
     }
 }
 
@@ -247,11 +317,20 @@ mod tests {
             y: (a.y / 64.0).floor() as i64,
         };
         let r = build_ribbons(&t, key, &view, &roads, &StreamLayer::default()).expect("a deck");
-        for q in &r.positions {
+        let mut pier_feet = 0;
+        for (q, c) in r.positions.iter().zip(&r.colors) {
             let w = key.corner(&view) + DVec2::new(q[0] as f64, -q[2] as f64);
-            if t.height(w.x, w.y) < lake {
+            if *c == PIER_COLOR {
+                // Piers reach from under the water up to the deck.
+                let z = q[1] as f64;
+                assert!(z < lake || z >= lake + DECK_HEIGHT - 1e-3, "pier at {z}");
+                pier_feet += (z < lake) as usize;
+            } else if t.height(w.x, w.y) < lake {
                 assert!(q[1] as f64 >= lake + DECK_HEIGHT, "{} under the deck", q[1]);
             }
         }
+        // The chunk holds 32 m of the deck (y 3040 to 3072): one pier, at
+        // 12 m; its four faces have two foot vertices each.
+        assert_eq!(pier_feet, 8, "pier foot vertices");
     }
 }
