@@ -116,10 +116,12 @@ impl Ribbons {
             let (rlo, rhi) = (r.a.min(r.b) - reach, r.a.max(r.b) + reach);
             rlo.cmple(hi).all()
                 && rhi.cmpge(lo).all()
-                && (crate::city::polygon::polygon_contains(poly, r.a)
-                    || (0..poly.len()).any(|j| {
-                        segment_distance(r.a, r.b, poly[j], poly[(j + 1) % poly.len()]) <= reach
-                    }))
+                && ((0..poly.len()).any(|j| {
+                    let (p, q) = (poly[j], poly[(j + 1) % poly.len()]);
+                    p.min(q).cmple(rhi).all()
+                        && p.max(q).cmpge(rlo).all()
+                        && segment_distance(r.a, r.b, p, q) <= reach
+                }) || crate::city::polygon::polygon_contains(poly, r.a))
         });
         out
     }
@@ -222,8 +224,12 @@ fn nearest_violation(
         if crate::city::polygon::polygon_contains(poly, r.a) {
             return Some((r.a, r.a, *r)); // no line keeps the shape clear
         }
+        let (rlo, rhi) = (r.a.min(r.b) - reach, r.a.max(r.b) + reach);
         for i in 0..m {
             let (a, b) = (poly[i], poly[(i + 1) % m]);
+            if a.min(b).cmpgt(rhi).any() || a.max(b).cmplt(rlo).any() {
+                continue; // too far for `slack` to be negative
+            }
             let slack = segment_distance(a, b, r.a, r.b) - need;
             if slack < -1e-9 && worst.is_none_or(|w| slack < w.0) {
                 let (q, x) = closest_pair(r.a, r.b, a, b);
