@@ -1,8 +1,9 @@
 //! Blocks made buildable: every street's ribbon (a stroke of its width along
 //! each straight run) and every obstacle cut out of the block, leaving zero
 //! or more [`Shape`]s whose edges know the street they run along. Blocks
-//! with no dead end and no obstacle are cut by lines (convex parts, then
-//! half-planes, then [`clear_of`] every ribbon); the others by `i_overlay`.
+//! with no obstacle are cut by lines (dead ends taken out of the ring,
+//! convex parts, then half-planes, the dead ends' rectangles, then
+//! [`clear_of`] every ribbon); the others, or when that fails, by `i_overlay`.
 //! [`clear_of`] also keeps buildings back from the streets.
 
 use super::shape::{Ring, Shape};
@@ -374,9 +375,16 @@ fn clear_spur(shapes: Vec<Shape>, (a, b, h): Spur) -> Option<Vec<Shape>> {
             for m in middle {
                 let [left, right] = halves(m, n, n.dot(a))?;
                 let c = n.dot(a) + h;
-                out.extend(left.into_iter().filter_map(|s| s.keep_above(n, c, Some(0.0))));
+                out.extend(
+                    left.into_iter()
+                        .filter_map(|s| s.keep_above(n, c, Some(0.0))),
+                );
                 let c = -n.dot(a) + h;
-                out.extend(right.into_iter().filter_map(|s| s.keep_above(-n, c, Some(0.0))));
+                out.extend(
+                    right
+                        .into_iter()
+                        .filter_map(|s| s.keep_above(-n, c, Some(0.0))),
+                );
             }
         }
     }
@@ -401,9 +409,9 @@ fn halves(s: Shape, n: DVec2, c: f64) -> Option<[Vec<Shape>; 2]> {
 /// The buildable pieces of `block`: the block less the ribbons `near` and
 /// the `obstacles`, each piece's edges marked with the street they run
 /// along. Pieces with no street frontage are dropped. With the block's
-/// street `widths` and no obstacle, a block without dead ends is cut
-/// without `i_overlay` (see [`convex_inset`]); otherwise, or when that
-/// fails, `i_overlay` subtracts every ribbon's hexagon and every obstacle.
+/// street `widths` and no obstacle, a block is cut without `i_overlay`
+/// (see [`convex_inset`]); otherwise, or when that fails, `i_overlay`
+/// subtracts every ribbon's hexagon and every obstacle.
 pub(super) fn inset(
     block: &[DVec2],
     widths: Option<&[f64]>,
