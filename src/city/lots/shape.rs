@@ -134,24 +134,23 @@ impl Shape {
     pub fn keep_above(self, n: DVec2, mut c: f64, along: Option<f64>) -> Option<Shape> {
         if self.rings.len() == 1 {
             let ring = &self.rings[0];
-            let mut sides: Vec<f64> = Vec::new();
+            let clear = |c: f64| ring.pts.iter().all(|&p| (n.dot(p) - c).abs() >= ON_LINE);
             for _ in 0..8 {
-                sides.clear();
-                sides.extend(ring.pts.iter().map(|&p| n.dot(p) - c));
-                if sides.iter().all(|v| v.abs() >= ON_LINE) {
+                if clear(c) {
                     break;
                 }
                 c += 3.0 * ON_LINE;
             }
-            let m = sides.len();
+            let side = |p: DVec2| n.dot(p) - c;
+            let m = ring.pts.len();
             let crossings = (0..m)
-                .filter(|&i| (sides[i] > 0.0) != (sides[(i + 1) % m] > 0.0))
+                .filter(|&i| (side(ring.pts[i]) > 0.0) != (side(ring.pts[(i + 1) % m]) > 0.0))
                 .count();
             if crossings == 0 {
-                return (sides.iter().all(|&v| v > 0.0)).then_some(self);
+                return (ring.pts.iter().all(|&p| side(p) > 0.0)).then_some(self);
             }
-            if crossings == 2 && sides.iter().all(|v| v.abs() >= ON_LINE) {
-                return Some(clip_ring(ring, &sides, along));
+            if crossings == 2 && clear(c) {
+                return Some(clip_ring(ring, side, along));
             }
         }
         match self.cut(n, c, along) {
@@ -357,10 +356,10 @@ impl Shape {
     }
 }
 
-/// The part of `ring` where `sides` is positive, for a ring that crosses
+/// The part of `ring` where `side` is positive, for a ring that crosses
 /// zero exactly twice (Sutherland–Hodgman); the edge along the line gets
 /// the street `along`.
-fn clip_ring(ring: &Ring, sides: &[f64], along: Option<f64>) -> Shape {
+fn clip_ring(ring: &Ring, side: impl Fn(DVec2) -> f64, along: Option<f64>) -> Shape {
     let m = ring.pts.len();
     let mut out = Ring {
         pts: Vec::with_capacity(m + 2),
@@ -368,7 +367,8 @@ fn clip_ring(ring: &Ring, sides: &[f64], along: Option<f64>) -> Shape {
     };
     for i in 0..m {
         let j = (i + 1) % m;
-        let (p, q, sp, sq) = (ring.pts[i], ring.pts[j], sides[i], sides[j]);
+        let (p, q) = (ring.pts[i], ring.pts[j]);
+        let (sp, sq) = (side(p), side(q));
         if sp > 0.0 {
             out.pts.push(p);
             out.street.push(ring.street[i]);
