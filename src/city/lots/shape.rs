@@ -134,23 +134,28 @@ impl Shape {
     pub fn keep_above(self, n: DVec2, mut c: f64, along: Option<f64>) -> Option<Shape> {
         if self.rings.len() == 1 {
             let ring = &self.rings[0];
-            let clear = |c: f64| ring.pts.iter().all(|&p| (n.dot(p) - c).abs() >= ON_LINE);
+            let mut clear = false;
             for _ in 0..8 {
-                if clear(c) {
+                clear = ring.pts.iter().all(|&p| (n.dot(p) - c).abs() >= ON_LINE);
+                if clear {
                     break;
                 }
                 c += 3.0 * ON_LINE;
             }
-            let side = |p: DVec2| n.dot(p) - c;
-            let m = ring.pts.len();
-            let crossings = (0..m)
-                .filter(|&i| (side(ring.pts[i]) > 0.0) != (side(ring.pts[(i + 1) % m]) > 0.0))
-                .count();
-            if crossings == 0 {
-                return (ring.pts.iter().all(|&p| side(p) > 0.0)).then_some(self);
+            let above = |p: DVec2| n.dot(p) > c;
+            let mut prev = ring.pts.last().is_some_and(|&p| above(p));
+            let (mut crossings, mut all) = (0, true);
+            for &p in &ring.pts {
+                let a = above(p);
+                crossings += usize::from(a != prev);
+                all &= a;
+                prev = a;
             }
-            if crossings == 2 && clear(c) {
-                return Some(clip_ring(ring, side, along));
+            if crossings == 0 {
+                return all.then_some(self);
+            }
+            if crossings == 2 && clear {
+                return Some(clip_ring(ring, |p| n.dot(p) - c, along));
             }
         }
         match self.cut(n, c, along) {
@@ -365,10 +370,10 @@ fn clip_ring(ring: &Ring, side: impl Fn(DVec2) -> f64, along: Option<f64>) -> Sh
         pts: Vec::with_capacity(m + 2),
         street: Vec::with_capacity(m + 2),
     };
+    let mut sp = ring.pts.first().map_or(0.0, |&p| side(p));
     for i in 0..m {
-        let j = (i + 1) % m;
-        let (p, q) = (ring.pts[i], ring.pts[j]);
-        let (sp, sq) = (side(p), side(q));
+        let (p, q) = (ring.pts[i], ring.pts[(i + 1) % m]);
+        let sq = side(q);
         if sp > 0.0 {
             out.pts.push(p);
             out.street.push(ring.street[i]);
@@ -379,6 +384,7 @@ fn clip_ring(ring: &Ring, side: impl Fn(DVec2) -> f64, along: Option<f64>) -> Sh
             out.street
                 .push(if sp > 0.0 { along } else { ring.street[i] });
         }
+        sp = sq;
     }
     Shape { rings: vec![out] }
 }
