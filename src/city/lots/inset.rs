@@ -99,7 +99,7 @@ impl Ribbons {
             }
         }
         let lines: Vec<[DVec2; 2]> = list.iter().map(|r| [r.a, r.b]).collect();
-        let cell = longest.clamp(16.0, 256.0);
+        let cell = (longest / 2.0).clamp(16.0, 256.0);
         let grid = SegmentGrid::new(cell, lines.iter().map(|l| l.as_slice()), |i| {
             list[i].half * CAP
         });
