@@ -1,8 +1,9 @@
 //! Blocks made buildable: every street's ribbon (a stroke of its width along
 //! each straight run) and every obstacle cut out of the block, leaving zero
 //! or more [`Shape`]s whose edges know the street they run along. Blocks
-//! with no dead end and no obstacle are cut by lines (convex parts, then
-//! half-planes, then [`clear_of`] every ribbon); the others by `i_overlay`.
+//! with no obstacle are cut by lines (dead ends taken out of the ring,
+//! convex parts, then half-planes, the dead ends' rectangles, then
+//! [`clear_of`] every ribbon); the others, or when that fails, by `i_overlay`.
 //! [`clear_of`] also keeps buildings back from the streets.
 
 use super::shape::{Ring, Shape};
@@ -98,7 +99,7 @@ impl Ribbons {
             }
         }
         let lines: Vec<[DVec2; 2]> = list.iter().map(|r| [r.a, r.b]).collect();
-        let cell = longest.clamp(16.0, 256.0);
+        let cell = (longest / 2.0).clamp(16.0, 256.0);
         let grid = SegmentGrid::new(cell, lines.iter().map(|l| l.as_slice()), |i| {
             list[i].half * CAP
         });
@@ -116,10 +117,12 @@ impl Ribbons {
             let (rlo, rhi) = (r.a.min(r.b) - reach, r.a.max(r.b) + reach);
             rlo.cmple(hi).all()
                 && rhi.cmpge(lo).all()
-                && (crate::city::polygon::polygon_contains(poly, r.a)
-                    || (0..poly.len()).any(|j| {
-                        segment_distance(r.a, r.b, poly[j], poly[(j + 1) % poly.len()]) <= reach
-                    }))
+                && ((0..poly.len()).any(|j| {
+                    let (p, q) = (poly[j], poly[(j + 1) % poly.len()]);
+                    p.min(q).cmple(rhi).all()
+                        && p.max(q).cmpge(rlo).all()
+                        && segment_distance(r.a, r.b, p, q) <= reach
+                }) || crate::city::polygon::polygon_contains(poly, r.a))
         });
         out
     }
@@ -131,8 +134,9 @@ pub(super) fn segment_distance(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> f64 {
     if side(a, b, c) * side(a, b, d) < 0.0 && side(c, d, a) * side(c, d, b) < 0.0 {
         return 0.0; // a proper crossing; touching shows in the distances below
     }
-    (distance_to_segment(a, c, d).min(distance_to_segment(b, c, d)))
-        .min(distance_to_segment(c, a, b).min(distance_to_segment(d, a, b)))
+    // One square root for the least of the squared distances: the same.
+    let d2 = |p: DVec2, a: DVec2, b: DVec2| closest_on_segment(p, a, b).0.distance_squared(p);
+    ((d2(a, c, d).min(d2(b, c, d))).min(d2(c, a, b).min(d2(d, a, b)))).sqrt()
 }
 
 /// The part of `shape` (its outer ring) kept at least `half + extra` from
@@ -222,8 +226,12 @@ fn nearest_violation(
         if crate::city::polygon::polygon_contains(poly, r.a) {
             return Some((r.a, r.a, *r)); // no line keeps the shape clear
         }
+        let (rlo, rhi) = (r.a.min(r.b) - reach, r.a.max(r.b) + reach);
         for i in 0..m {
             let (a, b) = (poly[i], poly[(i + 1) % m]);
+            if a.min(b).cmpgt(rhi).any() || a.max(b).cmplt(rlo).any() {
+                continue; // too far for `slack` to be negative
+            }
             let slack = segment_distance(a, b, r.a, r.b) - need;
             if slack < -1e-9 && worst.is_none_or(|w| slack < w.0) {
                 let (q, x) = closest_pair(r.a, r.b, a, b);
@@ -248,20 +256,26 @@ fn closest_pair(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> (DVec2, DVec2) {
 }
 
 /// The buildable pieces of `block` (see [`inset`]) without `i_overlay`, for
-/// a block with no repeated vertex (no dead end) and no obstacle: cut into
-/// convex parts along the bisectors of its dents, each part cut back from
-/// its street edges by their half `widths` (a half-plane: exact in a convex
-/// part, and safe anywhere), then kept clear of every ribbon `near`. `None` when
+/// a block with no obstacle whose only repeated vertices are dead ends:
+/// the dead ends are taken out of the ring ([`strip_spurs`]), the rest cut
+/// into convex parts along the bisectors of its dents, each part cut back
+/// from its street edges by their half `widths` (a half-plane: exact in a
+/// convex part, and safe anywhere) and clear of each dead end
+/// ([`clear_spur`]), then kept clear of every ribbon `near`. `None` when
 /// the block does not qualify or the cuts fail.
 fn convex_inset(block: &[DVec2], widths: &[f64], near: &[Ribbon]) -> Option<Vec<Shape>> {
-    let mut sorted = block.to_vec();
+    if widths.len() != block.len() {
+        return None;
+    }
+    let (pts, widths, spurs) = strip_spurs(block, widths)?;
+    let mut sorted = pts.clone();
     sorted.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
-    if widths.len() != block.len() || sorted.windows(2).any(|w| w[0] == w[1]) {
+    if sorted.windows(2).any(|w| w[0] == w[1]) {
         return None;
     }
     let ring = Ring {
-        pts: block.to_vec(),
         street: widths.iter().map(|w| Some(w / 2.0)).collect(),
+        pts,
     };
     let mut todo = vec![Shape { rings: vec![ring] }];
     let mut parts = Vec::new();
@@ -295,17 +309,110 @@ fn convex_inset(block: &[DVec2], widths: &[f64], near: &[Ribbon]) -> Option<Vec<
                 }
             }
         }
-        out.push(clear_of(shape, near, 0.0)?);
+        let mut pieces = vec![shape];
+        for &spur in &spurs {
+            pieces = clear_spur(pieces, spur)?;
+        }
+        for piece in pieces {
+            out.push(clear_of(piece, near, 0.0)?);
+        }
     }
     Some(out)
+}
+
+/// A dead end's straight run: from `a` (nearer the block's ring) to `b`,
+/// and its half width.
+type Spur = (DVec2, DVec2, f64);
+
+/// `block` and its edges' `widths` less every dead end (the ring goes out
+/// to a tip and back the same way; one copy of the point it leaves from is
+/// kept), and the dead ends' runs. `None` if fewer than three points are
+/// left.
+fn strip_spurs(block: &[DVec2], widths: &[f64]) -> Option<(Vec<DVec2>, Vec<f64>, Vec<Spur>)> {
+    let (mut pts, mut widths) = (block.to_vec(), widths.to_vec());
+    let mut spurs = Vec::new();
+    // Each pass takes two points off.
+    for _ in 0..=block.len() / 2 {
+        let m = pts.len();
+        if m < 3 {
+            return None;
+        }
+        let Some(tip) = (0..m).find(|&i| pts[(i + m - 1) % m] == pts[(i + 1) % m]) else {
+            return Some((pts, widths, spurs));
+        };
+        let (prev, next) = ((tip + m - 1) % m, (tip + 1) % m);
+        spurs.push((pts[prev], pts[tip], widths[prev] / 2.0));
+        // The edge out of the kept point now leads where `next`'s did.
+        widths[prev] = widths[next];
+        let keep = |i: &usize| *i != tip && *i != next;
+        pts = (0..m).filter(keep).map(|i| pts[i]).collect();
+        widths = (0..m).filter(keep).map(|i| widths[i]).collect();
+    }
+    None
+}
+
+/// `shapes` less the rectangle `h` either side of the spur `a–b` and past
+/// its ends (which holds its ribbon): each shape is split across the spur
+/// at both ends and along it, and the pieces beside it cut back by `h`,
+/// their new edges running along its street. `None` if a cut fails.
+fn clear_spur(shapes: Vec<Shape>, (a, b, h): Spur) -> Option<Vec<Shape>> {
+    let Some(d) = (b - a).try_normalize() else {
+        return Some(shapes);
+    };
+    let n = d.perp();
+    let (lo, hi) = (a.min(b) - h, a.max(b) + h);
+    let mut out = Vec::new();
+    for s in shapes {
+        let (slo, shi) = crate::geom::bounds(&s.outer().pts);
+        if slo.cmpgt(hi).any() || shi.cmplt(lo).any() {
+            out.push(s);
+            continue;
+        }
+        let [beyond, rest] = halves(s, d, d.dot(b) + h)?;
+        out.extend(beyond);
+        for r in rest {
+            let [middle, behind] = halves(r, d, d.dot(a) - h)?;
+            out.extend(behind);
+            for m in middle {
+                let [left, right] = halves(m, n, n.dot(a))?;
+                let c = n.dot(a) + h;
+                out.extend(
+                    left.into_iter()
+                        .filter_map(|s| s.keep_above(n, c, Some(0.0))),
+                );
+                let c = -n.dot(a) + h;
+                out.extend(
+                    right
+                        .into_iter()
+                        .filter_map(|s| s.keep_above(-n, c, Some(0.0))),
+                );
+            }
+        }
+    }
+    Some(out)
+}
+
+/// [`Shape::cut`], or the whole shape on its side when the line misses it.
+fn halves(s: Shape, n: DVec2, c: f64) -> Option<[Vec<Shape>; 2]> {
+    if let Some(parts) = s.cut(n, c, None) {
+        return Some(parts);
+    }
+    let mut pts = s.rings.iter().flat_map(|r| &r.pts);
+    if pts.clone().all(|p| n.dot(*p) >= c) {
+        Some([vec![s], vec![]])
+    } else if pts.all(|p| n.dot(*p) <= c) {
+        Some([vec![], vec![s]])
+    } else {
+        None
+    }
 }
 
 /// The buildable pieces of `block`: the block less the ribbons `near` and
 /// the `obstacles`, each piece's edges marked with the street they run
 /// along. Pieces with no street frontage are dropped. With the block's
-/// street `widths` and no obstacle, a block without dead ends is cut
-/// without `i_overlay` (see [`convex_inset`]); otherwise, or when that
-/// fails, `i_overlay` subtracts every ribbon's hexagon and every obstacle.
+/// street `widths` and no obstacle, a block is cut without `i_overlay`
+/// (see [`convex_inset`]); otherwise, or when that fails, `i_overlay`
+/// subtracts every ribbon's hexagon and every obstacle.
 pub(super) fn inset(
     block: &[DVec2],
     widths: Option<&[f64]>,

@@ -4,10 +4,10 @@
 //! - cuts every street's ribbon (half its width either side of the centre
 //!   line, for every road of the network near the block, dead ends
 //!   included) and every obstacle out of the block, which may leave several
-//!   pieces or none (`inset`: a block with no dead end and no obstacle is
-//!   cut into convex parts at its dents and each part cut back by
-//!   half-planes, then kept clear of every ribbon; other blocks go through
-//!   `i_overlay`);
+//!   pieces or none (`inset`: a block with no obstacle has its dead ends
+//!   taken out of its ring, is cut into convex parts at its dents and each
+//!   part cut back by half-planes and clear of each dead end's rectangle,
+//!   then kept clear of every ribbon; other blocks go through `i_overlay`);
 //! - cuts each piece into lots by recursive cuts across its oriented
 //!   bounding box, keeping a cut only if every part keeps `min_area` and
 //!   `min_frontage` (`parcel`);

@@ -134,24 +134,28 @@ impl Shape {
     pub fn keep_above(self, n: DVec2, mut c: f64, along: Option<f64>) -> Option<Shape> {
         if self.rings.len() == 1 {
             let ring = &self.rings[0];
-            let mut sides: Vec<f64> = Vec::new();
+            let mut clear = false;
             for _ in 0..8 {
-                sides.clear();
-                sides.extend(ring.pts.iter().map(|&p| n.dot(p) - c));
-                if sides.iter().all(|v| v.abs() >= ON_LINE) {
+                clear = ring.pts.iter().all(|&p| (n.dot(p) - c).abs() >= ON_LINE);
+                if clear {
                     break;
                 }
                 c += 3.0 * ON_LINE;
             }
-            let m = sides.len();
-            let crossings = (0..m)
-                .filter(|&i| (sides[i] > 0.0) != (sides[(i + 1) % m] > 0.0))
-                .count();
-            if crossings == 0 {
-                return (sides.iter().all(|&v| v > 0.0)).then_some(self);
+            let above = |p: DVec2| n.dot(p) > c;
+            let mut prev = ring.pts.last().is_some_and(|&p| above(p));
+            let (mut crossings, mut all) = (0, true);
+            for &p in &ring.pts {
+                let a = above(p);
+                crossings += usize::from(a != prev);
+                all &= a;
+                prev = a;
             }
-            if crossings == 2 && sides.iter().all(|v| v.abs() >= ON_LINE) {
-                return Some(clip_ring(ring, &sides, along));
+            if crossings == 0 {
+                return all.then_some(self);
+            }
+            if crossings == 2 && clear {
+                return Some(clip_ring(ring, |p| n.dot(p) - c, along));
             }
         }
         match self.cut(n, c, along) {
@@ -357,18 +361,19 @@ impl Shape {
     }
 }
 
-/// The part of `ring` where `sides` is positive, for a ring that crosses
+/// The part of `ring` where `side` is positive, for a ring that crosses
 /// zero exactly twice (Sutherland–Hodgman); the edge along the line gets
 /// the street `along`.
-fn clip_ring(ring: &Ring, sides: &[f64], along: Option<f64>) -> Shape {
+fn clip_ring(ring: &Ring, side: impl Fn(DVec2) -> f64, along: Option<f64>) -> Shape {
     let m = ring.pts.len();
     let mut out = Ring {
         pts: Vec::with_capacity(m + 2),
         street: Vec::with_capacity(m + 2),
     };
+    let mut sp = ring.pts.first().map_or(0.0, |&p| side(p));
     for i in 0..m {
-        let j = (i + 1) % m;
-        let (p, q, sp, sq) = (ring.pts[i], ring.pts[j], sides[i], sides[j]);
+        let (p, q) = (ring.pts[i], ring.pts[(i + 1) % m]);
+        let sq = side(q);
         if sp > 0.0 {
             out.pts.push(p);
             out.street.push(ring.street[i]);
@@ -379,6 +384,7 @@ fn clip_ring(ring: &Ring, sides: &[f64], along: Option<f64>) -> Shape {
             out.street
                 .push(if sp > 0.0 { along } else { ring.street[i] });
         }
+        sp = sq;
     }
     Shape { rings: vec![out] }
 }

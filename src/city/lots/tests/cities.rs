@@ -20,6 +20,32 @@ fn random_street_graphs_keep_every_invariant() {
     assert!(total > 400, "{total}");
 }
 
+/// The planar generator's reference city (the `city` bench's ellipse, with
+/// its many dead ends): slow in debug, so run it with `--release --ignored`.
+#[test]
+#[ignore]
+fn the_reference_planar_city_keeps_every_invariant() {
+    use crate::city::StreetsInput;
+    use crate::city::planar::{PlanarParams, PlanarStreets};
+    let boundary = (0..64)
+        .map(|i| {
+            let a = i as f64 / 64.0 * std::f64::consts::TAU;
+            v(1000.0 * a.cos(), 800.0 * a.sin())
+        })
+        .collect();
+    let input = StreetsInput {
+        boundary,
+        ..StreetsInput::default()
+    };
+    let s = (PlanarStreets::new(PlanarParams::default()).unwrap())
+        .generate(&input)
+        .unwrap();
+    let p = LotParams::default();
+    let lots = subdivide(&s, &p);
+    let cover = check(&s, &p, &lots);
+    assert!(cover >= 0.8 && lots.len() > 3000, "{cover}, {}", lots.len());
+}
+
 #[test]
 fn same_inputs_same_lots_in_any_block_order() {
     let s = random_streets(3, 6);
