@@ -7,6 +7,7 @@
 
 use super::City;
 use super::tensor::{BasisField, TensorField};
+use crate::geom::polyline_prefix;
 use crate::num::hash_unit;
 use crate::terrain::{ParamError, Terrain};
 use glam::DVec2;
@@ -42,7 +43,7 @@ pub fn designed_bases(city: &City, terrain: &Terrain, highways: &[Vec<DVec2>]) -
         .unwrap_or(city.centre);
     out.push(BasisField::radial(second, 0.4 * r, 5.0));
     for hw in highways {
-        let line = along(hw, HIGHWAY_FIELD_LENGTH);
+        let line = polyline_prefix(hw, HIGHWAY_FIELD_LENGTH);
         if line.len() >= 2 {
             out.push(BasisField::polyline(line, LINE_REACH, 2.0));
         }
@@ -80,22 +81,6 @@ pub fn city_field(
     let (lo, hi) = city.bounds();
     field.add(BasisField::heightmap(terrain, lo, hi, cell, full_slope)?);
     Ok(field)
-}
-
-/// The first `length` metres of a polyline.
-fn along(points: &[DVec2], length: f64) -> Vec<DVec2> {
-    let mut out = points.first().copied().into_iter().collect::<Vec<_>>();
-    let mut left = length;
-    for w in points.windows(2) {
-        let d = w[0].distance(w[1]);
-        if d >= left {
-            out.push(w[0] + (w[1] - w[0]) * (left / d.max(1e-12)));
-            break;
-        }
-        out.push(w[1]);
-        left -= d;
-    }
-    out
 }
 
 /// Runs of footprint vertices that stand on a lake shore (water a little

@@ -8,9 +8,11 @@
 use super::design::{CityBases, city_field};
 use super::lots::{Lot, LotParams, subdivide};
 use super::planar::{PlanarParams, PlanarStreets};
+use super::polygon::signed_area;
 use super::streets::{Streets, StreetsInput};
 use super::tensor::{TensorParams, TensorStreets};
 use super::{City, CityStyle};
+use crate::geom::polyline_prefix;
 use crate::terrain::{ParamError, Terrain};
 use glam::DVec2;
 use i_overlay::core::fill_rule::FillRule;
@@ -132,10 +134,18 @@ pub fn lay_out(
     params: &CityParams,
 ) -> Result<CityLayout, LayoutError> {
     params.validate()?;
+    let outward = from_gates(city, highways);
     let input = StreetsInput {
         boundary: city.boundary.clone(),
         seeds: Vec::new(),
-        fixed: gate_stubs(city, highways, params.gate_reach),
+        fixed: (outward.iter())
+            .map(|h| {
+                // The generator wants a fixed road ending on its gate.
+                let mut stub = polyline_prefix(h, params.gate_reach);
+                stub.reverse();
+                stub
+            })
+            .collect(),
         obstacles: obstacles(city, terrain, params),
     };
     let err = |why: String| LayoutError::Streets { id: city.id, why };
@@ -156,19 +166,6 @@ pub fn lay_out(
                 seed: mix(params.tensor.seed, city.id),
                 ..params.tensor.clone()
             };
-            // The highways, each from its gate outwards.
-            let outward: Vec<Vec<DVec2>> = (highways.iter())
-                .filter_map(|h| {
-                    let at_gate = |p: Option<&DVec2>| p.is_some_and(|p| city.boundary.contains(p));
-                    if at_gate(h.first()) {
-                        Some(h.to_vec())
-                    } else if at_gate(h.last()) {
-                        Some(h.iter().rev().copied().collect())
-                    } else {
-                        None
-                    }
-                })
-                .collect();
             let edited = (params.fields.iter())
                 .find(|f| f.city == city.id)
                 .map(|f| f.bases.as_slice());
@@ -215,39 +212,26 @@ fn mix(seed: u64, id: (i64, i64)) -> u64 {
     z ^ (z >> 31)
 }
 
-/// For each highway with an end on a vertex of the footprint (a gate), the
-/// stretch of it from the gate out to `reach` metres: the fixed road the
-/// streets must join, ending exactly on the gate.
-fn gate_stubs(city: &City, highways: &[&[DVec2]], reach: f64) -> Vec<Vec<DVec2>> {
-    let mut out = Vec::new();
-    for h in highways {
-        for pts in [h.to_vec(), h.iter().rev().copied().collect::<Vec<_>>()] {
-            if pts.len() < 2 || !city.boundary.contains(&pts[0]) {
-                continue;
-            }
-            let mut stub = vec![pts[0]];
-            let mut left = reach;
-            for w in pts.windows(2) {
-                let d = w[0].distance(w[1]);
-                if d >= left {
-                    stub.push(w[0] + (w[1] - w[0]) * (left / d));
-                    break;
-                }
-                stub.push(w[1]);
-                left -= d;
-            }
-            // The stub runs gate → outwards; the generator wants it ending
-            // on the gate.
-            stub.reverse();
-            out.push(stub);
+/// The highways with an end on a vertex of the footprint (a gate), each
+/// from that gate outwards, in a fixed order.
+fn from_gates(city: &City, highways: &[&[DVec2]]) -> Vec<Vec<DVec2>> {
+    let at_gate = |p: Option<&DVec2>| p.is_some_and(|p| city.boundary.contains(p));
+    let mut out: Vec<Vec<DVec2>> = Vec::new();
+    for h in highways.iter().filter(|h| h.len() >= 2) {
+        if at_gate(h.first()) {
+            out.push(h.to_vec());
+        }
+        if at_gate(h.last()) {
+            out.push(h.iter().rev().copied().collect());
         }
     }
+    let key = |s: &Vec<DVec2>| (s[0].x, s[0].y, s[1].x, s[1].y);
     out.sort_by(|a, b| {
-        let key = |s: &Vec<DVec2>| (s[s.len() - 1].x, s[s.len() - 1].y);
-        key(a)
-            .0
-            .total_cmp(&key(b).0)
-            .then(key(a).1.total_cmp(&key(b).1))
+        let (a, b) = (key(a), key(b));
+        (a.0.total_cmp(&b.0))
+            .then(a.1.total_cmp(&b.1))
+            .then(a.2.total_cmp(&b.2))
+            .then(a.3.total_cmp(&b.3))
     });
     out.dedup();
     out
@@ -296,11 +280,10 @@ fn obstacles(city: &City, terrain: &Terrain, params: &CityParams) -> Vec<Vec<DVe
     // Steep patches big enough to matter, then everything merged.
     let min_area = params.min_steep_cells as f64 * c * c - 1e-6;
     let mut all = wet_cells;
-    all.extend(
-        outlines(&steep_cells)
-            .into_iter()
-            .filter(|o| area(o) >= min_area),
-    );
+    all.extend(outlines(&steep_cells).into_iter().filter(|o| {
+        let o: Vec<DVec2> = o.iter().map(|&[x, y]| DVec2::new(x, y)).collect();
+        signed_area(&o).abs() >= min_area
+    }));
     outlines(&all)
         .into_iter()
         .map(|o| o.into_iter().map(|[x, y]| DVec2::new(x, y)).collect())
@@ -315,19 +298,6 @@ fn outlines(polys: &[Vec<[f64; 2]>]) -> Vec<Vec<[f64; 2]>> {
     (polys.simplify_shape(FillRule::NonZero).into_iter())
         .filter_map(|shape| shape.into_iter().next())
         .collect()
-}
-
-/// The area of a polygon (either orientation).
-fn area(poly: &[[f64; 2]]) -> f64 {
-    let n = poly.len();
-    (0..n)
-        .map(|i| {
-            let (a, b) = (poly[i], poly[(i + 1) % n]);
-            a[0] * b[1] - b[0] * a[1]
-        })
-        .sum::<f64>()
-        .abs()
-        / 2.0
 }
 
 /// Ground this close above the lake level counts as wet, metres.

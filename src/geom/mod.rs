@@ -34,6 +34,22 @@ pub fn bounds(points: &[DVec2]) -> (DVec2, DVec2) {
     })
 }
 
+/// The first `length` metres of a polyline (all of it when shorter).
+pub fn polyline_prefix(points: &[DVec2], length: f64) -> Vec<DVec2> {
+    let mut out: Vec<DVec2> = points.first().copied().into_iter().collect();
+    let mut left = length;
+    for w in points.windows(2) {
+        let d = w[0].distance(w[1]);
+        if d >= left {
+            out.push(w[0] + (w[1] - w[0]) * (left / d.max(1e-12)));
+            break;
+        }
+        out.push(w[1]);
+        left -= d;
+    }
+    out
+}
+
 /// The point of segment `a–b` nearest to `p`, and its parameter in `[0, 1]`.
 pub fn closest_on_segment(p: DVec2, a: DVec2, b: DVec2) -> (DVec2, f64) {
     let ab = b - a;

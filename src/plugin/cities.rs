@@ -28,7 +28,6 @@ pub struct CityBuildings {
 
 /// A city's finished buildings mesh.
 struct Built {
-    layout: Arc<CityLayout>,
     mesh: Mesh,
     buildings: usize,
 }
@@ -41,8 +40,6 @@ pub struct CityManager {
     pending: BTreeMap<(i64, i64), (Arc<CityLayout>, Job<Built>)>,
     /// The laid-roads version last looked at.
     version: u64,
-    /// Buildings shown.
-    pub buildings: usize,
 }
 
 /// Starts meshes for newly laid cities, spawns finished ones, and takes
@@ -56,7 +53,6 @@ pub(crate) fn update_cities(
     assets: Res<ReliefAssets>,
     mut meshes: ResMut<Assets<Mesh>>,
     mut cities: ResMut<CityManager>,
-    counts: Query<&CityBuildings>,
 ) {
     let cm = &mut *cities;
     if cm.version != laid.version {
@@ -74,7 +70,6 @@ pub(crate) fn update_cities(
             .collect();
         for id in gone {
             if let Some((e, _)) = cm.shown.remove(&id) {
-                cm.buildings -= counts.get(e).map_or(0, |c| c.buildings);
                 commands.entity(e).despawn();
             }
         }
@@ -105,7 +100,6 @@ pub(crate) fn update_cities(
                     n += 1;
                 }
                 Built {
-                    layout: job_layout,
                     mesh: m.into_mesh(),
                     buildings: n,
                 }
@@ -113,35 +107,34 @@ pub(crate) fn update_cities(
             cm.pending.insert(id, (layout, job));
         }
     }
-    let done: Vec<(i64, i64)> = (cm.pending.iter_mut())
-        .filter_map(|(id, (_, job))| job.take().map(|b| (*id, b)))
-        .map(|(id, b)| {
-            let c = b.layout.city.centre;
-            let anchor = WorldAnchor(DVec3::new(c.x, c.y, 0.0));
-            let mut e = commands.spawn((
-                Name::new(format!("city buildings {:?}", id)),
-                CityBuildings {
-                    city: id,
-                    buildings: b.buildings,
-                },
-                anchor,
-                Transform::from_translation(origin.to_render(anchor.0)),
-                Visibility::Inherited,
-                Mesh3d(meshes.add(b.mesh)),
-            ));
-            if let Some(m) = &assets.vertex {
-                e.insert(MeshMaterial3d(m.clone()));
-            }
-            let e = e.id();
-            if let Some((old, _)) = cm.shown.insert(id, (e, b.layout)) {
-                cm.buildings -= counts.get(old).map_or(0, |c| c.buildings);
-                commands.entity(old).despawn();
-            }
-            cm.buildings += b.buildings;
-            id
-        })
-        .collect();
-    for id in done {
-        cm.pending.remove(&id);
+    let mut finished = Vec::new();
+    cm.pending.retain(|id, (layout, job)| match job.take() {
+        Some(built) => {
+            finished.push((*id, layout.clone(), built));
+            false
+        }
+        None => true,
+    });
+    for (id, layout, b) in finished {
+        let c = layout.city.centre;
+        let anchor = WorldAnchor(DVec3::new(c.x, c.y, 0.0));
+        let mut e = commands.spawn((
+            Name::new(format!("city buildings {id:?}")),
+            CityBuildings {
+                city: id,
+                buildings: b.buildings,
+            },
+            anchor,
+            Transform::from_translation(origin.to_render(anchor.0)),
+            Visibility::Inherited,
+            Mesh3d(meshes.add(b.mesh)),
+        ));
+        if let Some(m) = &assets.vertex {
+            e.insert(MeshMaterial3d(m.clone()));
+        }
+        let e = e.id();
+        if let Some((old, _)) = cm.shown.insert(id, (e, layout)) {
+            commands.entity(old).despawn();
+        }
     }
 }

@@ -511,6 +511,13 @@ fn cities_are_town_ground_with_highways_and_no_trees() {
     assert!(n > 0, "no objects at all");
 }
 
+/// The planner tool's last road (it must have one, and without an error).
+fn last_road(app: &App) -> bevy_relief::plugin::planner_tool::PlanSummary {
+    use bevy_relief::plugin::planner_tool::PlannerTool;
+    let last = app.world().resource::<PlannerTool>().last.clone();
+    last.expect("a road").expect("no planning error")
+}
+
 #[test]
 fn the_planner_tool_plans_and_draws_a_road_and_replans_on_a_change() {
     use bevy_relief::plugin::planner_tool::{PlannerChoice, PlannerTool, ReliefPlannerToolPlugin};
@@ -537,13 +544,7 @@ fn the_planner_tool_plans_and_draws_a_road_and_replans_on_a_change() {
     }
     let done = |app: &mut App| app.world().resource::<PlannerTool>().last.is_some();
     run_until(&mut app, "the first road", done);
-    let first = app
-        .world()
-        .resource::<PlannerTool>()
-        .last
-        .clone()
-        .unwrap()
-        .unwrap();
+    let first = last_road(&app);
     assert!(
         first.length >= from.distance(to) && first.cost > 0.0,
         "{first:?}"
@@ -557,13 +558,7 @@ fn the_planner_tool_plans_and_draws_a_road_and_replans_on_a_change() {
         tool.last = None;
     }
     run_until(&mut app, "the sequential road", done);
-    let second = app
-        .world()
-        .resource::<PlannerTool>()
-        .last
-        .clone()
-        .unwrap()
-        .unwrap();
+    let second = last_road(&app);
     assert_ne!(first, second);
     let roads = q
         .iter(app.world())
