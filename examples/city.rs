@@ -117,8 +117,9 @@ fn run() -> Result<(), String> {
                 .ok_or(format!("no city in cell {id:?}"))?;
             let layout = sys.layout(&terrain, &city).map_err(|e| e.to_string())?;
             println!(
-                "city {id:?} ({:?}, radius {:.0} m) with its highways: {:.0} ms",
+                "city {id:?} ({:?}, centre {:.0}, radius {:.0} m) with its highways: {:.0} ms",
                 city.style,
+                city.centre,
                 city.radius,
                 t0.elapsed().as_secs_f64() * 1e3
             );

@@ -19,6 +19,7 @@ use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 use bevy::window::WindowResolution;
 use bevy_egui::input::EguiWantsInput;
+use bevy_relief::plugin::city_editor::FieldOverlay;
 use bevy_relief::plugin::inspector::ReliefInspectorPlugin;
 use bevy_relief::plugin::map_overlay::{MapOverlay, ReliefMapPlugin};
 use bevy_relief::plugin::planner_tool::{PlannerTool, ReliefPlannerToolPlugin};
@@ -57,6 +58,8 @@ struct Smoke {
     height: Option<f64>,
     /// `--plan X,Y X,Y`: a road for the planner tool to plan at the start.
     plan: Option<(DVec2, DVec2)>,
+    /// `--field`: show the nearest planned city's tensor field.
+    field: bool,
 }
 
 /// `X,Y` as a point.
@@ -84,6 +87,7 @@ fn main() -> AppExit {
             "--frames" => smoke.frames = args.next().and_then(|s| s.parse().ok()),
             "--map" => smoke.map = true,
             "--road-view" => smoke.road_view = true,
+            "--field" => smoke.field = true,
             "--at" => smoke.at = point(args.next()),
             "--look" => smoke.look = point(args.next()),
             "--height" => smoke.height = args.next().and_then(|s| s.parse().ok()),
@@ -92,7 +96,7 @@ fn main() -> AppExit {
             }
             other => {
                 eprintln!(
-                    "unknown argument {other}; use --screenshot PATH, --frames N, --map, --road-view, --at X,Y, --look X,Y, --height H, --plan X,Y X,Y"
+                    "unknown argument {other}; use --screenshot PATH, --frames N, --map, --road-view, --field, --at X,Y, --look X,Y, --height H, --plan X,Y X,Y"
                 );
                 return AppExit::from_code(2);
             }
@@ -139,8 +143,10 @@ fn setup(
     smoke: Res<Smoke>,
     mut map: ResMut<MapOverlay>,
     mut tool: ResMut<PlannerTool>,
+    mut field: ResMut<FieldOverlay>,
 ) {
     map.open = smoke.map;
+    field.on = smoke.field;
     if let Some((from, to)) = smoke.plan {
         (tool.start, tool.end) = (Some(from), Some(to));
     }

@@ -109,6 +109,28 @@ fn bad_parameters_are_errors() {
     let mut p = RoadSystemParams::default();
     p.highways.step = 0.0;
     assert!(RoadSystem::new(p).is_err());
+    // City parameters: each bad value is refused with its field named.
+    let city = |f: fn(&mut crate::city::CityParams)| {
+        let mut p = RoadSystemParams::default();
+        f(&mut p.cities);
+        RoadSystem::new(p).unwrap_err().to_string()
+    };
+    assert!(city(|c| c.max_slope = f64::NAN).contains("max_slope"));
+    assert!(city(|c| c.obstacle_cell = 0.0).contains("obstacle_cell"));
+    assert!(city(|c| c.planar.min_angle_deg = 120.0).contains("min_angle"));
+    assert!(city(|c| c.lots.min_area = -1.0).contains("min_area"));
+    assert!(city(|c| c.tensor.minor.dsep = f64::INFINITY).contains("dsep"));
+    assert!(
+        city(|c| c.fields.push(crate::city::CityBases {
+            city: (0, 0),
+            bases: vec![crate::city::tensor::BasisField::radial(
+                DVec2::ZERO,
+                -5.0,
+                1.0
+            )],
+        }))
+        .contains("size")
+    );
     // Areas beyond the contour roads' limit are typed errors.
     let sys = RoadSystem::new(RoadSystemParams::default()).unwrap();
     let e = RoadGenerator::generate(&sys, &Terrain::default(), DVec2::ZERO, DVec2::splat(1.0e6));
