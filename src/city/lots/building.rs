@@ -3,7 +3,8 @@
 //! every nearby street's ribbon.
 
 use super::LotParams;
-use super::inset::{Ribbon, clear_of};
+use super::inset::clear_of;
+use super::ribbons::Ribbon;
 use super::shape::{Ring, Shape};
 use crate::city::polygon::signed_area;
 use glam::DVec2;

@@ -6,18 +6,14 @@
 //! [`clear_of`] every ribbon); the others, or when that fails, by `i_overlay`.
 //! [`clear_of`] also keeps buildings back from the streets.
 
+use super::ribbons::{CAP, Ribbon, segment_distance};
 use super::shape::{Ring, Shape};
-use crate::geom::{SegmentGrid, closest_on_segment, distance_to_segment};
-use crate::roads::RoadNetwork;
+use crate::geom::closest_on_segment;
 use glam::DVec2;
 use i_overlay::core::fill_rule::FillRule;
 use i_overlay::core::overlay_rule::OverlayRule;
 use i_overlay::core::solver::Solver;
 use i_overlay::float::overlay::{FloatOverlay, OverlayOptions};
-
-/// A ribbon's hexagonal ends reach this far past the segment, as a multiple
-/// of the half width (1 / cos 30°): the hexagon contains the round cap.
-const CAP: f64 = 1.154_700_538_379_251_6;
 
 /// Pieces of a cut-out block smaller than this are dropped (m²).
 const MIN_PIECE: f64 = 0.5;
@@ -27,117 +23,6 @@ const MAX_CLEARANCE_CUTS: usize = 16;
 const MAX_PARTS: usize = 64;
 /// Street edges of a convex part shorter than this are stubs (metres).
 const STUB: f64 = 1e-3;
-
-/// One straight run of a road and half its width.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Ribbon {
-    pub a: DVec2,
-    pub b: DVec2,
-    pub half: f64,
-}
-
-impl Ribbon {
-    /// The distance from `p` to the centre line, less the half width
-    /// (negative on the street).
-    pub fn clearance(&self, p: DVec2) -> f64 {
-        distance_to_segment(p, self.a, self.b) - self.half
-    }
-
-    /// A convex hexagon holding every point within the half width of the
-    /// centre line (counter-clockwise).
-    fn hexagon(&self) -> [[f64; 2]; 6] {
-        let d = (self.b - self.a).normalize_or(DVec2::X) * self.half;
-        let n = d.perp();
-        let k = CAP / 2.0;
-        [
-            self.a - d * k - n,
-            self.b + d * k - n,
-            self.b + d * CAP,
-            self.b + d * k + n,
-            self.a - d * k + n,
-            self.a - d * CAP,
-        ]
-        .map(|p| [p.x, p.y])
-    }
-}
-
-/// Every road's ribbons, filed by cell.
-pub(super) struct Ribbons {
-    pub list: Vec<Ribbon>,
-    grid: SegmentGrid,
-}
-
-impl Ribbons {
-    /// The ribbons of a network, collinear runs of a road merged; `None` if
-    /// a point or a width is not finite or a width is negative.
-    pub fn new(net: &RoadNetwork) -> Option<Self> {
-        let mut list = Vec::new();
-        let mut longest: f64 = 1.0;
-        for road in &net.roads {
-            let finite = road.points.iter().all(|p| p.is_finite());
-            if !(finite && road.width.is_finite() && road.width >= 0.0) {
-                return None;
-            }
-            let mut start = 0;
-            for i in 1..road.points.len() {
-                let p = &road.points;
-                let straight = i + 1 < p.len() && {
-                    let (u, v) = (p[i] - p[start], p[i + 1] - p[i]);
-                    u.perp_dot(v).abs() <= 1e-9 * u.length() * v.length() && u.dot(v) > 0.0
-                };
-                if !straight {
-                    if p[start] != p[i] {
-                        list.push(Ribbon {
-                            a: p[start],
-                            b: p[i],
-                            half: road.width / 2.0,
-                        });
-                        longest = longest.max(p[start].distance(p[i]));
-                    }
-                    start = i;
-                }
-            }
-        }
-        let lines: Vec<[DVec2; 2]> = list.iter().map(|r| [r.a, r.b]).collect();
-        let cell = (longest / 2.0).clamp(16.0, 256.0);
-        let grid = SegmentGrid::new(cell, lines.iter().map(|l| l.as_slice()), |i| {
-            list[i].half * CAP
-        });
-        Some(Self { list, grid })
-    }
-
-    /// The ribbons that may reach into `poly` (their hexagon meets it or
-    /// comes within a millimetre), ascending.
-    pub fn near(&self, poly: &[DVec2]) -> Vec<usize> {
-        let (lo, hi) = crate::geom::bounds(poly);
-        let mut out = self.grid.lines_in(lo, hi);
-        out.retain(|&i| {
-            let r = &self.list[i];
-            let reach = r.half * CAP + 1e-3;
-            let (rlo, rhi) = (r.a.min(r.b) - reach, r.a.max(r.b) + reach);
-            rlo.cmple(hi).all()
-                && rhi.cmpge(lo).all()
-                && ((0..poly.len()).any(|j| {
-                    let (p, q) = (poly[j], poly[(j + 1) % poly.len()]);
-                    p.min(q).cmple(rhi).all()
-                        && p.max(q).cmpge(rlo).all()
-                        && segment_distance(r.a, r.b, p, q) <= reach
-                }) || crate::city::polygon::polygon_contains(poly, r.a))
-        });
-        out
-    }
-}
-
-/// Least distance between segments `a–b` and `c–d`.
-pub(super) fn segment_distance(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> f64 {
-    let side = |p: DVec2, q: DVec2, r: DVec2| (q - p).perp_dot(r - p);
-    if side(a, b, c) * side(a, b, d) < 0.0 && side(c, d, a) * side(c, d, b) < 0.0 {
-        return 0.0; // a proper crossing; touching shows in the distances below
-    }
-    // One square root for the least of the squared distances: the same.
-    let d2 = |p: DVec2, a: DVec2, b: DVec2| closest_on_segment(p, a, b).0.distance_squared(p);
-    ((d2(a, c, d).min(d2(b, c, d))).min(d2(c, a, b).min(d2(d, a, b)))).sqrt()
-}
 
 /// The part of `shape` (its outer ring) kept at least `half + extra` from
 /// every ribbon of `near`: while one comes closer, the shape is cut by the
