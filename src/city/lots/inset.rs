@@ -51,27 +51,27 @@ pub(super) fn clear_of(mut shape: Shape, near: &[Ribbon], extra: f64) -> Option<
             return None;
         }
         let along = (extra == 0.0).then_some(r.half);
-        let cut = |u: DVec2| {
-            shape
-                .clone()
-                .keep_above(u, u.dot(q) + r.half + extra, along)
-        };
-        let mut best = cut(dir);
+        let c = |u: DVec2| u.dot(q) + r.half + extra;
         // Near a ribbon's end, a chamfer across the nearest corner's
         // bisector may cost less than a cut parallel to an edge; either is
         // safe while the ribbon lies behind the line.
-        if q == r.a || q == r.b {
-            let back = if q == r.a { r.b - r.a } else { r.a - r.b };
-            let u = corner_bisector(&shape.outer().pts, q);
-            if u != DVec2::ZERO && u.dot(back) <= 0.0 {
-                let other = cut(u);
+        let back = if q == r.a { r.b - r.a } else { r.a - r.b };
+        let chamfer = (q == r.a || q == r.b)
+            .then(|| corner_bisector(&shape.outer().pts, q))
+            .filter(|&u| u != DVec2::ZERO && u.dot(back) <= 0.0);
+        shape = match chamfer {
+            None => shape.keep_above(dir, c(dir), along)?,
+            Some(u) => {
+                let best = shape.clone().keep_above(dir, c(dir), along);
+                let other = shape.keep_above(u, c(u), along);
                 let area = |s: &Option<Shape>| s.as_ref().map_or(0.0, Shape::area);
                 if area(&other) > area(&best) {
-                    best = other;
-                }
+                    other
+                } else {
+                    best
+                }?
             }
-        }
-        shape = best?;
+        };
     }
     nearest_violation(&shape.outer().pts, &near, extra)
         .is_none()

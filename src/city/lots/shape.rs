@@ -131,7 +131,7 @@ impl Shape {
     /// new edges get the street `along`), or `None` if nothing is left (or
     /// the cut fails its checks: less is always safe). A ring the line
     /// crosses at most twice is clipped in one pass.
-    pub fn keep_above(self, n: DVec2, mut c: f64, along: Option<f64>) -> Option<Shape> {
+    pub fn keep_above(mut self, n: DVec2, mut c: f64, along: Option<f64>) -> Option<Shape> {
         if self.rings.len() == 1 {
             let ring = &self.rings[0];
             let mut clear = false;
@@ -155,7 +155,8 @@ impl Shape {
                 return all.then_some(self);
             }
             if crossings == 2 && clear {
-                return Some(clip_ring(ring, |p| n.dot(p) - c, along));
+                clip_ring(&mut self.rings[0], |p| n.dot(p) - c, along);
+                return Some(self);
             }
         }
         match self.cut(n, c, along) {
@@ -181,10 +182,13 @@ impl Shape {
         let ring = &self.rings[0];
         let m = ring.pts.len();
         let chain = |from: usize, to: usize, xa: DVec2, xb: DVec2| {
+            let len = (to + m - from) % m + 2;
             let mut piece = Ring {
-                pts: vec![xa],
-                street: vec![ring.street[from]],
+                pts: Vec::with_capacity(len),
+                street: Vec::with_capacity(len),
             };
+            piece.pts.push(xa);
+            piece.street.push(ring.street[from]);
             let mut i = (from + 1) % m;
             loop {
                 piece.pts.push(ring.pts[i]);
@@ -361,32 +365,52 @@ impl Shape {
     }
 }
 
-/// The part of `ring` where `side` is positive, for a ring that crosses
-/// zero exactly twice (Sutherland–Hodgman); the edge along the line gets
-/// the street `along`.
-fn clip_ring(ring: &Ring, side: impl Fn(DVec2) -> f64, along: Option<f64>) -> Shape {
+/// Keeps the part of `ring` where `side` is positive, for a ring that
+/// crosses zero exactly twice, in place (as Sutherland–Hodgman would list
+/// it, from the first vertex); the edge along the line gets the street
+/// `along`.
+fn clip_ring(ring: &mut Ring, side: impl Fn(DVec2) -> f64, along: Option<f64>) {
     let m = ring.pts.len();
-    let mut out = Ring {
-        pts: Vec::with_capacity(m + 2),
-        street: Vec::with_capacity(m + 2),
-    };
-    let mut sp = ring.pts.first().map_or(0.0, |&p| side(p));
-    for i in 0..m {
-        let (p, q) = (ring.pts[i], ring.pts[(i + 1) % m]);
-        let sq = side(q);
-        if sp > 0.0 {
-            out.pts.push(p);
-            out.street.push(ring.street[i]);
-        }
+    let pts = &ring.pts;
+    // The edges leaving (`i`) and entering (`j`) the positive side.
+    let (mut i, mut j) = (usize::MAX, usize::MAX);
+    let mut sp = pts.first().map_or(0.0, |&p| side(p));
+    let s0 = sp;
+    for k in 0..m {
+        let sq = if k + 1 == m { s0 } else { side(pts[k + 1]) };
         if (sp > 0.0) != (sq > 0.0) {
-            out.pts.push(p + (q - p) * (sp / (sp - sq)));
-            // Leaving: along the line; entering: the rest of this edge.
-            out.street
-                .push(if sp > 0.0 { along } else { ring.street[i] });
+            if sp > 0.0 {
+                i = k;
+            } else {
+                j = k;
+            }
         }
         sp = sq;
     }
-    Shape { rings: vec![out] }
+    if i == usize::MAX || j == usize::MAX {
+        return;
+    }
+    let cross = |k: usize| {
+        let (p, q) = (pts[k], pts[(k + 1) % m]);
+        let (sp, sq) = (side(p), side(q));
+        p + (q - p) * (sp / (sp - sq))
+    };
+    let (xi, xj) = (cross(i), cross(j));
+    let sj = ring.street[j];
+    if i < j {
+        // The first vertex is kept: the run off the side becomes the two
+        // crossings.
+        ring.pts.splice(i + 1..=j, [xi, xj]);
+        ring.street.splice(i + 1..=j, [along, sj]);
+    } else {
+        ring.pts.truncate(i + 1);
+        ring.pts.push(xi);
+        ring.pts[j] = xj;
+        ring.pts.drain(..j);
+        ring.street.truncate(i + 1);
+        ring.street.push(along);
+        ring.street.drain(..j);
+    }
 }
 
 /// Convex hull (Andrew's monotone chain), counter-clockwise, no collinear
