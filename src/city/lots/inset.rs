@@ -34,16 +34,9 @@ const STUB: f64 = 1e-3;
 /// cuts run out.
 pub(super) fn clear_of(mut shape: Shape, near: &[Ribbon], extra: f64) -> Option<Shape> {
     // The shape only shrinks: ribbons out of reach of its box stay so.
-    let (lo, hi) = crate::geom::bounds(&shape.outer().pts);
-    let near: Vec<Ribbon> = (near.iter())
-        .filter(|r| {
-            let reach = DVec2::splat(r.half + extra);
-            r.a.min(r.b).cmplt(hi + reach).all() && r.a.max(r.b).cmpgt(lo - reach).all()
-        })
-        .copied()
-        .collect();
+    let start = crate::geom::bounds(&shape.outer().pts);
     for _ in 0..MAX_CLEARANCE_CUTS {
-        let Some((q, x, r)) = nearest_violation(&shape.outer().pts, &near, extra) else {
+        let Some((q, x, r)) = nearest_violation(&shape.outer().pts, near, extra, start) else {
             return Some(shape);
         };
         let dir = (x - q).normalize_or_zero();
@@ -73,7 +66,7 @@ pub(super) fn clear_of(mut shape: Shape, near: &[Ribbon], extra: f64) -> Option<
             }
         };
     }
-    nearest_violation(&shape.outer().pts, &near, extra)
+    nearest_violation(&shape.outer().pts, near, extra, start)
         .is_none()
         .then_some(shape)
 }
@@ -93,11 +86,13 @@ fn corner_bisector(poly: &[DVec2], q: DVec2) -> DVec2 {
 }
 
 /// The closest pair `(on the ribbon, on the polygon)` for the ribbon that
-/// most violates `half + extra`, if any does.
+/// most violates `half + extra`, if any does, among those of `near` whose
+/// reach meets the box `start` (the shape's first bounds).
 fn nearest_violation(
     poly: &[DVec2],
     near: &[Ribbon],
     extra: f64,
+    (lo0, hi0): (DVec2, DVec2),
 ) -> Option<(DVec2, DVec2, Ribbon)> {
     let (lo, hi) = crate::geom::bounds(poly);
     let mut worst: Option<(f64, DVec2, DVec2, Ribbon)> = None;
@@ -105,7 +100,10 @@ fn nearest_violation(
     for r in near {
         let need = r.half + extra;
         let reach = DVec2::splat(need);
-        if !(r.a.min(r.b).cmplt(hi + reach).all() && r.a.max(r.b).cmpgt(lo - reach).all()) {
+        let (rmin, rmax) = (r.a.min(r.b), r.a.max(r.b));
+        let meets =
+            |lo: DVec2, hi: DVec2| rmin.cmplt(hi + reach).all() && rmax.cmpgt(lo - reach).all();
+        if !(meets(lo0, hi0) && meets(lo, hi)) {
             continue;
         }
         if crate::city::polygon::polygon_contains(poly, r.a) {
@@ -116,6 +114,9 @@ fn nearest_violation(
             let (a, b) = (poly[i], poly[(i + 1) % m]);
             if a.min(b).cmpgt(rhi).any() || a.max(b).cmplt(rlo).any() {
                 continue; // too far for `slack` to be negative
+            }
+            if r.beyond(a, b, need - 1e-9) {
+                continue; // `slack` is at least -1e-9
             }
             let slack = segment_distance(a, b, r.a, r.b) - need;
             if slack < -1e-9 && worst.is_none_or(|w| slack < w.0) {

@@ -13,7 +13,7 @@ use glam::DVec2;
 pub(super) const CAP: f64 = 1.154_700_538_379_251_6;
 
 /// Preferred cell side of the ribbon grid (metres).
-const CELL: f64 = 32.0;
+const CELL: f64 = 24.0;
 /// Most grid cells per ribbon (plus a floor): a larger extent gets larger
 /// cells.
 const CELLS_PER_RIBBON: f64 = 8.0;
@@ -27,6 +27,8 @@ pub(super) struct Ribbon {
     pub a: DVec2,
     pub b: DVec2,
     pub half: f64,
+    /// The unit normal of the centre line (zero if too short to tell).
+    n: DVec2,
 }
 
 impl Ribbon {
@@ -34,6 +36,18 @@ impl Ribbon {
     /// (negative on the street).
     pub fn clearance(&self, p: DVec2) -> f64 {
         distance_to_segment(p, self.a, self.b) - self.half
+    }
+
+    /// Whether the segment `p–q` is surely farther than `d` from the
+    /// centre line, as [`segment_distance`] would compute it: both ends lie
+    /// beyond `d` on one side of its line, by a margin for rounding.
+    pub fn beyond(&self, p: DVec2, q: DVec2, d: f64) -> bool {
+        let scale = (self.a.abs().max(self.b.abs()))
+            .max(p.abs().max(q.abs()))
+            .max_element();
+        let t = d + 1e-12 + 256.0 * f64::EPSILON * scale;
+        let (dp, dq) = (self.n.dot(p - self.a), self.n.dot(q - self.a));
+        (dp > t && dq > t) || (dp < -t && dq < -t)
     }
 
     /// How far from the centre line [`Ribbons::near`] looks: the hexagon's
@@ -67,6 +81,8 @@ pub(super) struct Ribbons {
     /// `seen[i]` is the query that last met ribbon `i`.
     seen: Vec<u32>,
     query: u32,
+    /// The last query's candidates (kept for their room).
+    ids: Vec<u32>,
 }
 
 impl Ribbons {
@@ -92,6 +108,7 @@ impl Ribbons {
                             a: p[start],
                             b: p[i],
                             half: road.width / 2.0,
+                            n: (p[i] - p[start]).perp().normalize_or_zero(),
                         });
                     }
                     start = i;
@@ -104,6 +121,7 @@ impl Ribbons {
             list,
             grid,
             query: 0,
+            ids: Vec::new(),
         })
     }
 
@@ -120,8 +138,8 @@ impl Ribbons {
         }
         let q = self.query;
         self.query += 1;
-        let mut ids: Vec<u32> = Vec::new();
-        let seen = &mut self.seen;
+        let (ids, seen) = (&mut self.ids, &mut self.seen);
+        ids.clear();
         self.grid.visit(lo, hi, |i| {
             if seen[i as usize] != q {
                 seen[i as usize] = q;
@@ -129,21 +147,21 @@ impl Ribbons {
             }
         });
         ids.sort_unstable();
-        (ids.into_iter())
-            .map(|i| self.list[i as usize])
-            .filter(|r| {
-                let reach = r.reach();
-                let (rlo, rhi) = (r.a.min(r.b) - reach, r.a.max(r.b) + reach);
-                rlo.cmple(hi).all()
-                    && rhi.cmpge(lo).all()
-                    && ((0..poly.len()).any(|j| {
-                        let (p, q) = (poly[j], poly[(j + 1) % poly.len()]);
-                        p.min(q).cmple(rhi).all()
-                            && p.max(q).cmpge(rlo).all()
-                            && segment_distance(r.a, r.b, p, q) <= reach
-                    }) || polygon_contains(poly, r.a))
-            })
-            .collect()
+        let mut out = Vec::with_capacity(ids.len());
+        out.extend((ids.iter()).map(|&i| self.list[i as usize]).filter(|r| {
+            let reach = r.reach();
+            let (rlo, rhi) = (r.a.min(r.b) - reach, r.a.max(r.b) + reach);
+            rlo.cmple(hi).all()
+                && rhi.cmpge(lo).all()
+                && ((0..poly.len()).any(|j| {
+                    let (p, q) = (poly[j], poly[(j + 1) % poly.len()]);
+                    p.min(q).cmple(rhi).all()
+                        && p.max(q).cmpge(rlo).all()
+                        && !r.beyond(p, q, reach)
+                        && segment_distance(r.a, r.b, p, q) <= reach
+                }) || polygon_contains(poly, r.a))
+        }));
+        out
     }
 }
 

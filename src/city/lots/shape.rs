@@ -30,6 +30,17 @@ impl Ring {
         })
     }
 
+    /// A copy with room to clip corners off in place.
+    pub fn with_slack(&self) -> Ring {
+        let mut r = Ring {
+            pts: Vec::with_capacity(self.pts.len() + SLACK),
+            street: Vec::with_capacity(self.pts.len() + SLACK),
+        };
+        r.pts.extend_from_slice(&self.pts);
+        r.street.extend_from_slice(&self.street);
+        r
+    }
+
     /// The edges as `(from, to, half width of the street along it)`.
     pub fn edges(&self) -> impl Iterator<Item = (DVec2, DVec2, Option<f64>)> + '_ {
         let n = self.pts.len();
@@ -45,6 +56,9 @@ pub(super) struct Shape {
 
 /// Vertices closer than this to a cutting line move the line (metres).
 const ON_LINE: f64 = 1e-6;
+/// Spare room in new rings, so that clipping corners off them in place
+/// does not reallocate.
+pub(super) const SLACK: usize = 4;
 /// A vertex denting a ring by more than this makes it concave (metres).
 const DENT: f64 = 0.01;
 
@@ -182,7 +196,8 @@ impl Shape {
         let ring = &self.rings[0];
         let m = ring.pts.len();
         let chain = |from: usize, to: usize, xa: DVec2, xb: DVec2| {
-            let len = (to + m - from) % m + 2;
+            // Room for the clips that may follow (see `clip_ring`).
+            let len = (to + m - from) % m + 2 + SLACK;
             let mut piece = Ring {
                 pts: Vec::with_capacity(len),
                 street: Vec::with_capacity(len),
@@ -323,46 +338,52 @@ impl Shape {
         None
     }
 
-    /// The outer ring's oriented bounding box of least area: the unit
-    /// direction of its long side, and its extents `(min, max)` along that
-    /// direction and along the perpendicular.
+    /// The outer ring's oriented bounding box (see [`obb`]).
     pub fn obb(&self) -> (DVec2, (f64, f64), (f64, f64)) {
-        let pts = &self.outer().pts;
-        let m = pts.len();
-        let convex = (0..m).all(|i| {
-            let (a, b, c) = (pts[(i + m - 1) % m], pts[i], pts[(i + 1) % m]);
-            (b - a).perp_dot(c - b) >= 0.0
-        });
-        let hull = if convex {
-            pts.clone()
-        } else {
-            convex_hull(pts)
-        };
-        let extent = |dir: DVec2| {
-            (hull.iter()).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &p| {
-                (lo.min(dir.dot(p)), hi.max(dir.dot(p)))
-            })
-        };
-        let mut best = (f64::INFINITY, DVec2::X);
-        for i in 0..hull.len() {
-            let dir = (hull[(i + 1) % hull.len()] - hull[i]).normalize_or_zero();
-            if dir == DVec2::ZERO {
-                continue;
-            }
-            let (u, v) = (extent(dir), extent(dir.perp()));
-            let area = (u.1 - u.0) * (v.1 - v.0);
-            if area < best.0 {
-                best = (area, dir);
-            }
-        }
-        let mut dir = best.1;
-        let (mut u, mut v) = (extent(dir), extent(dir.perp()));
-        if v.1 - v.0 > u.1 - u.0 {
-            dir = dir.perp();
-            (u, v) = (v, extent(dir.perp()));
-        }
-        (dir, u, v)
+        obb(&self.outer().pts)
     }
+}
+
+/// The oriented bounding box of least area of a ring: the unit direction of
+/// its long side, and its extents `(min, max)` along that direction and
+/// along the perpendicular.
+pub(super) fn obb(pts: &[DVec2]) -> (DVec2, (f64, f64), (f64, f64)) {
+    let m = pts.len();
+    let convex = (0..m).all(|i| {
+        let (a, b, c) = (pts[(i + m - 1) % m], pts[i], pts[(i + 1) % m]);
+        (b - a).perp_dot(c - b) >= 0.0
+    });
+    let owned;
+    let hull = if convex {
+        pts
+    } else {
+        owned = convex_hull(pts);
+        &owned
+    };
+    let extent = |dir: DVec2| {
+        (hull.iter()).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &p| {
+            (lo.min(dir.dot(p)), hi.max(dir.dot(p)))
+        })
+    };
+    let mut best = (f64::INFINITY, DVec2::X);
+    for i in 0..hull.len() {
+        let dir = (hull[(i + 1) % hull.len()] - hull[i]).normalize_or_zero();
+        if dir == DVec2::ZERO {
+            continue;
+        }
+        let (u, v) = (extent(dir), extent(dir.perp()));
+        let area = (u.1 - u.0) * (v.1 - v.0);
+        if area < best.0 {
+            best = (area, dir);
+        }
+    }
+    let mut dir = best.1;
+    let (mut u, mut v) = (extent(dir), extent(dir.perp()));
+    if v.1 - v.0 > u.1 - u.0 {
+        dir = dir.perp();
+        (u, v) = (v, extent(dir.perp()));
+    }
+    (dir, u, v)
 }
 
 /// Keeps the part of `ring` where `side` is positive, for a ring that
