@@ -6,7 +6,7 @@
 //! [`clear_of`] every ribbon); the others, or when that fails, by `i_overlay`.
 //! [`clear_of`] also keeps buildings back from the streets.
 
-use super::ribbons::{CAP, Ribbon, segment_distance};
+use super::ribbons::{CAP, Ribbon, apart, maybe_inside, scale, segment_distance};
 use super::shape::{Ring, Shape};
 use crate::geom::closest_on_segment;
 use glam::DVec2;
@@ -94,9 +94,12 @@ fn nearest_violation(
     extra: f64,
     (lo0, hi0): (DVec2, DVec2),
 ) -> Option<(DVec2, DVec2, Ribbon)> {
+    if poly.is_empty() {
+        return None;
+    }
     let (lo, hi) = crate::geom::bounds(poly);
     let mut worst: Option<(f64, DVec2, DVec2, Ribbon)> = None;
-    let m = poly.len();
+    let (m, big) = (poly.len(), scale(lo, hi));
     for r in near {
         let need = r.half + extra;
         let reach = DVec2::splat(need);
@@ -106,17 +109,21 @@ fn nearest_violation(
         if !(meets(lo0, hi0) && meets(lo, hi)) {
             continue;
         }
-        if crate::city::polygon::polygon_contains(poly, r.a) {
+        if maybe_inside(lo, hi, r.a) && crate::city::polygon::polygon_contains(poly, r.a) {
             return Some((r.a, r.a, *r)); // no line keeps the shape clear
         }
-        let (rlo, rhi) = (r.a.min(r.b) - reach, r.a.max(r.b) + reach);
+        let (rlo, rhi) = (rmin - reach, rmax + reach);
+        // `slack` is at least -1e-9 for edges apart by `t` from the line.
+        let t = need - 1e-9 + r.margin(big);
+        let s0 = r.side(poly[0]);
+        let mut sp = s0;
         for i in 0..m {
             let (a, b) = (poly[i], poly[(i + 1) % m]);
-            if a.min(b).cmpgt(rhi).any() || a.max(b).cmplt(rlo).any() {
+            let sq = if i + 1 == m { s0 } else { r.side(b) };
+            let far = apart(sp, sq, t);
+            sp = sq;
+            if far || a.min(b).cmpgt(rhi).any() || a.max(b).cmplt(rlo).any() {
                 continue; // too far for `slack` to be negative
-            }
-            if r.beyond(a, b, need - 1e-9) {
-                continue; // `slack` is at least -1e-9
             }
             let slack = segment_distance(a, b, r.a, r.b) - need;
             if slack < -1e-9 && worst.is_none_or(|w| slack < w.0) {

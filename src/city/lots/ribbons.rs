@@ -38,16 +38,19 @@ impl Ribbon {
         distance_to_segment(p, self.a, self.b) - self.half
     }
 
-    /// Whether the segment `p–q` is surely farther than `d` from the
-    /// centre line, as [`segment_distance`] would compute it: both ends lie
-    /// beyond `d` on one side of its line, by a margin for rounding.
-    pub fn beyond(&self, p: DVec2, q: DVec2, d: f64) -> bool {
-        let scale = (self.a.abs().max(self.b.abs()))
-            .max(p.abs().max(q.abs()))
-            .max_element();
-        let t = d + 1e-12 + 256.0 * f64::EPSILON * scale;
-        let (dp, dq) = (self.n.dot(p - self.a), self.n.dot(q - self.a));
-        (dp > t && dq > t) || (dp < -t && dq < -t)
+    /// The signed distance of `p` from the centre line's line (positive
+    /// on its left; zero for a ribbon too short to tell).
+    pub fn side(&self, p: DVec2) -> f64 {
+        self.n.dot(p - self.a)
+    }
+
+    /// A bound on the rounding in [`Self::side`] and [`segment_distance`]
+    /// for points within `scale` of the origin on each axis: if both ends
+    /// of a segment have [`Self::side`] beyond `d + margin` on one side
+    /// ([`apart`]), `segment_distance` finds it farther than `d`.
+    pub fn margin(&self, scale: f64) -> f64 {
+        let own = self.a.abs().max(self.b.abs()).max_element();
+        1e-12 + 256.0 * f64::EPSILON * scale.max(own)
     }
 
     /// How far from the centre line [`Ribbons::near`] looks: the hexagon's
@@ -148,18 +151,32 @@ impl Ribbons {
         });
         ids.sort_unstable();
         let mut out = Vec::with_capacity(ids.len());
+        let m = poly.len();
+        let big = scale(lo, hi);
         out.extend((ids.iter()).map(|&i| self.list[i as usize]).filter(|r| {
             let reach = r.reach();
             let (rlo, rhi) = (r.a.min(r.b) - reach, r.a.max(r.b) + reach);
-            rlo.cmple(hi).all()
-                && rhi.cmpge(lo).all()
-                && ((0..poly.len()).any(|j| {
-                    let (p, q) = (poly[j], poly[(j + 1) % poly.len()]);
-                    p.min(q).cmple(rhi).all()
-                        && p.max(q).cmpge(rlo).all()
-                        && !r.beyond(p, q, reach)
-                        && segment_distance(r.a, r.b, p, q) <= reach
-                }) || polygon_contains(poly, r.a))
+            if !(rlo.cmple(hi).all() && rhi.cmpge(lo).all()) {
+                return false;
+            }
+            // An edge within reach, or the ribbon inside the polygon.
+            let t = reach + r.margin(big);
+            let s0 = r.side(poly[0]);
+            let mut sp = s0;
+            for j in 0..m {
+                let (p, q) = (poly[j], poly[(j + 1) % m]);
+                let sq = if j + 1 == m { s0 } else { r.side(q) };
+                let far = apart(sp, sq, t);
+                sp = sq;
+                if !far
+                    && p.min(q).cmple(rhi).all()
+                    && p.max(q).cmpge(rlo).all()
+                    && segment_distance(r.a, r.b, p, q) <= reach
+                {
+                    return true;
+                }
+            }
+            maybe_inside(lo, hi, r.a) && polygon_contains(poly, r.a)
         }));
         out
     }
@@ -300,6 +317,25 @@ impl Grid {
             self.ids[s..e].iter().for_each(|&i| f(i));
         }
     }
+}
+
+/// Whether two [`Ribbon::side`]s lie beyond `t` on one side of the line.
+pub(super) fn apart(sp: f64, sq: f64, t: f64) -> bool {
+    (sp > t && sq > t) || (sp < -t && sq < -t)
+}
+
+/// The largest coordinate (in absolute value) of the box `[lo, hi]`.
+pub(super) fn scale(lo: DVec2, hi: DVec2) -> f64 {
+    lo.abs().max(hi.abs()).max_element()
+}
+
+/// Whether `p` may lie in a polygon with bounds `[lo, hi]`: when not,
+/// [`polygon_contains`] is false (no edge spans `p.y`, or each one that
+/// does passes on one side of `p`, with room for rounding, and there are
+/// an even number of them).
+pub(super) fn maybe_inside(lo: DVec2, hi: DVec2, p: DVec2) -> bool {
+    let room = 1e-12 * (1.0 + scale(lo, hi));
+    p.y >= lo.y && p.y < hi.y && p.x >= lo.x - room && p.x <= hi.x + room
 }
 
 /// Least distance between segments `a–b` and `c–d`.

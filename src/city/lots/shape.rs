@@ -148,28 +148,42 @@ impl Shape {
     pub fn keep_above(mut self, n: DVec2, mut c: f64, along: Option<f64>) -> Option<Shape> {
         if self.rings.len() == 1 {
             let ring = &self.rings[0];
-            let mut clear = false;
-            for _ in 0..8 {
-                clear = ring.pts.iter().all(|&p| (n.dot(p) - c).abs() >= ON_LINE);
-                if clear {
-                    break;
+            let (m, mut tries) = (ring.pts.len(), 0);
+            // One pass for the vertices' clearance of the line and the
+            // edges leaving and entering the side above it.
+            let (clear, all, crossings, leave, enter) = loop {
+                let (mut clear, mut all, mut crossings) = (true, true, 0);
+                let (mut leave, mut enter) = (0, 0);
+                let mut prev = ring.pts.last().is_some_and(|&p| n.dot(p) - c > 0.0);
+                for (k, &p) in ring.pts.iter().enumerate() {
+                    let v = n.dot(p) - c;
+                    clear &= v.abs() >= ON_LINE;
+                    let a = v > 0.0;
+                    all &= a;
+                    if a != prev {
+                        crossings += 1;
+                        // The edge into vertex `k` crosses.
+                        let edge = (k + m - 1) % m;
+                        if prev {
+                            leave = edge;
+                        } else {
+                            enter = edge;
+                        }
+                    }
+                    prev = a;
+                }
+                if clear || tries == 8 {
+                    // After eight moves the line counts as not clear.
+                    break (clear && tries < 8, all, crossings, leave, enter);
                 }
                 c += 3.0 * ON_LINE;
-            }
-            let above = |p: DVec2| n.dot(p) > c;
-            let mut prev = ring.pts.last().is_some_and(|&p| above(p));
-            let (mut crossings, mut all) = (0, true);
-            for &p in &ring.pts {
-                let a = above(p);
-                crossings += usize::from(a != prev);
-                all &= a;
-                prev = a;
-            }
+                tries += 1;
+            };
             if crossings == 0 {
                 return all.then_some(self);
             }
             if crossings == 2 && clear {
-                clip_ring(&mut self.rings[0], |p| n.dot(p) - c, along);
+                clip_ring(&mut self.rings[0], |p| n.dot(p) - c, along, leave, enter);
                 return Some(self);
             }
         }
@@ -365,20 +379,34 @@ pub(super) fn obb(pts: &[DVec2]) -> (DVec2, (f64, f64), (f64, f64)) {
             (lo.min(dir.dot(p)), hi.max(dir.dot(p)))
         })
     };
-    let mut best = (f64::INFINITY, DVec2::X);
+    // Both extents in one pass (the same values as two).
+    let extents = |dir: DVec2| {
+        let n = dir.perp();
+        let (mut u, mut v) = (
+            (f64::INFINITY, f64::NEG_INFINITY),
+            (f64::INFINITY, f64::NEG_INFINITY),
+        );
+        for &p in hull {
+            let (a, b) = (dir.dot(p), n.dot(p));
+            u = (u.0.min(a), u.1.max(a));
+            v = (v.0.min(b), v.1.max(b));
+        }
+        (u, v)
+    };
+    let mut best = (f64::INFINITY, DVec2::X, None);
     for i in 0..hull.len() {
         let dir = (hull[(i + 1) % hull.len()] - hull[i]).normalize_or_zero();
         if dir == DVec2::ZERO {
             continue;
         }
-        let (u, v) = (extent(dir), extent(dir.perp()));
+        let (u, v) = extents(dir);
         let area = (u.1 - u.0) * (v.1 - v.0);
         if area < best.0 {
-            best = (area, dir);
+            best = (area, dir, Some((u, v)));
         }
     }
     let mut dir = best.1;
-    let (mut u, mut v) = (extent(dir), extent(dir.perp()));
+    let (mut u, mut v) = best.2.unwrap_or_else(|| extents(dir));
     if v.1 - v.0 > u.1 - u.0 {
         dir = dir.perp();
         (u, v) = (v, extent(dir.perp()));
@@ -387,30 +415,11 @@ pub(super) fn obb(pts: &[DVec2]) -> (DVec2, (f64, f64), (f64, f64)) {
 }
 
 /// Keeps the part of `ring` where `side` is positive, for a ring that
-/// crosses zero exactly twice, in place (as Sutherland–Hodgman would list
-/// it, from the first vertex); the edge along the line gets the street
-/// `along`.
-fn clip_ring(ring: &mut Ring, side: impl Fn(DVec2) -> f64, along: Option<f64>) {
-    let m = ring.pts.len();
-    let pts = &ring.pts;
-    // The edges leaving (`i`) and entering (`j`) the positive side.
-    let (mut i, mut j) = (usize::MAX, usize::MAX);
-    let mut sp = pts.first().map_or(0.0, |&p| side(p));
-    let s0 = sp;
-    for k in 0..m {
-        let sq = if k + 1 == m { s0 } else { side(pts[k + 1]) };
-        if (sp > 0.0) != (sq > 0.0) {
-            if sp > 0.0 {
-                i = k;
-            } else {
-                j = k;
-            }
-        }
-        sp = sq;
-    }
-    if i == usize::MAX || j == usize::MAX {
-        return;
-    }
+/// crosses zero exactly twice, leaving that side on edge `i` and entering
+/// it on edge `j`, in place (as Sutherland–Hodgman would list it, from the
+/// first vertex); the edge along the line gets the street `along`.
+fn clip_ring(ring: &mut Ring, side: impl Fn(DVec2) -> f64, along: Option<f64>, i: usize, j: usize) {
+    let (m, pts) = (ring.pts.len(), &ring.pts);
     let cross = |k: usize| {
         let (p, q) = (pts[k], pts[(k + 1) % m]);
         let (sp, sq) = (side(p), side(q));
