@@ -118,7 +118,7 @@ fn nearest_violation(
         let s0 = r.side(poly[0]);
         let mut sp = s0;
         for i in 0..m {
-            let (a, b) = (poly[i], poly[(i + 1) % m]);
+            let (a, b) = (poly[i], poly[if i + 1 == m { 0 } else { i + 1 }]);
             let sq = if i + 1 == m { s0 } else { r.side(b) };
             let far = apart(sp, sq, t);
             sp = sq;
@@ -191,7 +191,9 @@ fn convex_inset(block: &[DVec2], widths: &[f64], near: &[Ribbon]) -> Option<Vec<
     }
     let mut out = Vec::new();
     'parts: for part in parts {
-        let mut shape = part.clone();
+        let mut shape = Shape {
+            rings: part.rings.iter().map(Ring::with_slack).collect(),
+        };
         for (a, b, half) in part.outer().edges() {
             // Stubs a cut leaves of an edge are left to `clear_of`.
             let n = (b - a).perp().normalize_or_zero();

@@ -161,16 +161,11 @@ impl Ribbons {
             }
             // An edge within reach, or the ribbon inside the polygon.
             let t = reach + r.margin(big);
-            let s0 = r.side(poly[0]);
-            let mut sp = s0;
             for j in 0..m {
-                let (p, q) = (poly[j], poly[(j + 1) % m]);
-                let sq = if j + 1 == m { s0 } else { r.side(q) };
-                let far = apart(sp, sq, t);
-                sp = sq;
-                if !far
-                    && p.min(q).cmple(rhi).all()
+                let (p, q) = (poly[j], poly[if j + 1 == m { 0 } else { j + 1 }]);
+                if p.min(q).cmple(rhi).all()
                     && p.max(q).cmpge(rlo).all()
+                    && !apart(r.side(p), r.side(q), t)
                     && segment_distance(r.a, r.b, p, q) <= reach
                 {
                     return true;

@@ -25,7 +25,7 @@ impl Ring {
     pub fn dent(&self) -> Option<usize> {
         let (pts, m) = (&self.pts, self.pts.len());
         (0..m).find(|&i| {
-            let (a, b, c) = (pts[(i + m - 1) % m], pts[i], pts[(i + 1) % m]);
+            let (a, b, c) = (pts[pred(i, m)], pts[i], pts[succ(i, m)]);
             (b - a).perp_dot(c - b) < -DENT * a.distance(c)
         })
     }
@@ -44,7 +44,7 @@ impl Ring {
     /// The edges as `(from, to, half width of the street along it)`.
     pub fn edges(&self) -> impl Iterator<Item = (DVec2, DVec2, Option<f64>)> + '_ {
         let n = self.pts.len();
-        (0..n).map(move |i| (self.pts[i], self.pts[(i + 1) % n], self.street[i]))
+        (0..n).map(move |i| (self.pts[i], self.pts[succ(i, n)], self.street[i]))
     }
 }
 
@@ -52,6 +52,16 @@ impl Ring {
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Shape {
     pub rings: Vec<Ring>,
+}
+
+/// The index after `i` in a ring of `m` (a branch, not a division).
+pub(super) fn succ(i: usize, m: usize) -> usize {
+    if i + 1 >= m { 0 } else { i + 1 }
+}
+
+/// The index before `i` in a ring of `m`.
+pub(super) fn pred(i: usize, m: usize) -> usize {
+    if i == 0 { m.saturating_sub(1) } else { i - 1 }
 }
 
 /// Vertices closer than this to a cutting line move the line (metres).
@@ -115,9 +125,9 @@ impl Shape {
         for (r, ring) in self.rings.iter().enumerate() {
             let m = ring.pts.len();
             for i in 0..m {
-                let (sa, sb) = (sides[r][i], sides[r][(i + 1) % m]);
+                let (sa, sb) = (sides[r][i], sides[r][succ(i, m)]);
                 if (sa > 0.0) != (sb > 0.0) {
-                    let (a, b) = (ring.pts[i], ring.pts[(i + 1) % m]);
+                    let (a, b) = (ring.pts[i], ring.pts[succ(i, m)]);
                     let p = a + (b - a) * (sa / (sa - sb));
                     xs.push((d.dot(p), r, i, p));
                 }
@@ -218,14 +228,14 @@ impl Shape {
             };
             piece.pts.push(xa);
             piece.street.push(ring.street[from]);
-            let mut i = (from + 1) % m;
+            let mut i = succ(from, m);
             loop {
                 piece.pts.push(ring.pts[i]);
                 piece.street.push(ring.street[i]);
                 if i == to {
                     break;
                 }
-                i = (i + 1) % m;
+                i = succ(i, m);
             }
             piece.pts.push(xb);
             piece.street.push(along);
@@ -364,7 +374,7 @@ impl Shape {
 pub(super) fn obb(pts: &[DVec2]) -> (DVec2, (f64, f64), (f64, f64)) {
     let m = pts.len();
     let convex = (0..m).all(|i| {
-        let (a, b, c) = (pts[(i + m - 1) % m], pts[i], pts[(i + 1) % m]);
+        let (a, b, c) = (pts[pred(i, m)], pts[i], pts[succ(i, m)]);
         (b - a).perp_dot(c - b) >= 0.0
     });
     let owned;
@@ -395,7 +405,7 @@ pub(super) fn obb(pts: &[DVec2]) -> (DVec2, (f64, f64), (f64, f64)) {
     };
     let mut best = (f64::INFINITY, DVec2::X, None);
     for i in 0..hull.len() {
-        let dir = (hull[(i + 1) % hull.len()] - hull[i]).normalize_or_zero();
+        let dir = (hull[succ(i, hull.len())] - hull[i]).normalize_or_zero();
         if dir == DVec2::ZERO {
             continue;
         }
