@@ -262,8 +262,8 @@ impl Grid {
         let (a, b) = (self.at(r.a), self.at(r.b));
         let pad = r.reach() / self.cell + MARGIN;
         let d = b - a;
-        let clamp_row = |v: f64| (v.floor() as i64).clamp(0, self.rows - 1);
-        let clamp_col = |u: f64| (u.floor() as i64).clamp(0, self.cols - 1);
+        let clamp_row = |v: f64| index(v, self.rows);
+        let clamp_col = |u: f64| index(u, self.cols);
         let (r0, r1) = (clamp_row(a.y.min(b.y) - pad), clamp_row(a.y.max(b.y) + pad));
         for row in r0..=r1 {
             // The part of the segment within `pad` of this row's band.
@@ -301,8 +301,8 @@ impl Grid {
         if b.x < 0.0 || b.y < 0.0 || a.x >= self.cols as f64 || a.y >= self.rows as f64 {
             return;
         }
-        let col = |u: f64| (u.floor() as i64).clamp(0, self.cols - 1);
-        let row = |v: f64| (v.floor() as i64).clamp(0, self.rows - 1);
+        let col = |u: f64| index(u, self.cols);
+        let row = |v: f64| index(v, self.rows);
         for r in row(a.y)..=row(b.y) {
             let (k0, k1) = (
                 (r * self.cols + col(a.x)) as usize,
@@ -312,6 +312,12 @@ impl Grid {
             self.ids[s..e].iter().for_each(|&i| f(i));
         }
     }
+}
+
+/// The index `floor(v)` clamped to `0..n`: truncation agrees with the
+/// floor wherever the clamp does not decide (and needs no libm call).
+fn index(v: f64, n: i64) -> i64 {
+    (v as i64).clamp(0, n - 1)
 }
 
 /// Whether two [`Ribbon::side`]s lie beyond `t` on one side of the line.
