@@ -3,9 +3,10 @@
 //! every nearby street's ribbon.
 
 use super::LotParams;
+use super::hull::obb;
 use super::inset::clear_of;
 use super::ribbons::Ribbon;
-use super::shape::{Ring, Shape, obb};
+use super::shape::{Ring, Shape};
 use crate::city::polygon::signed_area;
 use glam::DVec2;
 

@@ -38,6 +38,7 @@
 //! ```
 
 mod building;
+mod hull;
 mod inset;
 mod parcel;
 mod ribbons;
