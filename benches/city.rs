@@ -7,6 +7,8 @@
 //! `cargo bench --no-default-features --bench city` (`CITY_RUNS=n` sets the
 //! number of runs, 31 by default).
 
+mod common;
+
 use bevy_relief::city::lots::{LotParams, LotSummary, subdivide};
 use bevy_relief::city::planar::{PlanarParams, PlanarStreets};
 use bevy_relief::city::{Streets, StreetsInput};
@@ -47,8 +49,10 @@ fn lots_and_buildings(streets: &Streets, runs: usize) {
     let (median, min, lots) = time_ms(runs, || subdivide(streets, &params));
     let s = LotSummary::of(&lots);
     println!(
-        "lots and buildings: median {median:.1} ms, min {min:.1} ms (goal <= 30 ms): {} lots, {} buildings",
-        s.lots, s.buildings
+        "lots and buildings: median {median:.1} ms, min {min:.1} ms (goal <= 30 ms): {} lots, {} buildings, fingerprint {:016x}",
+        s.lots,
+        s.buildings,
+        common::fingerprint(&lots)
     );
 }
 

@@ -5,6 +5,8 @@
 //!
 //! `cargo bench --no-default-features --bench lots`
 
+mod common;
+
 use bevy_relief::city::lots::{LotParams, LotSummary, subdivide};
 use bevy_relief::city::{EdgeRole, Streets};
 use bevy_relief::geom::PlanarGraph;
@@ -77,7 +79,7 @@ fn main() {
         let s = LotSummary::of(&lots);
         let vertices: usize = streets.blocks.iter().map(Vec::len).sum();
         println!(
-            "grid {spacing} m: {} blocks ({vertices} vertices), {} roads -> {} lots in {} blocks, {} buildings; lots {:.0} m² each, buildings {:.0} m² and {:.1} m tall on average: {min:.2} ms (median {median:.2})",
+            "grid {spacing} m: {} blocks ({vertices} vertices), {} roads -> {} lots in {} blocks, {} buildings; lots {:.0} m² each, buildings {:.0} m² and {:.1} m tall on average: {min:.2} ms (median {median:.2}); fingerprint {:016x}",
             streets.blocks.len(),
             streets.network.roads.len(),
             s.lots,
@@ -86,6 +88,7 @@ fn main() {
             s.lot_area / s.lots.max(1) as f64,
             s.building_area / s.buildings.max(1) as f64,
             s.mean_height,
+            common::fingerprint(&lots),
         );
     }
 }

@@ -3,7 +3,9 @@
 //! every nearby street's ribbon.
 
 use super::LotParams;
-use super::inset::{Ribbon, clear_of};
+use super::hull::obb;
+use super::inset::clear_of;
+use super::ribbons::Ribbon;
 use super::shape::{Ring, Shape};
 use crate::city::polygon::signed_area;
 use glam::DVec2;
@@ -27,7 +29,7 @@ pub(super) fn footprint(lot: &Ring, near: &[Ribbon], p: &LotParams) -> Option<Ve
         .filter(|e| e.2.is_some())
         .max_by(|x, y| x.0.distance(x.1).total_cmp(&y.0.distance(y.1)))?;
     let mut shape = Shape {
-        rings: vec![lot.clone()],
+        rings: vec![lot.with_slack()],
     };
     // In a convex lot (but for dents under a centimetre) a street edge's
     // half-plane is exact, and its ribbon lies wholly behind its line (an
@@ -52,13 +54,7 @@ pub(super) fn footprint(lot: &Ring, near: &[Ribbon], p: &LotParams) -> Option<Ve
     }
     let mut shape = clear_of(shape, near, p.setback)?;
     let pts = simplify(shape.rings.swap_remove(0).pts)?;
-    let (_, _, (w0, w1)) = Shape {
-        rings: vec![Ring {
-            street: vec![None; pts.len()],
-            pts: pts.clone(),
-        }],
-    }
-    .obb();
+    let (_, _, (w0, w1)) = obb(&pts);
     (signed_area(&pts) >= p.min_building_area && w1 - w0 >= MIN_BUILDING_WIDTH).then_some(pts)
 }
 

@@ -6,18 +6,14 @@
 //! [`clear_of`] every ribbon); the others, or when that fails, by `i_overlay`.
 //! [`clear_of`] also keeps buildings back from the streets.
 
+use super::ribbons::{CAP, Ribbon, apart, maybe_inside, scale, segment_distance};
 use super::shape::{Ring, Shape};
-use crate::geom::{SegmentGrid, closest_on_segment, distance_to_segment};
-use crate::roads::RoadNetwork;
+use crate::geom::closest_on_segment;
 use glam::DVec2;
 use i_overlay::core::fill_rule::FillRule;
 use i_overlay::core::overlay_rule::OverlayRule;
 use i_overlay::core::solver::Solver;
 use i_overlay::float::overlay::{FloatOverlay, OverlayOptions};
-
-/// A ribbon's hexagonal ends reach this far past the segment, as a multiple
-/// of the half width (1 / cos 30°): the hexagon contains the round cap.
-const CAP: f64 = 1.154_700_538_379_251_6;
 
 /// Pieces of a cut-out block smaller than this are dropped (m²).
 const MIN_PIECE: f64 = 0.5;
@@ -27,117 +23,6 @@ const MAX_CLEARANCE_CUTS: usize = 16;
 const MAX_PARTS: usize = 64;
 /// Street edges of a convex part shorter than this are stubs (metres).
 const STUB: f64 = 1e-3;
-
-/// One straight run of a road and half its width.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Ribbon {
-    pub a: DVec2,
-    pub b: DVec2,
-    pub half: f64,
-}
-
-impl Ribbon {
-    /// The distance from `p` to the centre line, less the half width
-    /// (negative on the street).
-    pub fn clearance(&self, p: DVec2) -> f64 {
-        distance_to_segment(p, self.a, self.b) - self.half
-    }
-
-    /// A convex hexagon holding every point within the half width of the
-    /// centre line (counter-clockwise).
-    fn hexagon(&self) -> [[f64; 2]; 6] {
-        let d = (self.b - self.a).normalize_or(DVec2::X) * self.half;
-        let n = d.perp();
-        let k = CAP / 2.0;
-        [
-            self.a - d * k - n,
-            self.b + d * k - n,
-            self.b + d * CAP,
-            self.b + d * k + n,
-            self.a - d * k + n,
-            self.a - d * CAP,
-        ]
-        .map(|p| [p.x, p.y])
-    }
-}
-
-/// Every road's ribbons, filed by cell.
-pub(super) struct Ribbons {
-    pub list: Vec<Ribbon>,
-    grid: SegmentGrid,
-}
-
-impl Ribbons {
-    /// The ribbons of a network, collinear runs of a road merged; `None` if
-    /// a point or a width is not finite or a width is negative.
-    pub fn new(net: &RoadNetwork) -> Option<Self> {
-        let mut list = Vec::new();
-        let mut longest: f64 = 1.0;
-        for road in &net.roads {
-            let finite = road.points.iter().all(|p| p.is_finite());
-            if !(finite && road.width.is_finite() && road.width >= 0.0) {
-                return None;
-            }
-            let mut start = 0;
-            for i in 1..road.points.len() {
-                let p = &road.points;
-                let straight = i + 1 < p.len() && {
-                    let (u, v) = (p[i] - p[start], p[i + 1] - p[i]);
-                    u.perp_dot(v).abs() <= 1e-9 * u.length() * v.length() && u.dot(v) > 0.0
-                };
-                if !straight {
-                    if p[start] != p[i] {
-                        list.push(Ribbon {
-                            a: p[start],
-                            b: p[i],
-                            half: road.width / 2.0,
-                        });
-                        longest = longest.max(p[start].distance(p[i]));
-                    }
-                    start = i;
-                }
-            }
-        }
-        let lines: Vec<[DVec2; 2]> = list.iter().map(|r| [r.a, r.b]).collect();
-        let cell = (longest / 2.0).clamp(16.0, 256.0);
-        let grid = SegmentGrid::new(cell, lines.iter().map(|l| l.as_slice()), |i| {
-            list[i].half * CAP
-        });
-        Some(Self { list, grid })
-    }
-
-    /// The ribbons that may reach into `poly` (their hexagon meets it or
-    /// comes within a millimetre), ascending.
-    pub fn near(&self, poly: &[DVec2]) -> Vec<usize> {
-        let (lo, hi) = crate::geom::bounds(poly);
-        let mut out = self.grid.lines_in(lo, hi);
-        out.retain(|&i| {
-            let r = &self.list[i];
-            let reach = r.half * CAP + 1e-3;
-            let (rlo, rhi) = (r.a.min(r.b) - reach, r.a.max(r.b) + reach);
-            rlo.cmple(hi).all()
-                && rhi.cmpge(lo).all()
-                && ((0..poly.len()).any(|j| {
-                    let (p, q) = (poly[j], poly[(j + 1) % poly.len()]);
-                    p.min(q).cmple(rhi).all()
-                        && p.max(q).cmpge(rlo).all()
-                        && segment_distance(r.a, r.b, p, q) <= reach
-                }) || crate::city::polygon::polygon_contains(poly, r.a))
-        });
-        out
-    }
-}
-
-/// Least distance between segments `a–b` and `c–d`.
-pub(super) fn segment_distance(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> f64 {
-    let side = |p: DVec2, q: DVec2, r: DVec2| (q - p).perp_dot(r - p);
-    if side(a, b, c) * side(a, b, d) < 0.0 && side(c, d, a) * side(c, d, b) < 0.0 {
-        return 0.0; // a proper crossing; touching shows in the distances below
-    }
-    // One square root for the least of the squared distances: the same.
-    let d2 = |p: DVec2, a: DVec2, b: DVec2| closest_on_segment(p, a, b).0.distance_squared(p);
-    ((d2(a, c, d).min(d2(b, c, d))).min(d2(c, a, b).min(d2(d, a, b)))).sqrt()
-}
 
 /// The part of `shape` (its outer ring) kept at least `half + extra` from
 /// every ribbon of `near`: while one comes closer, the shape is cut by the
@@ -149,16 +34,9 @@ pub(super) fn segment_distance(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> f64 {
 /// cuts run out.
 pub(super) fn clear_of(mut shape: Shape, near: &[Ribbon], extra: f64) -> Option<Shape> {
     // The shape only shrinks: ribbons out of reach of its box stay so.
-    let (lo, hi) = crate::geom::bounds(&shape.outer().pts);
-    let near: Vec<Ribbon> = (near.iter())
-        .filter(|r| {
-            let reach = DVec2::splat(r.half + extra);
-            r.a.min(r.b).cmplt(hi + reach).all() && r.a.max(r.b).cmpgt(lo - reach).all()
-        })
-        .copied()
-        .collect();
+    let start = crate::geom::bounds(&shape.outer().pts);
     for _ in 0..MAX_CLEARANCE_CUTS {
-        let Some((q, x, r)) = nearest_violation(&shape.outer().pts, &near, extra) else {
+        let Some((q, x, r)) = nearest_violation(&shape.outer().pts, near, extra, start) else {
             return Some(shape);
         };
         let dir = (x - q).normalize_or_zero();
@@ -166,29 +44,29 @@ pub(super) fn clear_of(mut shape: Shape, near: &[Ribbon], extra: f64) -> Option<
             return None;
         }
         let along = (extra == 0.0).then_some(r.half);
-        let cut = |u: DVec2| {
-            shape
-                .clone()
-                .keep_above(u, u.dot(q) + r.half + extra, along)
-        };
-        let mut best = cut(dir);
+        let c = |u: DVec2| u.dot(q) + r.half + extra;
         // Near a ribbon's end, a chamfer across the nearest corner's
         // bisector may cost less than a cut parallel to an edge; either is
         // safe while the ribbon lies behind the line.
-        if q == r.a || q == r.b {
-            let back = if q == r.a { r.b - r.a } else { r.a - r.b };
-            let u = corner_bisector(&shape.outer().pts, q);
-            if u != DVec2::ZERO && u.dot(back) <= 0.0 {
-                let other = cut(u);
+        let back = if q == r.a { r.b - r.a } else { r.a - r.b };
+        let chamfer = (q == r.a || q == r.b)
+            .then(|| corner_bisector(&shape.outer().pts, q))
+            .filter(|&u| u != DVec2::ZERO && u.dot(back) <= 0.0);
+        shape = match chamfer {
+            None => shape.keep_above(dir, c(dir), along)?,
+            Some(u) => {
+                let best = shape.clone().keep_above(dir, c(dir), along);
+                let other = shape.keep_above(u, c(u), along);
                 let area = |s: &Option<Shape>| s.as_ref().map_or(0.0, Shape::area);
                 if area(&other) > area(&best) {
-                    best = other;
-                }
+                    other
+                } else {
+                    best
+                }?
             }
-        }
-        shape = best?;
+        };
     }
-    nearest_violation(&shape.outer().pts, &near, extra)
+    nearest_violation(&shape.outer().pts, near, extra, start)
         .is_none()
         .then_some(shape)
 }
@@ -208,28 +86,43 @@ fn corner_bisector(poly: &[DVec2], q: DVec2) -> DVec2 {
 }
 
 /// The closest pair `(on the ribbon, on the polygon)` for the ribbon that
-/// most violates `half + extra`, if any does.
+/// most violates `half + extra`, if any does, among those of `near` whose
+/// reach meets the box `start` (the shape's first bounds).
 fn nearest_violation(
     poly: &[DVec2],
     near: &[Ribbon],
     extra: f64,
+    (lo0, hi0): (DVec2, DVec2),
 ) -> Option<(DVec2, DVec2, Ribbon)> {
+    if poly.is_empty() {
+        return None;
+    }
     let (lo, hi) = crate::geom::bounds(poly);
     let mut worst: Option<(f64, DVec2, DVec2, Ribbon)> = None;
-    let m = poly.len();
+    let (m, big) = (poly.len(), scale(lo, hi));
     for r in near {
         let need = r.half + extra;
         let reach = DVec2::splat(need);
-        if !(r.a.min(r.b).cmplt(hi + reach).all() && r.a.max(r.b).cmpgt(lo - reach).all()) {
+        let (rmin, rmax) = (r.a.min(r.b), r.a.max(r.b));
+        let meets =
+            |lo: DVec2, hi: DVec2| rmin.cmplt(hi + reach).all() && rmax.cmpgt(lo - reach).all();
+        if !(meets(lo0, hi0) && meets(lo, hi)) {
             continue;
         }
-        if crate::city::polygon::polygon_contains(poly, r.a) {
+        if maybe_inside(lo, hi, r.a) && crate::city::polygon::polygon_contains(poly, r.a) {
             return Some((r.a, r.a, *r)); // no line keeps the shape clear
         }
-        let (rlo, rhi) = (r.a.min(r.b) - reach, r.a.max(r.b) + reach);
+        let (rlo, rhi) = (rmin - reach, rmax + reach);
+        // `slack` is at least -1e-9 for edges apart by `t` from the line.
+        let t = need - 1e-9 + r.margin(big);
+        let s0 = r.side(poly[0]);
+        let mut sp = s0;
         for i in 0..m {
-            let (a, b) = (poly[i], poly[(i + 1) % m]);
-            if a.min(b).cmpgt(rhi).any() || a.max(b).cmplt(rlo).any() {
+            let (a, b) = (poly[i], poly[if i + 1 == m { 0 } else { i + 1 }]);
+            let sq = if i + 1 == m { s0 } else { r.side(b) };
+            let far = apart(sp, sq, t);
+            sp = sq;
+            if far || a.min(b).cmpgt(rhi).any() || a.max(b).cmplt(rlo).any() {
                 continue; // too far for `slack` to be negative
             }
             let slack = segment_distance(a, b, r.a, r.b) - need;
@@ -298,7 +191,9 @@ fn convex_inset(block: &[DVec2], widths: &[f64], near: &[Ribbon]) -> Option<Vec<
     }
     let mut out = Vec::new();
     'parts: for part in parts {
-        let mut shape = part.clone();
+        let mut shape = Shape {
+            rings: part.rings.iter().map(Ring::with_slack).collect(),
+        };
         for (a, b, half) in part.outer().edges() {
             // Stubs a cut leaves of an edge are left to `clear_of`.
             let n = (b - a).perp().normalize_or_zero();

@@ -38,8 +38,10 @@
 //! ```
 
 mod building;
+mod hull;
 mod inset;
 mod parcel;
+mod ribbons;
 mod shape;
 #[cfg(test)]
 mod tests;
@@ -50,9 +52,9 @@ use super::Streets;
 use super::polygon::signed_area;
 use crate::terrain::ParamError;
 use glam::DVec2;
-use inset::{Ribbon, Ribbons};
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::SeedableRng;
+use ribbons::Ribbons;
 use serde::{Deserialize, Serialize};
 
 /// Most lots [`LotParams::max_lots`] may ask for.
@@ -232,7 +234,7 @@ pub fn subdivide(streets: &Streets, params: &LotParams) -> Vec<Lot> {
     if params.validate().is_err() {
         return lots;
     }
-    let Some(ribbons) = Ribbons::new(&streets.network) else {
+    let Some(mut ribbons) = Ribbons::new(&streets.network) else {
         return lots;
     };
     if !(streets.obstacles.iter().flatten()).all(|p| p.is_finite()) {
@@ -254,9 +256,7 @@ pub fn subdivide(streets: &Streets, params: &LotParams) -> Vec<Lot> {
         {
             continue;
         }
-        let near: Vec<Ribbon> = (ribbons.near(block).into_iter())
-            .map(|i| ribbons.list[i])
-            .collect();
+        let near = ribbons.near(block);
         let (lo, hi) = crate::geom::bounds(block);
         let obs: Vec<&[DVec2]> = (obstacles.iter())
             .filter(|((olo, ohi), _)| olo.cmple(hi).all() && ohi.cmpge(lo).all())

@@ -1,7 +1,8 @@
 //! [`Shape`]: a polygon with holes whose edges know whether they face a
-//! street, cut in two by a line (every piece of each side, holes kept), and
-//! the oriented bounding box that picks the cut.
+//! street, cut in two by a line (every piece of each side, holes kept), or
+//! clipped to one side in place.
 
+use super::hull::obb;
 use crate::city::polygon::{polygon_contains, signed_area};
 use glam::DVec2;
 
@@ -25,15 +26,26 @@ impl Ring {
     pub fn dent(&self) -> Option<usize> {
         let (pts, m) = (&self.pts, self.pts.len());
         (0..m).find(|&i| {
-            let (a, b, c) = (pts[(i + m - 1) % m], pts[i], pts[(i + 1) % m]);
+            let (a, b, c) = (pts[pred(i, m)], pts[i], pts[succ(i, m)]);
             (b - a).perp_dot(c - b) < -DENT * a.distance(c)
         })
+    }
+
+    /// A copy with room to clip corners off in place.
+    pub fn with_slack(&self) -> Ring {
+        let mut r = Ring {
+            pts: Vec::with_capacity(self.pts.len() + SLACK),
+            street: Vec::with_capacity(self.pts.len() + SLACK),
+        };
+        r.pts.extend_from_slice(&self.pts);
+        r.street.extend_from_slice(&self.street);
+        r
     }
 
     /// The edges as `(from, to, half width of the street along it)`.
     pub fn edges(&self) -> impl Iterator<Item = (DVec2, DVec2, Option<f64>)> + '_ {
         let n = self.pts.len();
-        (0..n).map(move |i| (self.pts[i], self.pts[(i + 1) % n], self.street[i]))
+        (0..n).map(move |i| (self.pts[i], self.pts[succ(i, n)], self.street[i]))
     }
 }
 
@@ -43,8 +55,21 @@ pub(super) struct Shape {
     pub rings: Vec<Ring>,
 }
 
+/// The index after `i` in a ring of `m` (a branch, not a division).
+pub(super) fn succ(i: usize, m: usize) -> usize {
+    if i + 1 >= m { 0 } else { i + 1 }
+}
+
+/// The index before `i` in a ring of `m`.
+pub(super) fn pred(i: usize, m: usize) -> usize {
+    if i == 0 { m.saturating_sub(1) } else { i - 1 }
+}
+
 /// Vertices closer than this to a cutting line move the line (metres).
 const ON_LINE: f64 = 1e-6;
+/// Spare room in new rings, so that clipping corners off them in place
+/// does not reallocate.
+pub(super) const SLACK: usize = 4;
 /// A vertex denting a ring by more than this makes it concave (metres).
 const DENT: f64 = 0.01;
 
@@ -101,9 +126,9 @@ impl Shape {
         for (r, ring) in self.rings.iter().enumerate() {
             let m = ring.pts.len();
             for i in 0..m {
-                let (sa, sb) = (sides[r][i], sides[r][(i + 1) % m]);
+                let (sa, sb) = (sides[r][i], sides[r][succ(i, m)]);
                 if (sa > 0.0) != (sb > 0.0) {
-                    let (a, b) = (ring.pts[i], ring.pts[(i + 1) % m]);
+                    let (a, b) = (ring.pts[i], ring.pts[succ(i, m)]);
                     let p = a + (b - a) * (sa / (sa - sb));
                     xs.push((d.dot(p), r, i, p));
                 }
@@ -131,31 +156,46 @@ impl Shape {
     /// new edges get the street `along`), or `None` if nothing is left (or
     /// the cut fails its checks: less is always safe). A ring the line
     /// crosses at most twice is clipped in one pass.
-    pub fn keep_above(self, n: DVec2, mut c: f64, along: Option<f64>) -> Option<Shape> {
+    pub fn keep_above(mut self, n: DVec2, mut c: f64, along: Option<f64>) -> Option<Shape> {
         if self.rings.len() == 1 {
             let ring = &self.rings[0];
-            let mut clear = false;
-            for _ in 0..8 {
-                clear = ring.pts.iter().all(|&p| (n.dot(p) - c).abs() >= ON_LINE);
-                if clear {
-                    break;
+            let (m, mut tries) = (ring.pts.len(), 0);
+            // One pass for the vertices' clearance of the line and the
+            // edges leaving and entering the side above it.
+            let (clear, all, crossings, leave, enter) = loop {
+                let (mut clear, mut all, mut crossings) = (true, true, 0);
+                let (mut leave, mut enter) = (0, 0);
+                let mut prev = ring.pts.last().is_some_and(|&p| n.dot(p) - c > 0.0);
+                for (k, &p) in ring.pts.iter().enumerate() {
+                    let v = n.dot(p) - c;
+                    clear &= v.abs() >= ON_LINE;
+                    let a = v > 0.0;
+                    all &= a;
+                    if a != prev {
+                        crossings += 1;
+                        // The edge into vertex `k` crosses.
+                        let edge = (k + m - 1) % m;
+                        if prev {
+                            leave = edge;
+                        } else {
+                            enter = edge;
+                        }
+                    }
+                    prev = a;
+                }
+                if clear || tries == 8 {
+                    // After eight moves the line counts as not clear.
+                    break (clear && tries < 8, all, crossings, leave, enter);
                 }
                 c += 3.0 * ON_LINE;
-            }
-            let above = |p: DVec2| n.dot(p) > c;
-            let mut prev = ring.pts.last().is_some_and(|&p| above(p));
-            let (mut crossings, mut all) = (0, true);
-            for &p in &ring.pts {
-                let a = above(p);
-                crossings += usize::from(a != prev);
-                all &= a;
-                prev = a;
-            }
+                tries += 1;
+            };
             if crossings == 0 {
                 return all.then_some(self);
             }
             if crossings == 2 && clear {
-                return Some(clip_ring(ring, |p| n.dot(p) - c, along));
+                clip_ring(&mut self.rings[0], |p| n.dot(p) - c, along, leave, enter);
+                return Some(self);
             }
         }
         match self.cut(n, c, along) {
@@ -181,18 +221,22 @@ impl Shape {
         let ring = &self.rings[0];
         let m = ring.pts.len();
         let chain = |from: usize, to: usize, xa: DVec2, xb: DVec2| {
+            // Room for the clips that may follow (see `clip_ring`).
+            let len = (to + m - from) % m + 2 + SLACK;
             let mut piece = Ring {
-                pts: vec![xa],
-                street: vec![ring.street[from]],
+                pts: Vec::with_capacity(len),
+                street: Vec::with_capacity(len),
             };
-            let mut i = (from + 1) % m;
+            piece.pts.push(xa);
+            piece.street.push(ring.street[from]);
+            let mut i = succ(from, m);
             loop {
                 piece.pts.push(ring.pts[i]);
                 piece.street.push(ring.street[i]);
                 if i == to {
                     break;
                 }
-                i = (i + 1) % m;
+                i = succ(i, m);
             }
             piece.pts.push(xb);
             piece.street.push(along);
@@ -319,106 +363,39 @@ impl Shape {
         None
     }
 
-    /// The outer ring's oriented bounding box of least area: the unit
-    /// direction of its long side, and its extents `(min, max)` along that
-    /// direction and along the perpendicular.
+    /// The outer ring's oriented bounding box (see [`obb`]).
     pub fn obb(&self) -> (DVec2, (f64, f64), (f64, f64)) {
-        let pts = &self.outer().pts;
-        let m = pts.len();
-        let convex = (0..m).all(|i| {
-            let (a, b, c) = (pts[(i + m - 1) % m], pts[i], pts[(i + 1) % m]);
-            (b - a).perp_dot(c - b) >= 0.0
-        });
-        let hull = if convex {
-            pts.clone()
-        } else {
-            convex_hull(pts)
-        };
-        let extent = |dir: DVec2| {
-            (hull.iter()).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &p| {
-                (lo.min(dir.dot(p)), hi.max(dir.dot(p)))
-            })
-        };
-        let mut best = (f64::INFINITY, DVec2::X);
-        for i in 0..hull.len() {
-            let dir = (hull[(i + 1) % hull.len()] - hull[i]).normalize_or_zero();
-            if dir == DVec2::ZERO {
-                continue;
-            }
-            let (u, v) = (extent(dir), extent(dir.perp()));
-            let area = (u.1 - u.0) * (v.1 - v.0);
-            if area < best.0 {
-                best = (area, dir);
-            }
-        }
-        let mut dir = best.1;
-        let (mut u, mut v) = (extent(dir), extent(dir.perp()));
-        if v.1 - v.0 > u.1 - u.0 {
-            dir = dir.perp();
-            (u, v) = (v, extent(dir.perp()));
-        }
-        (dir, u, v)
+        obb(&self.outer().pts)
     }
 }
 
-/// The part of `ring` where `side` is positive, for a ring that crosses
-/// zero exactly twice (Sutherland–Hodgman); the edge along the line gets
-/// the street `along`.
-fn clip_ring(ring: &Ring, side: impl Fn(DVec2) -> f64, along: Option<f64>) -> Shape {
-    let m = ring.pts.len();
-    let mut out = Ring {
-        pts: Vec::with_capacity(m + 2),
-        street: Vec::with_capacity(m + 2),
+/// Keeps the part of `ring` where `side` is positive, for a ring that
+/// crosses zero exactly twice, leaving that side on edge `i` and entering
+/// it on edge `j`, in place (as Sutherland–Hodgman would list it, from the
+/// first vertex); the edge along the line gets the street `along`.
+fn clip_ring(ring: &mut Ring, side: impl Fn(DVec2) -> f64, along: Option<f64>, i: usize, j: usize) {
+    let (m, pts) = (ring.pts.len(), &ring.pts);
+    let cross = |k: usize| {
+        let (p, q) = (pts[k], pts[(k + 1) % m]);
+        let (sp, sq) = (side(p), side(q));
+        p + (q - p) * (sp / (sp - sq))
     };
-    let mut sp = ring.pts.first().map_or(0.0, |&p| side(p));
-    for i in 0..m {
-        let (p, q) = (ring.pts[i], ring.pts[(i + 1) % m]);
-        let sq = side(q);
-        if sp > 0.0 {
-            out.pts.push(p);
-            out.street.push(ring.street[i]);
-        }
-        if (sp > 0.0) != (sq > 0.0) {
-            out.pts.push(p + (q - p) * (sp / (sp - sq)));
-            // Leaving: along the line; entering: the rest of this edge.
-            out.street
-                .push(if sp > 0.0 { along } else { ring.street[i] });
-        }
-        sp = sq;
+    let (xi, xj) = (cross(i), cross(j));
+    let sj = ring.street[j];
+    if i < j {
+        // The first vertex is kept: the run off the side becomes the two
+        // crossings.
+        ring.pts.splice(i + 1..=j, [xi, xj]);
+        ring.street.splice(i + 1..=j, [along, sj]);
+    } else {
+        ring.pts.truncate(i + 1);
+        ring.pts.push(xi);
+        ring.pts[j] = xj;
+        ring.pts.drain(..j);
+        ring.street.truncate(i + 1);
+        ring.street.push(along);
+        ring.street.drain(..j);
     }
-    Shape { rings: vec![out] }
-}
-
-/// Convex hull (Andrew's monotone chain), counter-clockwise, no collinear
-/// points.
-pub(super) fn convex_hull(pts: &[DVec2]) -> Vec<DVec2> {
-    let mut p: Vec<DVec2> = pts.to_vec();
-    p.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
-    p.dedup();
-    if p.len() < 3 {
-        return p;
-    }
-    let mut hull: Vec<DVec2> = Vec::with_capacity(2 * p.len());
-    for pass in 0..2 {
-        let floor = hull.len();
-        let it: Box<dyn Iterator<Item = &DVec2>> = if pass == 0 {
-            Box::new(p.iter())
-        } else {
-            Box::new(p.iter().rev())
-        };
-        for &q in it {
-            while hull.len() >= floor + 2 {
-                let (a, b) = (hull[hull.len() - 2], hull[hull.len() - 1]);
-                if (b - a).perp_dot(q - a) > 0.0 {
-                    break;
-                }
-                hull.pop();
-            }
-            hull.push(q);
-        }
-        hull.pop();
-    }
-    hull
 }
 
 #[cfg(test)]
@@ -488,16 +465,5 @@ mod tests {
         // A vertex on the line moves the line a little.
         let [a, b] = h.cut(DVec2::X, 10.0, None).unwrap();
         assert!((a[0].area() + b[0].area() - 1500.0).abs() < 1e-6);
-    }
-
-    #[test]
-    fn obb_of_a_rotated_rectangle() {
-        let (c, s) = (0.6, 0.8);
-        let rot = |x: f64, y: f64| (c * x - s * y, s * x + c * y);
-        let r = shape(&[&[rot(0., 0.), rot(50., 0.), rot(50., 20.), rot(0., 20.)]]);
-        let (dir, u, v) = r.obb();
-        assert!((dir.x.abs() - c).abs() < 1e-12 && (dir.y.abs() - s).abs() < 1e-12);
-        assert!((u.1 - u.0 - 50.0).abs() < 1e-9 && (v.1 - v.0 - 20.0).abs() < 1e-9);
-        assert_eq!(convex_hull(&r.outer().pts).len(), 4);
     }
 }

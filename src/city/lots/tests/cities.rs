@@ -229,3 +229,38 @@ fn lot_params_round_trip_through_ron() {
     assert_eq!(ron::from_str::<LotParams>("(seed: 2)").unwrap().seed, 2);
     assert!(ron::from_str::<LotParams>("(sead: 2)").is_err());
 }
+
+/// The ribbon index and its shortcuts find exactly the ribbons a scan of
+/// all of them finds, for blocks and for small shapes anywhere.
+#[test]
+fn ribbons_near_a_shape_are_those_a_scan_finds() {
+    use super::ribbons::{CAP, Ribbons, segment_distance};
+    let scan = |list: &[ribbons::Ribbon], poly: &[DVec2]| -> Vec<ribbons::Ribbon> {
+        let m = poly.len();
+        (list.iter())
+            .filter(|r| {
+                let reach = r.half * CAP + 1e-3;
+                (0..m).any(|j| segment_distance(r.a, r.b, poly[j], poly[(j + 1) % m]) <= reach)
+                    || polygon::polygon_contains(poly, r.a)
+            })
+            .copied()
+            .collect()
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut unit = move || crate::num::unit(rng.next_u64());
+    for seed in 0..6 {
+        let s = random_streets(seed, 4 + seed as usize % 3);
+        let mut ribbons = Ribbons::new(&s.network).unwrap();
+        let list = ribbons.list.clone();
+        for block in &s.blocks {
+            assert_eq!(ribbons.near(block), scan(&list, block));
+        }
+        let (lo, hi) = crate::geom::bounds(&s.blocks.concat());
+        for _ in 0..300 {
+            let c = lo + (hi - lo) * DVec2::new(unit(), unit());
+            let (w, h) = (1.0 + 30.0 * unit(), 1.0 + 30.0 * unit());
+            let quad = [c, c + v(w, 0.0), c + v(w, h), c + v(0.0, h)];
+            assert_eq!(ribbons.near(&quad), scan(&list, &quad));
+        }
+    }
+}

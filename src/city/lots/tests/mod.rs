@@ -99,7 +99,7 @@ fn poly_distance(p: &[DVec2], a: DVec2, b: DVec2) -> f64 {
     }
     let m = p.len();
     (0..m)
-        .map(|i| inset::segment_distance(p[i], p[(i + 1) % m], a, b))
+        .map(|i| ribbons::segment_distance(p[i], p[(i + 1) % m], a, b))
         .fold(f64::INFINITY, f64::min)
 }
 
@@ -173,14 +173,10 @@ fn check(s: &Streets, p: &LotParams, lots: &[Lot]) -> f64 {
 /// The share of the buildable area (every street's ribbon and obstacle cut
 /// out exactly, by `i_overlay`) of blocks that are not tiny covered by lots.
 fn coverage(s: &Streets, p: &LotParams, lots: &[Lot]) -> f64 {
-    let ribbons = Ribbons::new(&s.network).unwrap();
+    let mut ribbons = ribbons::Ribbons::new(&s.network).unwrap();
     let (mut buildable, mut covered) = (0.0, 0.0);
     for (b, block) in s.blocks.iter().enumerate() {
-        let near: Vec<Ribbon> = ribbons
-            .near(block)
-            .into_iter()
-            .map(|i| ribbons.list[i])
-            .collect();
+        let near = ribbons.near(block);
         let obs: Vec<&[DVec2]> = s.obstacles.iter().map(|o| o.as_slice()).collect();
         let area: f64 = inset::overlay_inset(block, &near, &obs)
             .iter()
