@@ -8,7 +8,8 @@
 //! graph and its blocks); lines per level and street lengths for both.
 //!
 //! `cargo bench --no-default-features --bench tensor [-- RUNS] [--no-peer]`
-//! (`--no-peer` skips the peer, e.g. under callgrind)
+//! (`--no-peer` skips the peer, e.g. under callgrind; `--generate-only`
+//! times only `generate`, for `perf stat`)
 
 use bevy_relief::city::StreetsInput;
 use bevy_relief::city::tensor::{BasisField, Level, TensorField, TensorParams, TensorStreets};
@@ -110,6 +111,11 @@ fn main() {
     })
     .expect("default parameters are valid");
 
+    if std::env::args().any(|a| a == "--generate-only") {
+        let (g_med, g_min, _) = time_ms(runs, || gen_.generate(&field, &input).expect("generates"));
+        println!("ours  generate: median {g_med:.1} ms, min {g_min:.1} ms");
+        return;
+    }
     let (t_med, t_min, traced) = time_ms(runs, || {
         let t = gen_.trace(&field, &input).expect("traces");
         let simple = t.simplified();
