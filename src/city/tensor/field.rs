@@ -216,11 +216,19 @@ impl SampledField {
     fn new(field: &TensorField, min: DVec2, cell: f64, nx: usize, ny: usize) -> Self {
         let prepared: Vec<Prepared> = field.fields.iter().map(BasisField::prepare).collect();
         let mut corners = Vec::with_capacity(nx * ny);
+        // Row by row, field by field (the sums of `average`, in its order).
+        let (mut sum, mut norm) = (vec![DVec2::ZERO; nx], vec![0.0; nx]);
         for j in 0..ny {
-            for i in 0..nx {
-                let t = average(&prepared, min + DVec2::new(i as f64, j as f64) * cell);
-                corners.push(major_of(t).unwrap_or(DVec2::ZERO));
+            let y = min.y + j as f64 * cell;
+            sum.fill(DVec2::ZERO);
+            norm.fill(0.0);
+            for f in &prepared {
+                f.add_row(min.x, cell, y, &mut sum, &mut norm);
             }
+            corners.extend(sum.iter().zip(&norm).map(|(&s, &n)| {
+                let t = if n > 0.0 { s / n } else { DVec2::ZERO };
+                major_of(t).unwrap_or(DVec2::ZERO)
+            }));
         }
         let mut cells = Vec::with_capacity((nx - 1) * (ny - 1));
         for j in 0..ny - 1 {
