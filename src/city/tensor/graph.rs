@@ -23,6 +23,16 @@ const NEAR: f64 = 1.0e-9;
 /// Most edges dropped after the noding passes.
 const MAX_DROPPED_EDGES: usize = 64;
 
+/// Words of the junction filter of [`TracedStreets::simplified`].
+const FILTER_WORDS: usize = 1 << 12;
+
+/// A point key's bit in the junction filter.
+#[inline]
+fn filter_bit(k: (u64, u64)) -> usize {
+    let h = (k.0 ^ k.1.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (h >> 46) as usize
+}
+
 /// `points` simplified to within `tol`, keeping the ends and every point
 /// for which `keep` holds.
 pub(crate) fn simplify(points: &[DVec2], tol: f64, keep: impl Fn(DVec2) -> bool) -> Vec<DVec2> {
@@ -77,11 +87,23 @@ impl TracedStreets {
     /// The lines of each level simplified with its tolerance (junctions
     /// kept), with their level.
     pub fn simplified(&self) -> Vec<(Vec<DVec2>, Level)> {
+        // Most points are no junction: a bit per hash rules them out
+        // before the set is asked.
+        let mut bits = vec![0u64; FILTER_WORDS];
+        for &k in &self.junctions {
+            let b = filter_bit(k);
+            bits[b / 64] |= 1 << (b % 64);
+        }
+        let maybe = |p: DVec2| {
+            let b = filter_bit(key(p));
+            bits[b / 64] & (1 << (b % 64)) != 0
+        };
         self.lines
             .iter()
             .map(|l| {
                 let tol = self.tolerance[l.level as usize];
-                (simplify(&l.points, tol, |p| self.is_junction(p)), l.level)
+                let keep = |p: DVec2| maybe(p) && self.is_junction(p);
+                (simplify(&l.points, tol, keep), l.level)
             })
             .collect()
     }
