@@ -215,9 +215,11 @@ impl SampledField {
     /// `nx × ny` corners (both ≥ 2).
     fn new(field: &TensorField, min: DVec2, cell: f64, nx: usize, ny: usize) -> Self {
         let prepared: Vec<Prepared> = field.fields.iter().map(BasisField::prepare).collect();
-        let mut corners = Vec::with_capacity(nx * ny);
-        // Row by row, field by field (the sums of `average`, in its order).
+        // Row by row, field by field (the sums of `average`, in its order);
+        // each row of cells from the corners of the row before and this one.
         let (mut sum, mut norm) = (vec![DVec2::ZERO; nx], vec![0.0; nx]);
+        let (mut below, mut above) = (Vec::with_capacity(nx), Vec::with_capacity(nx));
+        let mut cells = Vec::with_capacity((nx - 1) * (ny - 1));
         for j in 0..ny {
             let y = min.y + j as f64 * cell;
             sum.fill(DVec2::ZERO);
@@ -225,22 +227,18 @@ impl SampledField {
             for f in &prepared {
                 f.add_row(min.x, cell, y, &mut sum, &mut norm);
             }
-            corners.extend(sum.iter().zip(&norm).map(|(&s, &n)| {
+            above.clear();
+            above.extend(sum.iter().zip(&norm).map(|(&s, &n)| {
                 let t = if n > 0.0 { s / n } else { DVec2::ZERO };
                 major_of(t).unwrap_or(DVec2::ZERO)
             }));
-        }
-        let mut cells = Vec::with_capacity((nx - 1) * (ny - 1));
-        for j in 0..ny - 1 {
-            for i in 0..nx - 1 {
-                let k = j * nx + i;
-                cells.push(Cell::new([
-                    corners[k],
-                    corners[k + 1],
-                    corners[k + nx],
-                    corners[k + nx + 1],
-                ]));
+            if j > 0 {
+                cells.extend(
+                    (0..nx - 1)
+                        .map(|i| Cell::new([below[i], below[i + 1], above[i], above[i + 1]])),
+                );
             }
+            std::mem::swap(&mut below, &mut above);
         }
         let shrink = |n: usize| (n - 1) as f64 * (1.0 - f64::EPSILON) - 1.0e-9;
         Self {
