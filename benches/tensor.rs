@@ -7,7 +7,9 @@
 //! simplification, and of the whole `generate` (also noding, the planar
 //! graph and its blocks); lines per level and street lengths for both.
 //!
-//! `cargo bench --no-default-features --bench tensor [-- RUNS]`
+//! `cargo bench --no-default-features --bench tensor [-- RUNS] [--no-peer]`
+//! (`--no-peer` skips the peer, e.g. under callgrind; `--generate-only`
+//! times only `generate`, for `perf stat`)
 
 use bevy_relief::city::StreetsInput;
 use bevy_relief::city::tensor::{BasisField, Level, TensorField, TensorParams, TensorStreets};
@@ -109,6 +111,11 @@ fn main() {
     })
     .expect("default parameters are valid");
 
+    if std::env::args().any(|a| a == "--generate-only") {
+        let (g_med, g_min, _) = time_ms(runs, || gen_.generate(&field, &input).expect("generates"));
+        println!("ours  generate: median {g_med:.1} ms, min {g_min:.1} ms");
+        return;
+    }
     let (t_med, t_min, traced) = time_ms(runs, || {
         let t = gen_.trace(&field, &input).expect("traces");
         let simple = t.simplified();
@@ -121,6 +128,16 @@ fn main() {
         (field.sampled(-pad, DVec2::splat(2000.0) + pad, 5.0)).expect("samples")
     });
     let (traced, simple) = traced;
+    let (t_only, _, _) = time_ms(runs, || gen_.trace(&field, &input).expect("traces"));
+    let (s_only, _, _) = time_ms(runs, || traced.simplified());
+    let (n_only, _, graph) = time_ms(runs, || traced.graph());
+    let (b_only, _, _) = time_ms(runs, || {
+        bevy_relief::city::Streets::from_graph(
+            &graph,
+            traced.obstacles.clone(),
+            bevy_relief::city::EdgeRole::default_style,
+        )
+    });
 
     println!("tensor streets, 2 × 2 km reference scenario, seed 42, {runs} runs");
     println!("ours  trace+simplify: median {t_med:.1} ms, min {t_min:.1} ms");
@@ -128,6 +145,9 @@ fn main() {
         "ours  generate (also noding, graph, blocks): median {g_med:.1} ms, min {g_min:.1} ms"
     );
     println!("ours  of which the eigen-field cache (5 m): median {c_med:.1} ms, min {c_min:.1} ms");
+    println!(
+        "ours  phases (medians): trace {t_only:.1} ms, simplify {s_only:.1} ms, simplify+noding {n_only:.1} ms, network+blocks {b_only:.1} ms"
+    );
     let mut raw = 0.0;
     let mut raw_pts = 0;
     for level in Level::ALL {
@@ -158,6 +178,9 @@ fn main() {
         streets.blocks.len(),
         streets.network.junctions.len(),
     );
+    if std::env::args().any(|a| a == "--no-peer") {
+        return;
+    }
     let Some(peer) = run_peer(10) else {
         return;
     };

@@ -181,17 +181,30 @@ pub fn segment_contact(a0: DVec2, a1: DVec2, b0: DVec2, b1: DVec2) -> Option<Con
 /// times the padding's cells, never to its bounding box; non-finite
 /// segments (and a pad of over a thousand cells) give none.
 pub fn cells_along_segment(a: DVec2, b: DVec2, cell: f64, pad: f64) -> Vec<(i64, i64)> {
+    let mut out = Vec::new();
+    cells_along_segment_into(a, b, cell, pad, &mut out);
+    out
+}
+
+/// [`cells_along_segment`] into `out` (cleared first), reusing its room.
+pub fn cells_along_segment_into(
+    a: DVec2,
+    b: DVec2,
+    cell: f64,
+    pad: f64,
+    out: &mut Vec<(i64, i64)>,
+) {
+    out.clear();
     if !(a.is_finite() && b.is_finite() && cell > 0.0 && pad.is_finite() && pad >= 0.0) {
-        return Vec::new();
+        return;
     }
     // Samples every quarter cell: each point of the segment lies within an
     // eighth of a cell of one, so a cell within `pad` of the segment lies
     // within `reach` of a sample, on each axis.
     let reach = cell / 8.0 + pad;
     let steps = ((b - a).length() / (0.25 * cell)).ceil().max(1.0);
-    let mut out = Vec::new();
     if steps > 1.0e8 || reach / cell > 1.0e3 {
-        return out;
+        return;
     }
     let span = |v: f64| {
         crate::num::floor_i64((v - reach) / cell)..=crate::num::floor_i64((v + reach) / cell)
@@ -200,13 +213,15 @@ pub fn cells_along_segment(a: DVec2, b: DVec2, cell: f64, pad: f64) -> Vec<(i64,
         let p = a.lerp(b, k as f64 / steps);
         for y in span(p.y) {
             for x in span(p.x) {
-                out.push((x, y));
+                // Neighbouring samples mostly repeat the last few cells.
+                if !out.iter().rev().take(4).any(|&c| c == (x, y)) {
+                    out.push((x, y));
+                }
             }
         }
     }
     out.sort_unstable();
     out.dedup();
-    out
 }
 
 /// Whether segment `a–b` has a point in the rectangle `[min, max)` (its

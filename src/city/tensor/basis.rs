@@ -295,6 +295,46 @@ impl Prepared<'_> {
         }
     }
 
+    /// Adds [`sample`](Self::sample) at the points `(x0 + i·step, y)` to
+    /// `sum[i]` and `norm[i]`, skipping the points a radial field cannot
+    /// reach (the same sums as sampling each point).
+    pub(crate) fn add_row(&self, x0: f64, step: f64, y: f64, sum: &mut [DVec2], norm: &mut [f64]) {
+        let f = self.field;
+        let n = sum.len().min(norm.len());
+        let (lo, hi) = match f.kind {
+            BasisKind::Radial => {
+                let dy = f.centre.y - y;
+                // (NaN reaches nothing either.)
+                if dy.abs().partial_cmp(&f.size) != Some(std::cmp::Ordering::Less) {
+                    return;
+                }
+                // A cell beyond the reach on each side (rounding).
+                let i = |x: f64| ((x - x0) / step).clamp(-1.0, n as f64 + 1.0);
+                let lo = (i(f.centre.x - f.size).floor() - 1.0).max(0.0) as usize;
+                let hi = (i(f.centre.x + f.size).ceil() + 2.0).max(0.0) as usize;
+                (lo.min(n), hi.min(n))
+            }
+            _ => (0, n),
+        };
+        if let BasisKind::Grid { .. } = f.kind {
+            for i in lo..hi {
+                let p = DVec2::new(x0 + i as f64 * step, y);
+                let w = self.weight_at(p.distance(f.centre));
+                if w > 0.0 {
+                    sum[i] += w * self.grid;
+                    norm[i] += w;
+                }
+            }
+            return;
+        }
+        for i in lo..hi {
+            if let Some((w, t)) = self.sample(DVec2::new(x0 + i as f64 * step, y)) {
+                sum[i] += t;
+                norm[i] += w;
+            }
+        }
+    }
+
     /// `(w·|T|, w·T)` at `p` (weight `w`, tensor `T`); `None` where the
     /// weight is zero.
     #[inline]

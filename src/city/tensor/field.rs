@@ -173,6 +173,23 @@ impl Located {
     }
 }
 
+impl Cell {
+    /// A degenerate cell.
+    pub(crate) const NAN: Self = Self([f32::NAN; 8]);
+
+    /// The interpolated major (or, with `MINOR`, minor) eigenvector at
+    /// `(u, v)`, unaligned. Any two vectors of one cell point within 90°
+    /// of each other (the corners agree within 60° and the weights are
+    /// convex), so one sign aligns them all.
+    #[inline(always)]
+    pub(crate) fn eval<const MINOR: bool>(&self, u: f32, v: f32) -> [f32; 2] {
+        let [ax, ay, bx, by, cx, cy, dx, dy] = self.0;
+        let x = ax + bx * u + (cx + dx * u) * v;
+        let y = ay + by * u + (cy + dy * u) * v;
+        if MINOR { [-y, x] } else { [x, y] }
+    }
+}
+
 /// Corners of a cell must agree to this cosine (60°), or it is degenerate.
 const MIN_AGREEMENT: f64 = 0.5;
 
@@ -198,24 +215,30 @@ impl SampledField {
     /// `nx × ny` corners (both ≥ 2).
     fn new(field: &TensorField, min: DVec2, cell: f64, nx: usize, ny: usize) -> Self {
         let prepared: Vec<Prepared> = field.fields.iter().map(BasisField::prepare).collect();
-        let mut corners = Vec::with_capacity(nx * ny);
-        for j in 0..ny {
-            for i in 0..nx {
-                let t = average(&prepared, min + DVec2::new(i as f64, j as f64) * cell);
-                corners.push(major_of(t).unwrap_or(DVec2::ZERO));
-            }
-        }
+        // Row by row, field by field (the sums of `average`, in its order);
+        // each row of cells from the corners of the row before and this one.
+        let (mut sum, mut norm) = (vec![DVec2::ZERO; nx], vec![0.0; nx]);
+        let (mut below, mut above) = (Vec::with_capacity(nx), Vec::with_capacity(nx));
         let mut cells = Vec::with_capacity((nx - 1) * (ny - 1));
-        for j in 0..ny - 1 {
-            for i in 0..nx - 1 {
-                let k = j * nx + i;
-                cells.push(Cell::new([
-                    corners[k],
-                    corners[k + 1],
-                    corners[k + nx],
-                    corners[k + nx + 1],
-                ]));
+        for j in 0..ny {
+            let y = min.y + j as f64 * cell;
+            sum.fill(DVec2::ZERO);
+            norm.fill(0.0);
+            for f in &prepared {
+                f.add_row(min.x, cell, y, &mut sum, &mut norm);
             }
+            above.clear();
+            above.extend(sum.iter().zip(&norm).map(|(&s, &n)| {
+                let t = if n > 0.0 { s / n } else { DVec2::ZERO };
+                major_of(t).unwrap_or(DVec2::ZERO)
+            }));
+            if j > 0 {
+                cells.extend(
+                    (0..nx - 1)
+                        .map(|i| Cell::new([below[i], below[i + 1], above[i], above[i + 1]])),
+                );
+            }
+            std::mem::swap(&mut below, &mut above);
         }
         let shrink = |n: usize| (n - 1) as f64 * (1.0 - f64::EPSILON) - 1.0e-9;
         Self {
@@ -230,6 +253,17 @@ impl SampledField {
     /// The cell holding `p` and where `p` lies in it.
     #[inline(always)]
     pub(crate) fn locate(&self, p: DVec2) -> Located {
+        let (i, j, uv) = self.index_of(p);
+        Located {
+            cell: self.cells[j as usize * self.nx + i as usize],
+            uv,
+        }
+    }
+
+    /// Column and row of the cell holding `p` (the nearest edge cell
+    /// outside the grid) and where `p` lies in it.
+    #[inline(always)]
+    pub(crate) fn index_of(&self, p: DVec2) -> (u32, u32, DVec2) {
         let f = (p - self.origin) * self.inv;
         // `if` rather than `max`/`min`: one instruction each, and NaN → 0.
         let fx = if f.x > 0.0 { f.x } else { 0.0 };
@@ -238,9 +272,17 @@ impl SampledField {
         let fy = if fy < self.top.y { fy } else { self.top.y };
         // SAFETY: `fx`, `fy` are finite and in `[0, top]`, so they fit a u32.
         let (i, j) = unsafe { (fx.to_int_unchecked::<u32>(), fy.to_int_unchecked::<u32>()) };
-        Located {
-            cell: self.cells[j as usize * self.nx + i as usize],
-            uv: DVec2::new(fx - i as f64, fy - j as f64),
+        (i, j, DVec2::new(fx - i as f64, fy - j as f64))
+    }
+
+    /// Cell `(i, j)`, `None` outside the grid.
+    #[inline(always)]
+    pub(crate) fn cell(&self, i: i32, j: i32) -> Option<&Cell> {
+        if (i as u32 as usize) < self.nx {
+            self.cells
+                .get(j as u32 as usize * self.nx + i as u32 as usize)
+        } else {
+            None
         }
     }
 
@@ -248,6 +290,12 @@ impl SampledField {
     #[inline(always)]
     pub(crate) fn inv_cell(&self) -> f64 {
         self.inv
+    }
+
+    /// The cell side.
+    #[inline(always)]
+    pub(crate) fn cell_side(&self) -> f64 {
+        1.0 / self.inv
     }
 
     /// The interpolated major (or, with `minor`, minor) eigenvector at `p`,

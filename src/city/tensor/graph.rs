@@ -6,7 +6,8 @@
 use super::lines::{Level, PointHash, TracedStreets, key};
 use crate::city::{EdgeRole, Streets};
 use crate::geom::{
-    Contact, PlanarGraph, cells_along_segment, contact_point, distance_to_segment, segment_contact,
+    Contact, PlanarGraph, cells_along_segment_into, contact_point, distance_to_segment,
+    segment_contact,
 };
 use glam::DVec2;
 use std::collections::HashMap;
@@ -21,6 +22,16 @@ const MAX_NODING_PASSES: usize = 3;
 const NEAR: f64 = 1.0e-9;
 /// Most edges dropped after the noding passes.
 const MAX_DROPPED_EDGES: usize = 64;
+
+/// Words of the junction filter of [`TracedStreets::simplified`].
+const FILTER_WORDS: usize = 1 << 12;
+
+/// A point key's bit in the junction filter.
+#[inline]
+fn filter_bit(k: (u64, u64)) -> usize {
+    let h = (k.0 ^ k.1.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (h >> 46) as usize
+}
 
 /// `points` simplified to within `tol`, keeping the ends and every point
 /// for which `keep` holds.
@@ -76,11 +87,23 @@ impl TracedStreets {
     /// The lines of each level simplified with its tolerance (junctions
     /// kept), with their level.
     pub fn simplified(&self) -> Vec<(Vec<DVec2>, Level)> {
+        // Most points are no junction: a bit per hash rules them out
+        // before the set is asked.
+        let mut bits = vec![0u64; FILTER_WORDS];
+        for &k in &self.junctions {
+            let b = filter_bit(k);
+            bits[b / 64] |= 1 << (b % 64);
+        }
+        let maybe = |p: DVec2| {
+            let b = filter_bit(key(p));
+            bits[b / 64] & (1 << (b % 64)) != 0
+        };
         self.lines
             .iter()
             .map(|l| {
                 let tol = self.tolerance[l.level as usize];
-                (simplify(&l.points, tol, |p| self.is_junction(p)), l.level)
+                let keep = |p: DVec2| maybe(p) && self.is_junction(p);
+                (simplify(&l.points, tol, keep), l.level)
             })
             .collect()
     }
@@ -151,12 +174,12 @@ fn node(polys: &[(Vec<DVec2>, u32)]) -> (PlanarGraph, bool) {
         }
     }
     let mut filed: Vec<((i64, i64), u32)> = Vec::new();
+    let mut cells = Vec::new();
     for (i, s) in segs.iter().enumerate() {
-        for c in cells_along_segment(s.0, s.1, NODE_CELL, 0.0) {
-            filed.push((c, i as u32));
-        }
+        cells_along_segment_into(s.0, s.1, NODE_CELL, 0.0, &mut cells);
+        filed.extend(cells.iter().map(|&c| (c, i as u32)));
     }
-    filed.sort_unstable();
+    sort_by_cell(&mut filed);
     let mut pairs: Vec<(u32, u32)> = Vec::new();
     for run in filed.chunk_by(|a, b| a.0 == b.0) {
         for (k, a) in run.iter().enumerate() {
@@ -201,8 +224,8 @@ fn node(polys: &[(Vec<DVec2>, u32)]) -> (PlanarGraph, bool) {
     }
     // A crossing point within rounding of a third segment may break planarity.
     let close = crossings.iter().any(|&(p, i, j)| {
-        let cell = cells_along_segment(p, p, NODE_CELL, 0.0);
-        cell.iter().any(|c| {
+        cells_along_segment_into(p, p, NODE_CELL, 0.0, &mut cells);
+        cells.iter().any(|c| {
             let from = filed.partition_point(|f| f.0 < *c);
             filed[from..].iter().take_while(|f| f.0 == *c).any(|f| {
                 let (a, b, _) = segs[f.1 as usize];
@@ -231,4 +254,39 @@ fn node(polys: &[(Vec<DVec2>, u32)]) -> (PlanarGraph, bool) {
         }
     }
     (graph, close)
+}
+
+/// Sorts `(cell, segment)` entries filed in ascending segment order as
+/// `sort_unstable` would (by cell, then segment): a counting sort over the
+/// cells' box when it is not much larger than the list.
+fn sort_by_cell(filed: &mut Vec<((i64, i64), u32)>) {
+    let Some(&((x, y), _)) = filed.first() else {
+        return;
+    };
+    let (mut lo, mut hi) = ((x, y), (x, y));
+    for &((x, y), _) in filed.iter() {
+        lo = (lo.0.min(x), lo.1.min(y));
+        hi = (hi.0.max(x), hi.1.max(y));
+    }
+    let (w, h) = ((hi.0 - lo.0 + 1) as u64, (hi.1 - lo.1 + 1) as u64);
+    if w.saturating_mul(h) > 4 * filed.len() as u64 + 4096 {
+        filed.sort_unstable();
+        return;
+    }
+    // Column-major (x first), as the tuples compare.
+    let slot = |(x, y): (i64, i64)| ((x - lo.0) as u64 * h + (y - lo.1) as u64) as usize;
+    let mut starts = vec![0u32; (w * h) as usize + 1];
+    for &(c, _) in filed.iter() {
+        starts[slot(c) + 1] += 1;
+    }
+    for k in 1..starts.len() {
+        starts[k] += starts[k - 1];
+    }
+    let mut out = vec![((0, 0), 0); filed.len()];
+    for &(c, s) in filed.iter() {
+        let k = &mut starts[slot(c)];
+        out[*k as usize] = (c, s);
+        *k += 1;
+    }
+    *filed = out;
 }

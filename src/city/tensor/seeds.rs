@@ -8,7 +8,6 @@ use super::trace::Family;
 use glam::DVec2;
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
-use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 /// The density field: 1 at the centre, linearly down to the floor at the
@@ -81,38 +80,28 @@ pub(crate) enum Band {
 /// A seed candidate.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Candidate {
-    pub band: Band,
-    pub priority: f64,
-    seq: u64,
     pub pos: DVec2,
     /// The gate it stands on, if any.
     pub gate: Option<u32>,
 }
 
-impl PartialEq for Candidate {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
-    }
-}
-impl Eq for Candidate {}
-impl PartialOrd for Candidate {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Candidate {
-    /// Band, then priority, then the earlier candidate.
-    fn cmp(&self, o: &Self) -> Ordering {
-        (self.band.cmp(&o.band))
-            .then(self.priority.total_cmp(&o.priority))
-            .then(o.seq.cmp(&self.seq))
-    }
+/// A queued candidate's rank within its band and family: its priority
+/// (as an order-preserving integer) above its reversed sequence number,
+/// so the heap pops the highest priority, the earlier on ties.
+type Rank = u128;
+
+/// `priority` as an integer ordered like `f64::total_cmp`.
+fn ordered_bits(priority: f64) -> u64 {
+    let b = priority.to_bits() as i64;
+    ((b ^ (((b >> 63) as u64) >> 1) as i64) as u64) ^ (1 << 63)
 }
 
-/// One level's seed candidates, a max-heap per family.
+/// One level's seed candidates: per family and band (gates, laid,
+/// random; the higher band first) a max-heap of ranks, the candidates
+/// themselves stored by sequence number.
 pub(crate) struct SeedQueue {
-    heaps: [BinaryHeap<Candidate>; 2],
-    seq: u64,
+    heaps: [[BinaryHeap<Rank>; 3]; 2],
+    cands: Vec<Candidate>,
     rng: ChaCha8Rng,
     jitter: f64,
     density: Density,
@@ -122,8 +111,8 @@ impl SeedQueue {
     /// An empty queue; `seed` drives the jitter and the random candidates.
     pub fn new(seed: u64, jitter: f64, density: Density) -> Self {
         Self {
-            heaps: [BinaryHeap::new(), BinaryHeap::new()],
-            seq: 0,
+            heaps: Default::default(),
+            cands: Vec::new(),
             rng: ChaCha8Rng::seed_from_u64(seed),
             jitter,
             density,
@@ -137,24 +126,24 @@ impl SeedQueue {
     /// Queues a candidate with priority `density·(1 − jitter·u)`.
     pub fn push(&mut self, family: Family, band: Band, pos: DVec2, gate: Option<u32>) {
         let priority = self.density.at(pos) * (1.0 - self.jitter * self.unit());
-        self.seq += 1;
-        self.heaps[family.index()].push(Candidate {
-            band,
-            priority,
-            seq: self.seq,
-            pos,
-            gate,
-        });
+        let seq = self.cands.len() as u64;
+        self.cands.push(Candidate { pos, gate });
+        let rank = ((ordered_bits(priority) as u128) << 64) | (u64::MAX - seq) as u128;
+        self.heaps[family.index()][band as usize].push(rank);
     }
 
-    /// The best candidate of `family`.
+    /// The best candidate of `family`: highest band, then priority, then
+    /// the earliest.
     pub fn pop(&mut self, family: Family) -> Option<Candidate> {
-        self.heaps[family.index()].pop()
+        let heaps = &mut self.heaps[family.index()];
+        let rank = heaps.iter_mut().rev().find_map(BinaryHeap::pop)?;
+        let seq = u64::MAX - rank as u64;
+        Some(self.cands[seq as usize])
     }
 
     /// Whether `family` has no candidate left.
     pub fn is_empty(&self, family: Family) -> bool {
-        self.heaps[family.index()].is_empty()
+        self.heaps[family.index()].iter().all(BinaryHeap::is_empty)
     }
 
     /// `n` random candidates of `family` in `[min, max]`.

@@ -16,14 +16,30 @@ pub(crate) struct Sample {
     pub idx: i32,
 }
 
-/// One family's points by cell (lookups only; nothing depends on order
-/// beyond insertion).
+/// Samples per chunk.
+const CHUNK: usize = 7;
+/// No chunk.
+const NONE: u32 = u32::MAX;
+
+/// Up to [`CHUNK`] samples of one cell, and the cell's previous chunk.
+#[derive(Clone, Copy, Debug)]
+struct Chunk {
+    s: [Sample; CHUNK],
+    n: u32,
+    next: u32,
+}
+
+/// One family's points by cell: each cell a list of chunks in one pool,
+/// newest first (no allocation per cell; lookups only, nothing depends on
+/// the order beyond insertion).
 pub(crate) struct Store {
     origin: DVec2,
     inv: f64,
     nx: usize,
     ny: usize,
-    cells: Vec<Vec<Sample>>,
+    /// Per cell, its newest chunk or [`NONE`].
+    head: Vec<u32>,
+    chunks: Vec<Chunk>,
     /// Cells of the insertions since [`mark`](Self::mark), for undoing.
     log: Vec<u32>,
 }
@@ -38,7 +54,8 @@ impl Store {
             inv: 1.0 / cell,
             nx,
             ny,
-            cells: vec![Vec::new(); nx * ny],
+            head: vec![NONE; nx * ny],
+            chunks: Vec::new(),
             log: Vec::new(),
         }
     }
@@ -58,12 +75,27 @@ impl Store {
         let (i, j) = self.coords(p);
         let c = j * self.nx + i;
         let q = p - self.origin;
-        self.cells[c].push(Sample {
+        let sample = Sample {
             x: q.x as f32,
             y: q.y as f32,
             line,
             idx,
-        });
+        };
+        let h = self.head[c];
+        match self.chunks.get_mut(h as usize) {
+            Some(ch) if (ch.n as usize) < CHUNK => {
+                ch.s[ch.n as usize] = sample;
+                ch.n += 1;
+            }
+            _ => {
+                self.head[c] = self.chunks.len() as u32;
+                self.chunks.push(Chunk {
+                    s: [sample; CHUNK],
+                    n: 1,
+                    next: h,
+                });
+            }
+        }
         self.log.push(c as u32);
     }
 
@@ -75,7 +107,18 @@ impl Store {
     /// Removes every point inserted since the last [`mark`](Self::mark).
     pub fn undo(&mut self) {
         while let Some(c) = self.log.pop() {
-            self.cells[c as usize].pop();
+            let h = self.head[c as usize] as usize;
+            let Some(ch) = self.chunks.get_mut(h) else {
+                continue;
+            };
+            ch.n -= 1;
+            if ch.n == 0 {
+                // Emptied in reverse: the newest chunk of the pool.
+                self.head[c as usize] = ch.next;
+                if h + 1 == self.chunks.len() {
+                    self.chunks.pop();
+                }
+            }
         }
     }
 
@@ -85,51 +128,61 @@ impl Store {
         (self.coords(p - r), self.coords(p + r))
     }
 
+    /// Calls `f` on the samples of the cells meeting the square of
+    /// half-side `r` around `p` until it returns `true`; whether it did.
+    #[inline(always)]
+    fn scan(&self, p: DVec2, r: f64, mut f: impl FnMut(&Sample) -> bool) -> bool {
+        let ((i0, j0), (i1, j1)) = self.span(p, r);
+        for j in j0..=j1 {
+            for &head in &self.head[j * self.nx + i0..=j * self.nx + i1] {
+                let mut h = head;
+                while let Some(ch) = self.chunks.get(h as usize) {
+                    if ch.s[..ch.n as usize].iter().any(&mut f) {
+                        return true;
+                    }
+                    h = ch.next;
+                }
+            }
+        }
+        false
+    }
+
     /// The distance from `p` to the nearest point, or `r` if none is nearer;
     /// points of line `own.0` fewer than `own.2` steps from step `own.1`
     /// are ignored (a line does not collide with the stretch it is on).
     #[inline]
     pub fn nearest(&self, p: DVec2, r: f64, own: (u32, i32, i32)) -> f64 {
-        let ((i0, j0), (i1, j1)) = self.span(p, r);
         let q = p - self.origin;
         let (qx, qy) = (q.x as f32, q.y as f32);
         let mut best = (r * r) as f32;
         let (own_line, own_idx, window) = own;
-        for j in j0..=j1 {
-            for cell in &self.cells[j * self.nx + i0..=j * self.nx + i1] {
-                for s in cell {
-                    let d2 = (s.x - qx) * (s.x - qx) + (s.y - qy) * (s.y - qy);
-                    if d2 < best && (s.line != own_line || (s.idx - own_idx).abs() >= window) {
-                        best = d2;
-                    }
-                }
+        self.scan(p, r, |s| {
+            let d2 = (s.x - qx) * (s.x - qx) + (s.y - qy) * (s.y - qy);
+            if d2 < best && (s.line != own_line || (s.idx - own_idx).abs() >= window) {
+                best = d2;
             }
-        }
+            false
+        });
         (best as f64).sqrt().min(r)
     }
 
     /// Whether any point lies closer than `r` to `p`.
     pub fn any_within(&self, p: DVec2, r: f64) -> bool {
-        let ((i0, j0), (i1, j1)) = self.span(p, r);
         let q = p - self.origin;
         let (qx, qy, r2) = (q.x as f32, q.y as f32, (r * r) as f32);
-        (j0..=j1).any(|j| {
-            self.cells[j * self.nx + i0..=j * self.nx + i1]
-                .iter()
-                .flatten()
-                .any(|s| (s.x - qx) * (s.x - qx) + (s.y - qy) * (s.y - qy) < r2)
+        self.scan(p, r, |s| {
+            (s.x - qx) * (s.x - qx) + (s.y - qy) * (s.y - qy) < r2
         })
     }
 
     /// Every point filed in the cells within `r` of `p` (a superset of the
-    /// points within `r`), with its position.
-    pub fn near(&self, p: DVec2, r: f64) -> impl Iterator<Item = (DVec2, Sample)> + '_ {
-        let ((i0, j0), (i1, j1)) = self.span(p, r);
-        (j0..=j1).flat_map(move |j| {
-            self.cells[j * self.nx + i0..=j * self.nx + i1]
-                .iter()
-                .flatten()
-                .map(move |s| (self.origin + DVec2::new(s.x as f64, s.y as f64), *s))
-        })
+    /// points within `r`).
+    pub fn near(&self, p: DVec2, r: f64) -> Vec<Sample> {
+        let mut out = Vec::new();
+        self.scan(p, r, |s| {
+            out.push(*s);
+            false
+        });
+        out
     }
 }

@@ -4,7 +4,7 @@
 //! it leaves the free region, the field degenerates, it comes too close to
 //! a line of its family (or loops back onto itself), or grows too long.
 
-use super::field::{Located, MIN_EIGEN, SampledField};
+use super::field::{Cell, MIN_EIGEN, SampledField};
 use super::region::{Hit, Region, StepCheck};
 use super::store::Store;
 use glam::DVec2;
@@ -42,12 +42,51 @@ pub(crate) fn direction(field: &SampledField, family: Family, p: DVec2) -> Optio
     })
 }
 
+/// Where a point is in the eigen-field cache: its cell and its
+/// coordinates in it. A half-line keeps its place and advances it with
+/// each step, locating the point afresh only when it leaves the cell.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Place {
+    cell: Cell,
+    i: i32,
+    j: i32,
+    u: f32,
+    v: f32,
+}
+
+impl Place {
+    /// The place of `p`.
+    #[inline(always)]
+    fn of(field: &SampledField, p: DVec2) -> Self {
+        let (i, j, uv) = field.index_of(p);
+        Self {
+            cell: field.cell(i as i32, j as i32).copied().unwrap_or(Cell::NAN),
+            i: i as i32,
+            j: j as i32,
+            u: uv.x as f32,
+            v: uv.y as f32,
+        }
+    }
+
+    /// Moved by `d` (metres), located afresh at `to` if out of the cell.
+    #[inline(always)]
+    fn moved(self, field: &SampledField, d: DVec2, to: DVec2) -> Self {
+        let inv = field.inv_cell();
+        let (u, v) = (self.u + (d.x * inv) as f32, self.v + (d.y * inv) as f32);
+        if u >= 0.0 && v >= 0.0 && u < 1.0 && v < 1.0 {
+            Self { u, v, ..self }
+        } else {
+            Self::of(field, to)
+        }
+    }
+}
+
 /// One classical RK4 step of length about `h` from `p`, continuing
 /// direction `prev`: `k1` at `p`, `k2` at `p + h/2·k1`, `k3` at
 /// `p + h/2·k2`, `k4` at `p + h·k3`, each sample turned to agree with the
 /// direction before it (`prev` for k1, k1 for the others). `None` where the
 /// field degenerates at `p`.
-#[inline(always)]
+#[cfg(test)]
 pub(crate) fn rk4(
     field: &SampledField,
     minor: bool,
@@ -55,67 +94,79 @@ pub(crate) fn rk4(
     prev: DVec2,
     h: f64,
 ) -> Option<DVec2> {
-    let here = field.locate(p);
-    let k1 = here.towards(minor, prev);
-    let k2 = near(field, &here, p, k1 * (0.5 * h), minor, k1);
-    let k3 = near(field, &here, p, k2 * (0.5 * h), minor, k1);
-    let k4 = near(field, &here, p, k3 * h, minor, k1);
-    combine(h, k1, k2, k3, k4)
-}
-
-/// The eigenvector at `p + offset`, turned to agree with `to`, reusing
-/// `here` (the lookup of `p`) while the point stays in its cell.
-#[inline(always)]
-fn near(
-    field: &SampledField,
-    here: &Located,
-    p: DVec2,
-    offset: DVec2,
-    minor: bool,
-    to: DVec2,
-) -> DVec2 {
-    let uv = here.uv + offset * field.inv_cell();
-    if uv.x >= 0.0 && uv.y >= 0.0 && uv.x < 1.0 && uv.y < 1.0 {
-        here.at(uv, minor, to)
+    let place = Place::of(field, p);
+    if minor {
+        rk4_at::<true>(field, &place, p, prev, h)
     } else {
-        field.towards(p + offset, minor, to)
+        rk4_at::<false>(field, &place, p, prev, h)
     }
 }
 
-/// The RK4 step from its four samples; `None` where k1 is degenerate.
+/// [`rk4`] from `p` at `place`, the samples in f32 cell coordinates.
 #[inline(always)]
-fn combine(h: f64, k1: DVec2, k2: DVec2, k3: DVec2, k4: DVec2) -> Option<DVec2> {
-    (MIN_EIGEN * MIN_EIGEN..)
-        .contains(&k1.length_squared())
-        .then(|| (k1 + 2.0 * (k2 + k3) + k4) * (h / 6.0))
+fn rk4_at<const MINOR: bool>(
+    field: &SampledField,
+    place: &Place,
+    p: DVec2,
+    prev: DVec2,
+    h: f64,
+) -> Option<DVec2> {
+    let m = place.cell.eval::<MINOR>(place.u, place.v);
+    let s = 1.0f32.copysign(m[0] * prev.x as f32 + m[1] * prev.y as f32);
+    let k1 = [m[0] * s, m[1] * s];
+    let c = (0.5 * h * field.inv_cell()) as f32;
+    let k2 = sample::<MINOR>(field, place, p, [k1[0] * c, k1[1] * c], s, k1);
+    let k3 = sample::<MINOR>(field, place, p, [k2[0] * c, k2[1] * c], s, k1);
+    let c2 = 2.0 * c;
+    let k4 = sample::<MINOR>(field, place, p, [k3[0] * c2, k3[1] * c2], s, k1);
+    // NaN (a degenerate cell) fails too.
+    if !(((MIN_EIGEN * MIN_EIGEN) as f32)..).contains(&(k1[0] * k1[0] + k1[1] * k1[1])) {
+        return None;
+    }
+    let sum = |i: usize| (k1[i] + 2.0 * (k2[i] + k3[i]) + k4[i]) as f64;
+    Some(DVec2::new(sum(0), sum(1)) * (h / 6.0))
 }
 
-/// [`rk4`] for two points at once, as two independent chains of samples
-/// the processor can overlap (the two halves of a line advance together).
+/// The eigenvector `du` (cell units) from `place` (at point `p`) with
+/// k1's sign `s` inside the place's cell (see [`Cell::eval`]), else
+/// from the cell it falls in, turned to agree with `to` (k1).
 #[inline(always)]
-fn rk4_both(
+fn sample<const MINOR: bool>(
     field: &SampledField,
-    minor: bool,
-    p: [DVec2; 2],
-    prev: [DVec2; 2],
-    h: f64,
-) -> [Option<DVec2>; 2] {
-    let here = [field.locate(p[0]), field.locate(p[1])];
-    let at = |i: usize, offset: DVec2, to: DVec2| near(field, &here[i], p[i], offset, minor, to);
-    let k1 = [
-        here[0].towards(minor, prev[0]),
-        here[1].towards(minor, prev[1]),
-    ];
-    let k2 = [
-        at(0, k1[0] * (0.5 * h), k1[0]),
-        at(1, k1[1] * (0.5 * h), k1[1]),
-    ];
-    let k3 = [
-        at(0, k2[0] * (0.5 * h), k1[0]),
-        at(1, k2[1] * (0.5 * h), k1[1]),
-    ];
-    let k4 = [at(0, k3[0] * h, k1[0]), at(1, k3[1] * h, k1[1])];
-    [0, 1].map(|i| combine(h, k1[i], k2[i], k3[i], k4[i]))
+    place: &Place,
+    p: DVec2,
+    du: [f32; 2],
+    s: f32,
+    to: [f32; 2],
+) -> [f32; 2] {
+    let (u, v) = (place.u + du[0], place.v + du[1]);
+    if u >= 0.0 && v >= 0.0 && u < 1.0 && v < 1.0 {
+        let m = place.cell.eval::<MINOR>(u, v);
+        return [m[0] * s, m[1] * s];
+    }
+    if !(u > -1.0 && v > -1.0 && u < 2.0 && v < 2.0) {
+        return off_grid(field, MINOR, p, du, to);
+    }
+    let di = (u >= 1.0) as i32 - (u < 0.0) as i32;
+    let dj = (v >= 1.0) as i32 - (v < 0.0) as i32;
+    match field.cell(place.i + di, place.j + dj) {
+        Some(cell) => {
+            let m = cell.eval::<MINOR>(u - di as f32, v - dj as f32);
+            let s = 1.0f32.copysign(m[0] * to[0] + m[1] * to[1]);
+            [m[0] * s, m[1] * s]
+        }
+        None => off_grid(field, MINOR, p, du, to),
+    }
+}
+
+/// [`sample`] off the grid (the nearest edge cell's value) or a cell or
+/// more away.
+#[cold]
+#[inline(never)]
+fn off_grid(field: &SampledField, minor: bool, p: DVec2, du: [f32; 2], to: [f32; 2]) -> [f32; 2] {
+    let q = p + DVec2::new(du[0] as f64, du[1] as f64) * field.cell_side();
+    let w = field.towards(q, minor, DVec2::new(to[0] as f64, to[1] as f64));
+    [w.x as f32, w.y as f32]
 }
 
 /// Why a half-line stopped.
@@ -159,6 +210,7 @@ pub(crate) struct Limits {
 struct Half {
     pts: Vec<DVec2>,
     p: DVec2,
+    place: Place,
     prev: DVec2,
     /// Distance it may still go before the next collision query (a step is
     /// never longer than `h`).
@@ -172,10 +224,11 @@ struct Half {
 }
 
 impl Half {
-    fn new(seed: DVec2, dir: DVec2, sign: i32, every: i32) -> Self {
+    fn new(field: &SampledField, seed: DVec2, dir: DVec2, sign: i32, every: i32) -> Self {
         Self {
             pts: Vec::new(),
             p: seed,
+            place: Place::of(field, seed),
             prev: dir,
             safe: -1.0,
             k: 0,
@@ -191,6 +244,7 @@ impl Half {
     fn advance(
         &mut self,
         d: Option<DVec2>,
+        field: &SampledField,
         region: &Region,
         store: &mut Store,
         line: u32,
@@ -231,6 +285,7 @@ impl Half {
             store.insert(q, line, self.sign * self.k);
             self.to_file = lim.every;
         }
+        self.place = self.place.moved(field, d, q);
         self.p = q;
         self.prev = d;
     }
@@ -254,15 +309,30 @@ pub(crate) fn trace_both(
     region: &Region,
     store: &mut Store,
     family: Family,
+    seed: (DVec2, DVec2),
+    line: u32,
+    lim: &Limits,
+    budget: &mut u64,
+) -> [(Vec<DVec2>, Stop); 2] {
+    match family {
+        Family::Major => trace_family::<false>(field, region, store, seed, line, lim, budget),
+        Family::Minor => trace_family::<true>(field, region, store, seed, line, lim, budget),
+    }
+}
+
+/// [`trace_both`] for the major (or, with `MINOR`, the minor) family.
+fn trace_family<const MINOR: bool>(
+    field: &SampledField,
+    region: &Region,
+    store: &mut Store,
     (seed, dir): (DVec2, DVec2),
     line: u32,
     lim: &Limits,
     budget: &mut u64,
 ) -> [(Vec<DVec2>, Stop); 2] {
-    let minor = family == Family::Minor;
     let mut halves = [
-        Half::new(seed, dir, 1, lim.every),
-        Half::new(seed, -dir, -1, lim.every),
+        Half::new(field, seed, dir, 1, lim.every),
+        Half::new(field, seed, -dir, -1, lim.every),
     ];
     let steps = lim.max_steps.min(*budget as usize);
     loop {
@@ -281,21 +351,17 @@ pub(crate) fn trace_both(
         }
         match running {
             [true, true] => {
-                let ds = rk4_both(
-                    field,
-                    minor,
-                    [halves[0].p, halves[1].p],
-                    [halves[0].prev, halves[1].prev],
-                    lim.h,
-                );
-                for (h, d) in halves.iter_mut().zip(ds) {
-                    h.advance(d, region, store, line, lim);
-                }
+                // Two independent chains of samples the processor overlaps.
+                let [a, b] = &mut halves;
+                let da = rk4_at::<MINOR>(field, &a.place, a.p, a.prev, lim.h);
+                let db = rk4_at::<MINOR>(field, &b.place, b.p, b.prev, lim.h);
+                a.advance(da, field, region, store, line, lim);
+                b.advance(db, field, region, store, line, lim);
             }
             [true, false] | [false, true] => {
                 let h = &mut halves[running[1] as usize];
-                let d = rk4(field, minor, h.p, h.prev, lim.h);
-                h.advance(d, region, store, line, lim);
+                let d = rk4_at::<MINOR>(field, &h.place, h.p, h.prev, lim.h);
+                h.advance(d, field, region, store, line, lim);
             }
             [false, false] => break,
         }

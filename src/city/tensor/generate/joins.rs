@@ -104,7 +104,7 @@ impl Generator<'_> {
         let every = st.lim.every as i64;
         let mut segs: Vec<(u32, u32)> = Vec::new();
         for store in &st.stores {
-            for (_, s) in store.near(e, look) {
+            for s in store.near(e, look) {
                 let raw = s.idx as i64 + st.offsets[s.line as usize] as i64;
                 if s.line as usize == id && (raw - e_idx as i64).abs() < own_window {
                     continue;
