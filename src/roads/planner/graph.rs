@@ -444,14 +444,14 @@ impl<'t> SearchGraph<'t> {
         let tb = self.params.tie_breaker;
         for x in 0..self.turns_from[din].len() {
             let (m, smooth) = self.turns_from[din][x];
-            let o = self.out_at(at + m, i, j, m);
-            if o.base == f64::INFINITY {
-                // Leaves the window (a bridge along it would too).
-                continue;
-            }
             let bridges = self.params.bridges;
             let lazy = own && !bridges;
             if lazy && closed >> m & 1 == 1 {
+                continue;
+            }
+            let o = self.out_at(at + m, i, j, m);
+            if o.base == f64::INFINITY {
+                // Leaves the window (a bridge along it would too).
                 continue;
             }
             let (qi, qj, o, len, slot) = if lazy || self.seg_dry(at + m, i, j, m) {
