@@ -119,8 +119,9 @@ pub struct SearchGraph<'t> {
     z_goal: f64,
     /// Longest single move, metres (bridges included).
     pub(super) lmax: f64,
-    /// The relaxed cost-to-go search (none with bridges or no slope weight).
-    pub(super) togo: Option<CostToGo>,
+    /// The relaxed cost-to-go search (none with bridges or no slope weight;
+    /// boxed: each query takes it out and puts it back).
+    pub(super) togo: Option<Box<CostToGo>>,
 }
 
 impl<'t> SearchGraph<'t> {
@@ -169,13 +170,13 @@ impl<'t> SearchGraph<'t> {
         }
         let z_goal = terrain.height(to.x, to.y);
         let togo = (!params.bridges && params.weights.slope > 0.0).then(|| {
-            CostToGo::new(
+            Box::new(CostToGo::new(
                 win,
                 frame.n,
                 terrain.height(from.x, from.y),
                 &smooth,
                 moves.len(),
-            )
+            ))
         });
         let turns_from = (0..=k)
             .map(|a| {
