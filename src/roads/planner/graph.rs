@@ -175,7 +175,7 @@ impl<'t> SearchGraph<'t> {
                 frame.n,
                 terrain.height(from.x, from.y),
                 &smooth,
-                moves.len(),
+                &moves,
             ))
         });
         let turns_from = (0..=k)
