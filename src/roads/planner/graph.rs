@@ -510,7 +510,7 @@ impl<'t> SearchGraph<'t> {
                 dir: m as u8,
             };
             let mut cell = o.to;
-            if own {
+            if own && cell.h.is_nan() {
                 cell.h = self.step_h(slot, qi, qj).1;
             }
             f(Step {
