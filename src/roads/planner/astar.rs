@@ -81,6 +81,8 @@ const NO_NODE: Node = Node {
 struct Records {
     nodes: Paged<Node>,
     g: Vec<f64>,
+    /// Per cell, bit `m`: state `(q, m)` filed under it is closed.
+    closed: Vec<u64>,
     moves: Vec<(i64, i64)>,
 }
 
@@ -92,6 +94,8 @@ impl Records {
         let s = self.nodes.slot(i - di, j - dj) + dir;
         if self.g.len() < self.nodes.data.len() {
             self.g.resize(self.nodes.data.len(), f64::INFINITY);
+            let cells = self.nodes.data.len() / (self.moves.len() + 1);
+            self.closed.resize(cells, 0);
         }
         s
     }
@@ -145,6 +149,7 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
     let mut rec = Records {
         nodes: Paged::new(x0, x1, y0, y1, k + 1, NO_NODE),
         g: Vec::new(),
+        closed: Vec::new(),
         moves: graph.moves.clone(),
     };
     let mut heap = BinaryHeap::new();
@@ -168,6 +173,7 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
         rec.g[slot] = -g0;
         let node = rec.nodes.data[slot];
         let (i, j, din) = rec.state(slot);
+        rec.closed[(slot - din) / (k + 1)] |= 1 << din;
         // A state's segment is the same whichever road reached it: its
         // lake test waits until the state is taken, and a wet one is dropped.
         if lazy && din < k && !node.bridge {
@@ -205,9 +211,7 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
             back3,
         };
         let here = rec.slot(i, j, k) - k;
-        let closed = (0..k).fold(0u64, |c, m| {
-            c | (rec.g[here + m].is_sign_negative() as u64) << m
-        });
+        let closed = rec.closed[here / (k + 1)];
         graph.expand(i, j, &label, true, closed, |step| {
             let g = g0 + step.cost;
             let t = step.to;

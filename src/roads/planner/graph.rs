@@ -119,8 +119,9 @@ pub struct SearchGraph<'t> {
     z_goal: f64,
     /// Longest single move, metres (bridges included).
     pub(super) lmax: f64,
-    /// The relaxed cost-to-go search (none with bridges or no slope weight).
-    pub(super) togo: Option<CostToGo>,
+    /// The relaxed cost-to-go search (none with bridges or no slope weight;
+    /// boxed: each query takes it out and puts it back).
+    pub(super) togo: Option<Box<CostToGo>>,
 }
 
 impl<'t> SearchGraph<'t> {
@@ -169,13 +170,13 @@ impl<'t> SearchGraph<'t> {
         }
         let z_goal = terrain.height(to.x, to.y);
         let togo = (!params.bridges && params.weights.slope > 0.0).then(|| {
-            CostToGo::new(
+            Box::new(CostToGo::new(
                 win,
                 frame.n,
                 terrain.height(from.x, from.y),
                 &smooth,
-                moves.len(),
-            )
+                &moves,
+            ))
         });
         let turns_from = (0..=k)
             .map(|a| {
@@ -444,14 +445,14 @@ impl<'t> SearchGraph<'t> {
         let tb = self.params.tie_breaker;
         for x in 0..self.turns_from[din].len() {
             let (m, smooth) = self.turns_from[din][x];
-            let o = self.out_at(at + m, i, j, m);
-            if o.base == f64::INFINITY {
-                // Leaves the window (a bridge along it would too).
-                continue;
-            }
             let bridges = self.params.bridges;
             let lazy = own && !bridges;
             if lazy && closed >> m & 1 == 1 {
+                continue;
+            }
+            let o = self.out_at(at + m, i, j, m);
+            if o.base == f64::INFINITY {
+                // Leaves the window (a bridge along it would too).
                 continue;
             }
             let (qi, qj, o, len, slot) = if lazy || self.seg_dry(at + m, i, j, m) {
@@ -509,7 +510,7 @@ impl<'t> SearchGraph<'t> {
                 dir: m as u8,
             };
             let mut cell = o.to;
-            if own {
+            if own && cell.h.is_nan() {
                 cell.h = self.step_h(slot, qi, qj).1;
             }
             f(Step {

@@ -80,10 +80,15 @@ impl RoadPlanner for SequentialPlanner {
             let rem = to - p;
             let last = rem.length() <= step;
             let centre = rem.y.atan2(rem.x);
-            // How far along the schedule the road is (§6.1: the fan narrows
-            // towards the end; by built length, so a longer road may wander).
-            let progress =
-                (length / (params.distance_factor * frame.direct).max(1e-9)).clamp(0.0, 1.0);
+            // How far along the road is (§6.1: the fan narrows as the road
+            // approaches the end): by built length, so a longer road may
+            // wander; and by the distance left, so a road turned away from
+            // the end (round a lake) opens its fan again instead of pacing
+            // along the shore with a narrow one (relaxed by the factor's
+            // excess: a road asked to be longer wanders as before).
+            let built = length / (params.distance_factor * frame.direct).max(1e-9);
+            let near = 1.0 - rem.length() / frame.direct.max(1e-9) + params.distance_factor - 1.0;
+            let progress = built.min(near).clamp(0.0, 1.0);
             let mut spread =
                 (params.fan_start + (params.fan_end - params.fan_start) * progress).to_radians();
             let mut k = if last { 1 } else { params.candidates };

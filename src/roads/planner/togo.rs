@@ -45,12 +45,22 @@ pub(crate) struct CostToGo {
     /// Per move `m`: the moves `m'` a road may turn from into `m` (not too
     /// sharp), with the turn's smoothness.
     turns_into: Vec<Vec<(usize, f64)>>,
+    /// Flat window: per move `m`, how far before a cell's slot in `cells`
+    /// lies the cell `m` leads from (empty when paged).
+    back: Vec<usize>,
 }
 
 impl CostToGo {
     /// Starts the backward search at the goal cell `(n, 0)`; `smooth` is
     /// the graph's turn table (`k` moves).
-    pub fn new(win: (i64, i64, i64, i64), n: i64, z_start: f64, smooth: &[f64], k: usize) -> Self {
+    pub fn new(
+        win: (i64, i64, i64, i64),
+        n: i64,
+        z_start: f64,
+        smooth: &[f64],
+        moves: &[(i64, i64)],
+    ) -> Self {
+        let k = moves.len();
         let open = Cell {
             g: f64::INFINITY,
             closed: false,
@@ -72,7 +82,14 @@ impl CostToGo {
                     .collect()
             })
             .collect();
+        let back = cells.stride().map_or(Vec::new(), |w| {
+            moves
+                .iter()
+                .map(|&(mi, mj)| (mj * w + mi) as usize)
+                .collect()
+        });
         Self {
+            back,
             cells,
             heap,
             z_start,
@@ -121,7 +138,10 @@ impl SearchGraph<'_> {
                     continue;
                 }
                 let (pi, pj) = (ci - self.moves[m].0, cj - self.moves[m].1);
-                let ps = b.cells.slot(pi, pj);
+                let ps = match b.back.get(m) {
+                    Some(&d) => slot.wrapping_sub(d),
+                    None => b.cells.slot(pi, pj),
+                };
                 let p = b.cells.data[ps];
                 // The heuristic below is consistent: closed is final.
                 if p.closed || gc + base >= p.g {
