@@ -1,17 +1,20 @@
 //! Headless fly-through benchmark: the focus flies east at 300 m/s for 30 s
 //! of game time, paced in real time at 60 Hz, with no window or renderer.
 //!
-//! `cargo run --release --example flythrough [-- --seconds S --speed M --workers N --single-threaded]`
+//! `cargo run --release --example flythrough [-- --seconds S --speed M --workers N --single-threaded | --multi-threaded]`
 //!
-//! The plugin's workers ([`ReliefWorkers`], one per core by default) run at
-//! a lower priority than the frame; `--workers N` sets how many.
-//! `--single-threaded` runs every schedule on the main thread (no hand-offs
-//! between threads, which on two cores cost more than they gain).
+//! The plugin's workers ([`ReliefWorkers`], one per core by default) run
+//! below the frame's priority; `--workers N` sets how many. Like the world
+//! example it adds [`FewCoresPlugin`]: on two cores or fewer every schedule
+//! runs on the main thread (hand-offs between threads cost more than they
+//! gain there). `--single-threaded` does so on any machine,
+//! `--multi-threaded` keeps Bevy's multi-threaded executor.
 //!
 //! Reports the wall time of a whole frame's update (from the first schedule
 //! to the last, with Bevy's own multi-threaded executor: what a player
 //! feels, contention with the meshing workers included) as median, p99 and
-//! max, the part of it our `PostUpdate` sets take, frames with no ground
+//! max, the part of it our `PostUpdate` sets take, how long the frame's
+//! threads waited for a core (Linux run delays), frames with no ground
 //! mesh under the focus after the first second, chunks generated per second,
 //! peak entity count and resident memory at 10 s and at the end.
 //!
@@ -23,7 +26,7 @@ use bevy::app::{AppExit, ScheduleRunnerPlugin};
 use bevy::math::DVec3;
 use bevy::mesh::MeshPlugin;
 use bevy::prelude::*;
-use bevy_relief::plugin::tasks::ReliefWorkers;
+use bevy_relief::plugin::tasks::{ReliefWorkers, single_threaded_schedules};
 use bevy_relief::prelude::*;
 use std::time::{Duration, Instant};
 
@@ -39,6 +42,10 @@ struct Flight {
     /// Wall time of our `PostUpdate` sets per frame.
     ours: Vec<f64>,
     marks: Vec<[f64; 4]>,
+    /// The frame threads' summed run delay when the frame started, ns.
+    wait_start: u64,
+    /// Their run delay during each frame, ms.
+    waits: Vec<f64>,
     no_ground_after_1s: u32,
     peak_entities: u32,
     rss_10s: Option<u64>,
@@ -50,12 +57,11 @@ fn main() -> AppExit {
     let mut seconds = 30.0;
     let mut speed = 300.0;
     let mut workers = None;
-    let mut single = false;
+    let mut executor = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
-        if a == "--single-threaded" {
-            // Every schedule on the main thread: no hand-offs between threads.
-            single = true;
+        if a == "--single-threaded" || a == "--multi-threaded" {
+            executor = Some(a);
             continue;
         }
         let v = args.next().and_then(|s| s.parse::<f64>().ok());
@@ -65,7 +71,7 @@ fn main() -> AppExit {
             ("--workers", Some(v)) if v >= 1.0 => workers = Some(ReliefWorkers::new(v as usize)),
             _ => {
                 eprintln!(
-                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--single-threaded]"
+                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--single-threaded | --multi-threaded]"
                 );
                 return AppExit::from_code(2);
             }
@@ -93,6 +99,8 @@ fn main() -> AppExit {
         frames: Vec::new(),
         ours: Vec::new(),
         marks: Vec::new(),
+        wait_start: 0,
+        waits: Vec::new(),
         no_ground_after_1s: 0,
         peak_entities: 0,
         rss_10s: None,
@@ -111,15 +119,12 @@ fn main() -> AppExit {
     .add_systems(First, frame_begin)
     .add_systems(Last, frame_end)
     .add_systems(Update, fly);
-    if single {
-        let single = |s: &mut Schedule| {
-            s.set_executor(bevy::ecs::schedule::SingleThreadedExecutor::new());
-        };
-        app.edit_schedule(First, single)
-            .edit_schedule(PreUpdate, single)
-            .edit_schedule(Update, single)
-            .edit_schedule(PostUpdate, single)
-            .edit_schedule(Last, single);
+    match executor.as_deref() {
+        Some("--single-threaded") => single_threaded_schedules(&mut app),
+        Some(_) => {}
+        None => {
+            app.add_plugins(FewCoresPlugin::default());
+        }
     }
     app.add_systems(
         PostUpdate,
@@ -151,6 +156,7 @@ fn fly(
 
 /// The frame's update starts.
 fn frame_begin(mut flight: ResMut<Flight>) {
+    flight.wait_start = frame_threads_run_delay();
     flight.frame_start = Some(Instant::now());
 }
 
@@ -158,7 +164,26 @@ fn frame_begin(mut flight: ResMut<Flight>) {
 fn frame_end(mut flight: ResMut<Flight>) {
     if let Some(t0) = flight.frame_start.take() {
         flight.frames.push(t0.elapsed().as_secs_f64() * 1e3);
+        let waited = frame_threads_run_delay().saturating_sub(flight.wait_start);
+        flight.waits.push(waited as f64 / 1e6);
     }
+}
+
+/// The summed time this process's threads, the plugin's workers aside, have
+/// spent runnable but not running, ns (Linux schedstat; 0 elsewhere).
+fn frame_threads_run_delay() -> u64 {
+    let tasks = std::fs::read_dir("/proc/self/task").into_iter().flatten();
+    tasks
+        .flatten()
+        .filter(|t| {
+            let name = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
+            !name.starts_with("relief ")
+        })
+        .filter_map(|t| {
+            let stat = std::fs::read_to_string(t.path().join("schedstat")).ok()?;
+            stat.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .sum()
 }
 
 fn begin(mut flight: ResMut<Flight>) {
@@ -246,6 +271,10 @@ fn report(flight: &Flight, stats: &ReliefStats) -> u32 {
     );
     let (m, p, x) = quantiles(&flight.frames);
     println!("  app.update() wall time per frame: median {m:.3} ms, p99 {p:.3} ms, max {x:.3} ms");
+    let (m, p, x) = quantiles(&flight.waits);
+    println!(
+        "    waiting for a core (the frame's threads): median {m:.3} ms, p99 {p:.3} ms, max {x:.3} ms"
+    );
     let (m, p, x) = quantiles(&flight.ours);
     println!("  of which our PostUpdate sets: median {m:.3} ms, p99 {p:.3} ms, max {x:.3} ms");
     let part = |f: &dyn Fn(&[f64; 4]) -> f64| {

@@ -38,7 +38,7 @@ pub mod prelude {
     pub use crate::plugin::ReliefSet;
     pub use crate::plugin::coords::{OriginShifted, RenderOrigin};
     pub use crate::plugin::settings::{TerrainSettings, TerrainState, ViewSettings};
-    pub use crate::plugin::tasks::ReliefWorkers;
+    pub use crate::plugin::tasks::{FewCoresPlugin, ReliefWorkers};
     pub use crate::plugin::{
         LaidRoads, ReliefError, ReliefFocus, ReliefPlugin, ReliefPlugins, ReliefStats,
         ReliefSystems, RoadsLaid, TerrainChunk, TerrainQuery, WorldAnchor,

@@ -1,22 +1,44 @@
 //! Worker threads for a smooth frame on few cores.
 //!
 //! Chunks, ribbons, object cells, roads and the map overlay are built on
-//! [`ReliefWorkers`]: threads of our own, below the frame's scheduling
-//! priority, fed through a lock-free queue. The frame never takes a lock a
-//! worker could hold: with Bevy's async pool, spawning a task locks the
-//! executor's task list, which a low-priority worker finishing a task also
-//! locks; when that worker is preempted mid-way the frame waits for it
-//! (priority inversion: single spawns of 0.4–1.6 ms were measured here).
+//! [`ReliefWorkers`]: threads of our own fed through a lock-free queue. The
+//! frame never takes a lock a worker could hold: with Bevy's async pool,
+//! spawning a task locks the executor's task list, which a low-priority
+//! worker finishing a task also locks; when that worker is preempted mid-way
+//! the frame waits for it (priority inversion: single spawns of 0.4–1.6 ms
+//! were measured here).
+//!
+//! On Linux the workers run in the idle scheduling class (`SCHED_IDLE`): a
+//! frame thread that wakes takes a core from them at once. At nice +10 it
+//! often waited for the scheduler's next tick, up to 4 ms (measured with
+//! the fly-through's per-thread run delays). Idle-class threads get almost
+//! nothing while the game keeps every core busy, so one reserve thread at
+//! nice +10 runs queued jobs whenever no worker has taken one for
+//! [`STARVED`]: streaming slows down under load but never stops.
+//!
+//! [`FewCoresPlugin`] runs the app's main schedules on one thread on
+//! machines with two cores or fewer, where handing systems to other threads
+//! costs more than it gains.
 
-use bevy::app::{TaskPoolOptions, TaskPoolPlugin};
+use bevy::app::{
+    App, First, FixedFirst, FixedLast, FixedPostUpdate, FixedPreUpdate, FixedUpdate, Last, Plugin,
+    PostUpdate, PreUpdate, RunFixedMainLoop, TaskPoolOptions, TaskPoolPlugin, Update,
+};
+use bevy::ecs::schedule::{ScheduleLabel, SingleThreadedExecutor};
 use bevy::prelude::Resource;
 use concurrent_queue::ConcurrentQueue;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::Thread;
+use std::time::{Duration, Instant};
 
-/// How much lower the workers' priority is (a Unix "nice" increment).
+/// How much lower the reserve thread's priority is (a Unix "nice"
+/// increment); also the workers' where the idle class is refused.
 pub const WORKER_NICENESS: i32 = 10;
+
+/// How long queued jobs wait with no worker taking one before the reserve
+/// thread helps.
+pub const STARVED: Duration = Duration::from_millis(200);
 
 type Work = Box<dyn FnOnce() + Send>;
 
@@ -31,8 +53,15 @@ struct Owner(Arc<Shared>);
 
 struct Shared {
     queue: ConcurrentQueue<Work>,
+    /// The workers, then the reserve thread.
     threads: OnceLock<Vec<Thread>>,
+    /// How many of them are workers.
+    workers: OnceLock<usize>,
     stop: AtomicBool,
+    /// When a worker last took a job or the queue last filled from empty,
+    /// microseconds since `epoch`: the reserve's clock.
+    progress: AtomicU64,
+    epoch: Instant,
 }
 
 impl Default for ReliefWorkers {
@@ -43,31 +72,39 @@ impl Default for ReliefWorkers {
 }
 
 impl ReliefWorkers {
-    /// `threads` workers (at least one), each at [`WORKER_NICENESS`] below
-    /// the thread that creates them.
+    /// `threads` workers (at least one) in the idle scheduling class, and
+    /// the reserve thread at [`WORKER_NICENESS`] below the thread that
+    /// creates them (see the module docs).
     pub fn new(threads: usize) -> Self {
         let shared = Arc::new(Shared {
             queue: ConcurrentQueue::unbounded(),
             threads: OnceLock::new(),
+            workers: OnceLock::new(),
             stop: AtomicBool::new(false),
+            progress: AtomicU64::new(0),
+            epoch: Instant::now(),
         });
-        let handles = (0..threads.max(1))
-            .filter_map(|i| {
-                let s = Arc::clone(&shared);
-                std::thread::Builder::new()
-                    .name(format!("relief worker {i}"))
-                    .spawn(move || run(&s))
-                    .ok()
-                    .map(|h| h.thread().clone())
-            })
+        let spawn = |name: String, reserve: bool| {
+            let s = Arc::clone(&shared);
+            std::thread::Builder::new()
+                .name(name)
+                .spawn(move || if reserve { run_reserve(&s) } else { run(&s) })
+                .ok()
+                .map(|h| h.thread().clone())
+        };
+        let mut handles: Vec<Thread> = (0..threads.max(1))
+            .filter_map(|i| spawn(format!("relief worker {i}"), false))
             .collect();
+        let workers = handles.len();
+        let _ = shared.workers.set(workers);
+        handles.extend(spawn("relief reserve".into(), true));
         let _ = shared.threads.set(handles);
         Self(Arc::new(Owner(shared)))
     }
 
-    /// How many threads run.
+    /// How many workers run (the reserve thread aside).
     pub fn threads(&self) -> usize {
-        self.0.0.threads.get().map_or(0, Vec::len)
+        self.0.0.workers.get().copied().unwrap_or(0)
     }
 
     /// Queues `work`; its result is collected from the returned [`Job`].
@@ -88,16 +125,22 @@ impl ReliefWorkers {
             s.done.store(true, Ordering::Release);
         });
         let shared = &self.0.0;
+        if shared.queue.is_empty() {
+            shared.progress.store(shared.now_us(), Ordering::Release);
+        }
         if shared.queue.push(job).is_ok() {
-            shared.wake_all();
+            shared.wake(false);
         }
         Job(slot)
     }
 }
 
 impl Shared {
-    fn wake_all(&self) {
-        for t in self.threads.get().into_iter().flatten() {
+    /// Wakes the workers, and the reserve too when `all`.
+    fn wake(&self, all: bool) {
+        let threads = self.threads.get().map_or(&[][..], Vec::as_slice);
+        let workers = self.workers.get().copied().unwrap_or(threads.len());
+        for t in &threads[..if all { threads.len() } else { workers }] {
             t.unpark();
         }
     }
@@ -107,21 +150,50 @@ impl Drop for Owner {
     fn drop(&mut self) {
         self.0.stop.store(true, Ordering::Release);
         self.0.queue.close();
-        self.0.wake_all();
+        self.0.wake(true);
     }
 }
 
 fn run(shared: &Shared) {
-    lower_this_threads_priority();
+    enter_idle_class();
     while !shared.stop.load(Ordering::Acquire) {
         match shared.queue.pop() {
-            // A panicking job loses its result (its `Job` never finishes),
-            // not the worker.
             Ok(job) => {
-                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+                shared.progress.store(shared.now_us(), Ordering::Release);
+                run_job(job);
             }
             Err(_) => std::thread::park(),
         }
+    }
+}
+
+/// The reserve: looks every half [`STARVED`] and runs queued jobs while no
+/// worker has taken one for that long.
+fn run_reserve(shared: &Shared) {
+    lower_this_threads_priority();
+    let starved = STARVED.as_micros() as u64;
+    while !shared.stop.load(Ordering::Acquire) {
+        std::thread::park_timeout(STARVED / 2);
+        while !shared.stop.load(Ordering::Acquire)
+            && shared.now_us() >= shared.progress.load(Ordering::Acquire) + starved
+        {
+            match shared.queue.pop() {
+                Ok(job) => run_job(job),
+                Err(_) => break,
+            }
+        }
+    }
+}
+
+/// A panicking job loses its result (its `Job` never finishes), not the
+/// thread.
+fn run_job(job: Work) {
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+}
+
+impl Shared {
+    fn now_us(&self) -> u64 {
+        self.epoch.elapsed().as_micros() as u64
     }
 }
 
@@ -184,6 +256,69 @@ pub fn lower_this_threads_priority() {
     }
 }
 
+/// Moves the calling thread to the idle scheduling class (Linux), or where
+/// that is refused lowers it by [`WORKER_NICENESS`].
+fn enter_idle_class() {
+    #[cfg(target_os = "linux")]
+    {
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: a plain system call on the calling thread (0) with a valid
+        // parameter block.
+        if unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) } == 0 {
+            return;
+        }
+    }
+    lower_this_threads_priority();
+}
+
+/// Runs the app's main schedules (`First` to `Last`, the fixed-step ones
+/// too) on the single-threaded executor when the machine has at most
+/// `max_cores` cores. On two cores a system handed to another thread often
+/// waits for that thread to be scheduled, so one thread is faster there
+/// (`examples/flythrough.rs`: README, Performance). Not part of
+/// [`ReliefPlugins`](super::ReliefPlugins): the executor is the app's
+/// choice. Add it after Bevy's plugins.
+#[derive(Clone, Copy, Debug)]
+pub struct FewCoresPlugin {
+    /// The largest core count that gets one thread.
+    pub max_cores: usize,
+}
+
+impl Default for FewCoresPlugin {
+    fn default() -> Self {
+        Self { max_cores: 2 }
+    }
+}
+
+impl Plugin for FewCoresPlugin {
+    fn build(&self, app: &mut App) {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if cores <= self.max_cores {
+            single_threaded_schedules(app);
+        }
+    }
+}
+
+/// Puts the main schedules on the single-threaded executor.
+pub fn single_threaded_schedules(app: &mut App) {
+    fn one(app: &mut App, label: impl ScheduleLabel) {
+        app.edit_schedule(label, |s| {
+            s.set_executor(SingleThreadedExecutor::new());
+        });
+    }
+    one(app, First);
+    one(app, PreUpdate);
+    one(app, RunFixedMainLoop);
+    one(app, FixedFirst);
+    one(app, FixedPreUpdate);
+    one(app, FixedUpdate);
+    one(app, FixedPostUpdate);
+    one(app, FixedLast);
+    one(app, Update);
+    one(app, PostUpdate);
+    one(app, Last);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -232,6 +367,36 @@ mod tests {
         assert_eq!(wait(&mut after), 7);
         assert!(!ran.load(Ordering::Acquire));
         assert!(boom.take().is_none());
+    }
+
+    #[test]
+    fn the_reserve_runs_jobs_while_every_worker_is_busy() {
+        let w = ReliefWorkers::new(1);
+        let (started, gate) = (
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(AtomicBool::new(false)),
+        );
+        let (s, g) = (Arc::clone(&started), Arc::clone(&gate));
+        let mut blocker = w.spawn(move || {
+            s.store(true, Ordering::Release);
+            while !g.load(Ordering::Acquire) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        });
+        let t0 = Instant::now();
+        while !started.load(Ordering::Acquire) {
+            assert!(
+                t0.elapsed() < Duration::from_secs(10),
+                "the worker never started"
+            );
+            std::thread::yield_now();
+        }
+        // The only worker is taken: the reserve runs this one.
+        let mut next = w.spawn(|| 7);
+        assert_eq!(wait(&mut next), 7);
+        assert!(!blocker.is_finished());
+        gate.store(true, Ordering::Release);
+        wait(&mut blocker);
     }
 
     #[test]
