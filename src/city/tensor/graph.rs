@@ -150,8 +150,8 @@ impl TracedStreets {
     /// [`RoadClass::Road`](crate::roads::RoadClass::Road), streets as
     /// [`RoadClass::Street`](crate::roads::RoadClass::Street)) and its blocks.
     pub fn to_streets(&self) -> Streets {
-        Streets::from_graph(
-            &self.graph(),
+        Streets::from_owned_graph(
+            self.graph(),
             self.obstacles.clone(),
             EdgeRole::default_style,
         )
