@@ -57,6 +57,8 @@ pub(crate) struct Generator<'a> {
     /// Gate points and whether a line passes through them.
     gates: Vec<(DVec2, bool)>,
     bounds: (DVec2, DVec2),
+    /// The two halves of the line being traced (reused).
+    halves: [Vec<DVec2>; 2],
 }
 
 impl<'a> Generator<'a> {
@@ -92,6 +94,7 @@ impl<'a> Generator<'a> {
             fixed,
             gates,
             bounds,
+            halves: Default::default(),
         }
     }
 
@@ -228,7 +231,7 @@ impl<'a> Generator<'a> {
         let store = &mut st.stores[family.index()];
         store.mark();
         store.insert(seed, id, 0);
-        let [(fwd, stop_f), (bwd, stop_b)] = trace_both(
+        let [stop_f, stop_b] = trace_both(
             &self.field,
             &self.region,
             store,
@@ -237,16 +240,19 @@ impl<'a> Generator<'a> {
             id,
             &st.lim,
             &mut self.budget,
+            &mut self.halves,
         );
-        let mut points: Vec<DVec2> = bwd.iter().rev().copied().collect();
+        let [fwd, bwd] = &self.halves;
+        let mut points = Vec::with_capacity(bwd.len() + 1 + fwd.len());
+        points.extend(bwd.iter().rev());
         points.push(seed);
-        points.extend_from_slice(&fwd);
+        points.extend_from_slice(fwd);
         if super::lines::polyline_length(&points) < st.sp.min_length.max(1.0e-9) {
             store.undo();
             return None;
         }
         let ends = [stop_b, stop_f].map(|s| self.end_of(s));
-        st.offsets.push(bwd.len() as i32);
+        st.offsets.push(self.halves[1].len() as i32);
         Some(Streamline {
             traced: 0..points.len(),
             points,
