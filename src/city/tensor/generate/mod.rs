@@ -188,8 +188,16 @@ impl<'a> Generator<'a> {
             }
             queue.push(family, Band::Laid, self.density.centre(), None);
         }
+        // A candidate a pop would reject already (the stores only grow
+        // while the level is traced) is not queued.
+        let (dsep, density) = (st.sp.dsep, self.density);
+        let keep = |region: &Region, stores: &[Store; 2], f: Family, p: DVec2| {
+            region.is_free(p) && !stores[f.index()].any_within(p, dsep / density.at(p))
+        };
         for line in &self.lines {
-            queue.along(&line.points, line.family, st.sp.dsep, st.sp.dstep);
+            queue.along(&line.points, line.family, dsep, st.sp.dstep, |f, p| {
+                keep(&self.region, &st.stores, f, p)
+            });
         }
         let (lo, hi) = self.bounds;
         for family in [Family::Major, Family::Minor] {
@@ -201,8 +209,7 @@ impl<'a> Generator<'a> {
                 family = family.other();
                 continue;
             };
-            let sep = st.sp.dsep / self.density.at(c.pos);
-            if !self.region.is_free(c.pos) || st.stores[family.index()].any_within(c.pos, sep) {
+            if !keep(&self.region, &st.stores, family, c.pos) {
                 continue;
             }
             if let Some(line) = self.trace_line(st, c.pos, family) {
@@ -210,7 +217,9 @@ impl<'a> Generator<'a> {
                     self.gates[g as usize].1 = true;
                     self.junctions.insert(key(c.pos));
                 }
-                queue.along(&line.points, family, st.sp.dsep, st.sp.dstep);
+                queue.along(&line.points, family, dsep, st.sp.dstep, |f, p| {
+                    keep(&self.region, &st.stores, f, p)
+                });
                 self.lines.push(line);
                 family = family.other();
             }
