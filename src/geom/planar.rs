@@ -433,16 +433,16 @@ impl PlanarGraph {
         first.push(order.len());
         let mut used = vec![[false; 2]; self.edges.len()];
         let mut faces = Vec::new();
+        // The walk so far (copied out at its end: no regrowing per face).
+        let (mut nodes, mut edges) = (Vec::new(), Vec::new());
         for start in 0..self.edges.len() {
             for fwd in [true, false] {
                 if used[start][!fwd as usize] {
                     continue;
                 }
-                let mut face = Face {
-                    nodes: Vec::new(),
-                    edges: Vec::new(),
-                    area: 0.0,
-                };
+                nodes.clear();
+                edges.clear();
+                let mut area = 0.0;
                 let (mut e, mut f) = (start as u32, fwd);
                 // A walk uses each directed edge once: at most 2·E steps.
                 for _ in 0..2 * self.edges.len() {
@@ -452,9 +452,9 @@ impl PlanarGraph {
                     used[e as usize][!f as usize] = true;
                     let [a, b] = self.edges[e as usize].ends;
                     let (from, to) = if f { (a, b) } else { (b, a) };
-                    face.nodes.push(from);
-                    face.edges.push((e, f));
-                    face.area += self.pos(from).perp_dot(self.pos(to));
+                    nodes.push(from);
+                    edges.push((e, f));
+                    area += self.pos(from).perp_dot(self.pos(to));
                     // At `to` (end `f` of `e`), the next edge clockwise
                     // from the way back.
                     let es = &order[first[to as usize]..first[to as usize + 1]];
@@ -463,8 +463,11 @@ impl PlanarGraph {
                     f = self.edges[next as usize].ends[0] == to;
                     e = next;
                 }
-                face.area *= 0.5;
-                faces.push(face);
+                faces.push(Face {
+                    nodes: nodes.clone(),
+                    edges: edges.clone(),
+                    area: area * 0.5,
+                });
             }
         }
         faces
@@ -507,6 +510,9 @@ impl PlanarGraph {
     pub fn to_network(&self, style: impl Fn(u32) -> Option<(RoadClass, f64)>) -> RoadNetwork {
         let mut done = vec![false; self.edges.len()];
         let mut roads = Vec::new();
+        // The node of every road vertex, in order (for the junctions), and
+        // the road being walked.
+        let (mut seq, mut points) = (Vec::new(), Vec::new());
         // Whether a chain passes straight through node `n`.
         let through = |n: NodeId, label: u32| {
             self.degree(n) == 2
@@ -540,11 +546,14 @@ impl PlanarGraph {
                 n = self.other(prev, n);
                 e = prev;
             }
-            let mut points = vec![self.pos(n)];
+            points.clear();
+            points.push(self.pos(n));
+            seq.push(n);
             for _ in 0..self.edges.len() {
                 done[e as usize] = true;
                 n = self.other(e, n);
                 points.push(self.pos(n));
+                seq.push(n);
                 if !through(n, label) {
                     break;
                 }
@@ -558,12 +567,12 @@ impl PlanarGraph {
                 e = next;
             }
             roads.push(Road {
-                points,
+                points: points.clone(),
                 class,
                 width,
             });
         }
-        RoadNetwork::from_roads(roads)
+        RoadNetwork::from_node_roads(roads, &self.nodes, &seq)
     }
 
     /// Bounding box of the nodes.

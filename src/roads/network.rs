@@ -3,8 +3,10 @@
 use crate::geom::{
     Contact, cells_along_segment, closest_on_segment, segment_contact, segment_meets_rect,
 };
+use crate::num::FastHash;
 use glam::DVec2;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::fmt::Write;
 
 /// What kind of road, which sets its default width and look.
@@ -116,6 +118,68 @@ impl RoadNetwork {
             })
             .collect();
         junctions.sort_by(|a, b| {
+            a.roads
+                .cmp(&b.roads)
+                .then(a.pos.x.total_cmp(&b.pos.x))
+                .then(a.pos.y.total_cmp(&b.pos.y))
+        });
+        Self { roads, junctions }
+    }
+
+    /// [`from_roads`](Self::from_roads) for roads along the nodes of a
+    /// graph: `nodes[k]` is the node (position `pos[nodes[k]]`) of the
+    /// `k`-th vertex of all roads in order. The same junctions, found per
+    /// node (nodes at one position count as one) instead of by sorting
+    /// every vertex; inconsistent input falls back to `from_roads`.
+    pub(crate) fn from_node_roads(roads: Vec<Road>, pos: &[DVec2], nodes: &[u32]) -> Self {
+        let total: usize = roads.iter().map(|r| r.points.len()).sum();
+        if total != nodes.len() || nodes.iter().any(|&n| n as usize >= pos.len()) {
+            return Self::from_roads(roads);
+        }
+        // One id per distinct position: its first node.
+        let mut first: HashMap<(u64, u64), u32, FastHash> =
+            HashMap::with_capacity_and_hasher(pos.len(), FastHash::default());
+        let canon: Vec<u32> = (pos.iter().enumerate())
+            .map(|(i, &p)| *first.entry(point_key(p)).or_insert(i as u32))
+            .collect();
+        // Calls `f(position id, road)` on every vertex. A road's vertices
+        // are visited together, so "last road seen here" dedups.
+        let each = |f: &mut dyn FnMut(usize, usize)| {
+            let mut k = 0;
+            for (r, road) in roads.iter().enumerate() {
+                for &n in &nodes[k..k + road.points.len()] {
+                    f(canon[n as usize] as usize, r);
+                }
+                k += road.points.len();
+            }
+        };
+        let (mut last, mut count) = (vec![usize::MAX; pos.len()], vec![0u32; pos.len()]);
+        each(&mut |c, r| {
+            if last[c] != r {
+                last[c] = r;
+                count[c] += 1;
+            }
+        });
+        let mut slot = vec![u32::MAX; pos.len()];
+        let mut junctions = Vec::new();
+        for c in (0..pos.len()).filter(|&c| count[c] >= 2) {
+            slot[c] = junctions.len() as u32;
+            junctions.push(Junction {
+                pos: pos[c] + DVec2::ZERO, // −0 becomes +0, as in `point_key`
+                roads: Vec::with_capacity(count[c] as usize),
+            });
+        }
+        last.fill(usize::MAX);
+        each(&mut |c, r| {
+            if let Some(j) = junctions.get_mut(slot[c] as usize)
+                && last[c] != r
+            {
+                last[c] = r;
+                j.roads.push(r);
+            }
+        });
+        // Positions are distinct, so the unstable sort is the stable one.
+        junctions.sort_unstable_by(|a, b| {
             a.roads
                 .cmp(&b.roads)
                 .then(a.pos.x.total_cmp(&b.pos.x))
@@ -276,6 +340,38 @@ mod tests {
             class: RoadClass::Road,
             width: 5.0,
         }
+    }
+
+    #[test]
+    fn junctions_by_node_match_junctions_by_vertex() {
+        // Nodes 0..=5; node 5 sits where node 1 does (−0 against +0); road
+        // 2 is a closed loop.
+        let pos = [
+            (0., 0.),
+            (10., 0.),
+            (10., 10.),
+            (0., 10.),
+            (20., 0.),
+            (10., -0.),
+        ]
+        .map(|(x, y)| DVec2::new(x, y));
+        let chains: [&[u32]; 4] = [&[0, 1, 4], &[5, 2], &[2, 3, 0, 2], &[4, 2]];
+        let roads: Vec<Road> = (chains.iter())
+            .map(|c| Road {
+                points: c.iter().map(|&n| pos[n as usize]).collect(),
+                class: RoadClass::Street,
+                width: 5.0,
+            })
+            .collect();
+        let seq: Vec<u32> = chains.concat();
+        let by_node = RoadNetwork::from_node_roads(roads.clone(), &pos, &seq);
+        assert_eq!(by_node, RoadNetwork::from_roads(roads.clone()));
+        assert_eq!(by_node.junctions.len(), 4);
+        // Inconsistent node lists fall back.
+        assert_eq!(
+            RoadNetwork::from_node_roads(roads.clone(), &pos, &seq[1..]),
+            by_node
+        );
     }
 
     #[test]

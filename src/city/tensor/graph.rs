@@ -41,14 +41,14 @@ pub(crate) fn simplify(points: &[DVec2], tol: f64, keep: impl Fn(DVec2) -> bool)
         return points.to_vec();
     }
     let mut kept = vec![false; n];
-    kept[0] = true;
-    kept[n - 1] = true;
+    let mut anchors = Vec::new();
     for (i, &p) in points.iter().enumerate() {
-        if keep(p) {
+        if i == 0 || i + 1 == n || keep(p) {
             kept[i] = true;
+            anchors.push(i);
         }
     }
-    let anchors: Vec<usize> = (0..n).filter(|&i| kept[i]).collect();
+    let mut count = anchors.len();
     let mut stack = Vec::new();
     for w in anchors.windows(2) {
         stack.push((w[0], w[1]));
@@ -75,12 +75,19 @@ pub(crate) fn simplify(points: &[DVec2], tol: f64, keep: impl Fn(DVec2) -> bool)
             }
             if worst.1 != 0 {
                 kept[worst.1] = true;
+                count += 1;
                 stack.push((a, worst.1));
                 stack.push((worst.1, b));
             }
         }
     }
-    (0..n).filter(|&i| kept[i]).map(|i| points[i]).collect()
+    let mut out = Vec::with_capacity(count);
+    out.extend(
+        (points.iter().zip(&kept))
+            .filter(|(_, k)| **k)
+            .map(|(p, _)| *p),
+    );
+    out
 }
 
 impl TracedStreets {
@@ -150,8 +157,8 @@ impl TracedStreets {
     /// [`RoadClass::Road`](crate::roads::RoadClass::Road), streets as
     /// [`RoadClass::Street`](crate::roads::RoadClass::Street)) and its blocks.
     pub fn to_streets(&self) -> Streets {
-        Streets::from_graph(
-            &self.graph(),
+        Streets::from_owned_graph(
+            self.graph(),
             self.obstacles.clone(),
             EdgeRole::default_style,
         )

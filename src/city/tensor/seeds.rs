@@ -125,7 +125,24 @@ impl SeedQueue {
 
     /// Queues a candidate with priority `density·(1 − jitter·u)`.
     pub fn push(&mut self, family: Family, band: Band, pos: DVec2, gate: Option<u32>) {
+        self.push_if(family, band, pos, gate, |_, _| true);
+    }
+
+    /// [`push`](Self::push) if `keep(family, pos)` (the jitter is drawn
+    /// either way, so the other candidates keep their priorities).
+    #[inline]
+    fn push_if(
+        &mut self,
+        family: Family,
+        band: Band,
+        pos: DVec2,
+        gate: Option<u32>,
+        keep: impl Fn(Family, DVec2) -> bool,
+    ) {
         let priority = self.density.at(pos) * (1.0 - self.jitter * self.unit());
+        if !keep(family, pos) {
+            return;
+        }
         let seq = self.cands.len() as u64;
         self.cands.push(Candidate { pos, gate });
         let rank = ((ordered_bits(priority) as u128) << 64) | (u64::MAX - seq) as u128;
@@ -156,8 +173,16 @@ impl SeedQueue {
 
     /// Candidates along a line of `family` (points about `step` apart):
     /// beside it, `dsep / density` to either side, for its own family, and
-    /// on it for the other family, about every `dsep / density` along it.
-    pub fn along(&mut self, points: &[DVec2], family: Family, dsep: f64, step: f64) {
+    /// on it for the other family, about every `dsep / density` along it;
+    /// only those for which `keep(family, pos)` holds are queued.
+    pub fn along(
+        &mut self,
+        points: &[DVec2],
+        family: Family,
+        dsep: f64,
+        step: f64,
+        keep: impl Fn(Family, DVec2) -> bool,
+    ) {
         let n = points.len();
         let mut i = 0;
         while i < n {
@@ -166,10 +191,10 @@ impl SeedQueue {
             let (a, b) = (points[i.saturating_sub(1)], points[(i + 1).min(n - 1)]);
             let normal = (b - a).perp().normalize_or_zero();
             if normal != DVec2::ZERO {
-                self.push(family, Band::Laid, p + normal * gap, None);
-                self.push(family, Band::Laid, p - normal * gap, None);
+                self.push_if(family, Band::Laid, p + normal * gap, None, &keep);
+                self.push_if(family, Band::Laid, p - normal * gap, None, &keep);
             }
-            self.push(family.other(), Band::Laid, p, None);
+            self.push_if(family.other(), Band::Laid, p, None, &keep);
             i += ((gap / step) as usize).max(1);
         }
     }

@@ -303,7 +303,8 @@ impl Half {
 
 /// Traces line `line` from `seed` both ways (along `dir`, then against
 /// it), the two halves in step, filing their points in `store` (step
-/// indices `k` forward, `−k` backward). The points exclude the seed.
+/// indices `k` forward, `−k` backward). The points (without the seed)
+/// replace the contents of `bufs` (kept between lines: no regrowing).
 pub(crate) fn trace_both(
     field: &SampledField,
     region: &Region,
@@ -313,10 +314,11 @@ pub(crate) fn trace_both(
     line: u32,
     lim: &Limits,
     budget: &mut u64,
-) -> [(Vec<DVec2>, Stop); 2] {
+    bufs: &mut [Vec<DVec2>; 2],
+) -> [Stop; 2] {
     match family {
-        Family::Major => trace_family::<false>(field, region, store, seed, line, lim, budget),
-        Family::Minor => trace_family::<true>(field, region, store, seed, line, lim, budget),
+        Family::Major => trace_family::<false>(field, region, store, seed, line, lim, budget, bufs),
+        Family::Minor => trace_family::<true>(field, region, store, seed, line, lim, budget, bufs),
     }
 }
 
@@ -329,11 +331,16 @@ fn trace_family<const MINOR: bool>(
     line: u32,
     lim: &Limits,
     budget: &mut u64,
-) -> [(Vec<DVec2>, Stop); 2] {
+    bufs: &mut [Vec<DVec2>; 2],
+) -> [Stop; 2] {
     let mut halves = [
         Half::new(field, seed, dir, 1, lim.every),
         Half::new(field, seed, -dir, -1, lim.every),
     ];
+    for (h, buf) in halves.iter_mut().zip(bufs.iter_mut()) {
+        buf.clear();
+        h.pts = std::mem::take(buf);
+    }
     let steps = lim.max_steps.min(*budget as usize);
     loop {
         let taken = (halves[0].k + halves[1].k) as usize;
@@ -367,5 +374,7 @@ fn trace_family<const MINOR: bool>(
         }
     }
     *budget -= (halves[0].k + halves[1].k) as u64;
-    halves.map(|h| h.finish(store, line, lim.every))
+    let [a, b] = halves.map(|h| h.finish(store, line, lim.every));
+    (bufs[0], bufs[1]) = (a.0, b.0);
+    [a.1, b.1]
 }

@@ -102,7 +102,9 @@ impl Generator<'_> {
         // Segments of lines with a point filed near the end.
         let own_window = ((look + 3.0 * st.lim.thr) / st.lim.h).ceil() as i64;
         let every = st.lim.every as i64;
-        let mut segs: Vec<(u32, u32)> = Vec::new();
+        // Per filed point, the segments `lo..hi` of its line around it;
+        // each segment is considered once, by line then index.
+        let mut spans: Vec<(u32, i64, i64)> = Vec::new();
         for store in &st.stores {
             for s in store.near(e, look) {
                 let raw = s.idx as i64 + st.offsets[s.line as usize] as i64;
@@ -110,16 +112,22 @@ impl Generator<'_> {
                     continue;
                 }
                 let len = self.lines[s.line as usize].points.len() as i64;
-                for k in (raw - every).max(0)..(raw + every).min(len - 1) {
-                    segs.push((s.line, k as u32));
+                let (lo, hi) = ((raw - every).max(0), (raw + every).min(len - 1));
+                if lo < hi {
+                    spans.push((s.line, lo, hi));
                 }
             }
         }
-        segs.sort_unstable();
-        segs.dedup();
-        for (l, k) in segs {
+        spans.sort_unstable();
+        // The line of the last span and the first segment not yet seen.
+        let mut done = (u32::MAX, i64::MIN);
+        for (l, lo, hi) in spans {
+            let seen = if done.0 == l { done.1 } else { i64::MIN };
             let p = &self.lines[l as usize].points;
-            consider(p[k as usize], p[k as usize + 1], Target::Line(l), k);
+            for k in lo.max(seen)..hi {
+                consider(p[k as usize], p[k as usize + 1], Target::Line(l), k as u32);
+            }
+            done = (l, hi.max(seen));
         }
         for edge in self.region.ring_edges_near(e, look) {
             consider(edge.a, edge.b, Target::Poly(0), edge.seg);

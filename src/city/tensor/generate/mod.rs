@@ -57,6 +57,8 @@ pub(crate) struct Generator<'a> {
     /// Gate points and whether a line passes through them.
     gates: Vec<(DVec2, bool)>,
     bounds: (DVec2, DVec2),
+    /// The two halves of the line being traced (reused).
+    halves: [Vec<DVec2>; 2],
 }
 
 impl<'a> Generator<'a> {
@@ -92,6 +94,7 @@ impl<'a> Generator<'a> {
             fixed,
             gates,
             bounds,
+            halves: Default::default(),
         }
     }
 
@@ -185,8 +188,16 @@ impl<'a> Generator<'a> {
             }
             queue.push(family, Band::Laid, self.density.centre(), None);
         }
+        // A candidate a pop would reject already (the stores only grow
+        // while the level is traced) is not queued.
+        let (dsep, density) = (st.sp.dsep, self.density);
+        let keep = |region: &Region, stores: &[Store; 2], f: Family, p: DVec2| {
+            region.is_free(p) && !stores[f.index()].any_within(p, dsep / density.at(p))
+        };
         for line in &self.lines {
-            queue.along(&line.points, line.family, st.sp.dsep, st.sp.dstep);
+            queue.along(&line.points, line.family, dsep, st.sp.dstep, |f, p| {
+                keep(&self.region, &st.stores, f, p)
+            });
         }
         let (lo, hi) = self.bounds;
         for family in [Family::Major, Family::Minor] {
@@ -198,8 +209,7 @@ impl<'a> Generator<'a> {
                 family = family.other();
                 continue;
             };
-            let sep = st.sp.dsep / self.density.at(c.pos);
-            if !self.region.is_free(c.pos) || st.stores[family.index()].any_within(c.pos, sep) {
+            if !keep(&self.region, &st.stores, family, c.pos) {
                 continue;
             }
             if let Some(line) = self.trace_line(st, c.pos, family) {
@@ -207,7 +217,9 @@ impl<'a> Generator<'a> {
                     self.gates[g as usize].1 = true;
                     self.junctions.insert(key(c.pos));
                 }
-                queue.along(&line.points, family, st.sp.dsep, st.sp.dstep);
+                queue.along(&line.points, family, dsep, st.sp.dstep, |f, p| {
+                    keep(&self.region, &st.stores, f, p)
+                });
                 self.lines.push(line);
                 family = family.other();
             }
@@ -228,7 +240,7 @@ impl<'a> Generator<'a> {
         let store = &mut st.stores[family.index()];
         store.mark();
         store.insert(seed, id, 0);
-        let [(fwd, stop_f), (bwd, stop_b)] = trace_both(
+        let [stop_f, stop_b] = trace_both(
             &self.field,
             &self.region,
             store,
@@ -237,16 +249,19 @@ impl<'a> Generator<'a> {
             id,
             &st.lim,
             &mut self.budget,
+            &mut self.halves,
         );
-        let mut points: Vec<DVec2> = bwd.iter().rev().copied().collect();
+        let [fwd, bwd] = &self.halves;
+        let mut points = Vec::with_capacity(bwd.len() + 1 + fwd.len());
+        points.extend(bwd.iter().rev());
         points.push(seed);
-        points.extend_from_slice(&fwd);
+        points.extend_from_slice(fwd);
         if super::lines::polyline_length(&points) < st.sp.min_length.max(1.0e-9) {
             store.undo();
             return None;
         }
         let ends = [stop_b, stop_f].map(|s| self.end_of(s));
-        st.offsets.push(bwd.len() as i32);
+        st.offsets.push(self.halves[1].len() as i32);
         Some(Streamline {
             traced: 0..points.len(),
             points,
