@@ -98,6 +98,17 @@ pub struct PlanarityError {
     pub at: DVec2,
 }
 
+/// Junctions in their canonical order: by their roads, then position.
+/// Positions are distinct, so an unstable sort is deterministic.
+fn sort_junctions(junctions: &mut [Junction]) {
+    junctions.sort_unstable_by(|a, b| {
+        a.roads
+            .cmp(&b.roads)
+            .then(a.pos.x.total_cmp(&b.pos.x))
+            .then(a.pos.y.total_cmp(&b.pos.y))
+    });
+}
+
 impl RoadNetwork {
     /// A network from roads, with the junctions found from shared vertices.
     pub fn from_roads(roads: Vec<Road>) -> Self {
@@ -117,12 +128,7 @@ impl RoadNetwork {
                 roads: g.iter().map(|e| e.1).collect(),
             })
             .collect();
-        junctions.sort_by(|a, b| {
-            a.roads
-                .cmp(&b.roads)
-                .then(a.pos.x.total_cmp(&b.pos.x))
-                .then(a.pos.y.total_cmp(&b.pos.y))
-        });
+        sort_junctions(&mut junctions);
         Self { roads, junctions }
     }
 
@@ -178,13 +184,7 @@ impl RoadNetwork {
                 j.roads.push(r);
             }
         });
-        // Positions are distinct, so the unstable sort is the stable one.
-        junctions.sort_unstable_by(|a, b| {
-            a.roads
-                .cmp(&b.roads)
-                .then(a.pos.x.total_cmp(&b.pos.x))
-                .then(a.pos.y.total_cmp(&b.pos.y))
-        });
+        sort_junctions(&mut junctions);
         Self { roads, junctions }
     }
 
