@@ -375,6 +375,41 @@ fn road_settings_apply_live_and_failures_are_reported() {
 }
 
 #[test]
+fn few_cores_plugin_runs_every_main_schedule_on_the_calling_thread() {
+    #[derive(Resource, Default)]
+    struct Seen(Vec<(&'static str, std::thread::ThreadId)>);
+    fn seen<const S: usize>(mut s: ResMut<Seen>) {
+        let names = ["First", "PreUpdate", "Update", "PostUpdate", "Last"];
+        s.0.push((names[S], std::thread::current().id()));
+    }
+    let mut app = app_with((
+        small_world(),
+        FewCoresPlugin {
+            max_cores: usize::MAX,
+        },
+    ));
+    app.init_resource::<Seen>()
+        .add_systems(First, seen::<0>)
+        .add_systems(PreUpdate, seen::<1>)
+        .add_systems(Update, (seen::<2>, seen::<2>, seen::<2>))
+        .add_systems(PostUpdate, (seen::<3>, seen::<3>))
+        .add_systems(Last, seen::<4>);
+    spawn_focus(&mut app, Vec3::new(0.0, 500.0, 0.0));
+    for _ in 0..5 {
+        app.update();
+    }
+    let here = std::thread::current().id();
+    let seen = &app.world().resource::<Seen>().0;
+    assert_eq!(seen.len(), 5 * 8);
+    for (schedule, thread) in seen {
+        assert_eq!(
+            *thread, here,
+            "a system in {schedule} ran on another thread"
+        );
+    }
+}
+
+#[test]
 fn plugin_group_parts_can_be_left_out() {
     use bevy_relief::plugin::ReliefObjectsPlugin;
     let mut app = app_with(
