@@ -44,6 +44,13 @@ struct Flight {
     marks: Vec<[f64; 4]>,
     /// The frame threads' summed run delay when the frame started, ns.
     wait_start: u64,
+    /// The main thread's CPU clock (Linux).
+    #[cfg(target_os = "linux")]
+    main_clock: libc::clockid_t,
+    /// The main thread's CPU time when the frame started, ns.
+    cpu_start: u64,
+    /// The main thread's CPU time during each frame, ms.
+    cpu: Vec<f64>,
     /// Their run delay during each frame, ms.
     waits: Vec<f64>,
     no_ground_after_1s: u32,
@@ -100,6 +107,10 @@ fn main() -> AppExit {
         ours: Vec::new(),
         marks: Vec::new(),
         wait_start: 0,
+        #[cfg(target_os = "linux")]
+        main_clock: main_thread_clock(),
+        cpu_start: 0,
+        cpu: Vec::new(),
         waits: Vec::new(),
         no_ground_after_1s: 0,
         peak_entities: 0,
@@ -157,6 +168,7 @@ fn fly(
 /// The frame's update starts.
 fn frame_begin(mut flight: ResMut<Flight>) {
     flight.wait_start = frame_threads_run_delay();
+    flight.cpu_start = main_thread_cpu(&flight);
     flight.frame_start = Some(Instant::now());
 }
 
@@ -164,9 +176,36 @@ fn frame_begin(mut flight: ResMut<Flight>) {
 fn frame_end(mut flight: ResMut<Flight>) {
     if let Some(t0) = flight.frame_start.take() {
         flight.frames.push(t0.elapsed().as_secs_f64() * 1e3);
+        let cpu = main_thread_cpu(&flight).saturating_sub(flight.cpu_start);
+        flight.cpu.push(cpu as f64 / 1e6);
         let waited = frame_threads_run_delay().saturating_sub(flight.wait_start);
         flight.waits.push(waited as f64 / 1e6);
     }
+}
+
+/// The calling (main) thread's CPU clock.
+#[cfg(target_os = "linux")]
+fn main_thread_clock() -> libc::clockid_t {
+    let mut clock: libc::clockid_t = libc::CLOCK_THREAD_CPUTIME_ID;
+    // SAFETY: the calling thread's own handle and a valid out pointer.
+    unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut clock) };
+    clock
+}
+
+/// The main thread's CPU time so far, ns (0 off Linux).
+fn main_thread_cpu(_flight: &Flight) -> u64 {
+    #[cfg(target_os = "linux")]
+    {
+        let mut t = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: a valid clock id and out pointer.
+        if unsafe { libc::clock_gettime(_flight.main_clock, &mut t) } == 0 {
+            return t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64;
+        }
+    }
+    0
 }
 
 /// The summed time this process's threads, the plugin's workers aside, have
@@ -271,6 +310,8 @@ fn report(flight: &Flight, stats: &ReliefStats) -> u32 {
     );
     let (m, p, x) = quantiles(&flight.frames);
     println!("  app.update() wall time per frame: median {m:.3} ms, p99 {p:.3} ms, max {x:.3} ms");
+    let (m, p, x) = quantiles(&flight.cpu);
+    println!("    main thread's CPU time: median {m:.3} ms, p99 {p:.3} ms, max {x:.3} ms");
     let (m, p, x) = quantiles(&flight.waits);
     println!(
         "    waiting for a core (the frame's threads): median {m:.3} ms, p99 {p:.3} ms, max {x:.3} ms"
