@@ -275,7 +275,9 @@ fn sort_by_cell(filed: &mut Vec<((i64, i64), u32)>) {
         lo = (lo.0.min(x), lo.1.min(y));
         hi = (hi.0.max(x), hi.1.max(y));
     }
-    let (w, h) = ((hi.0 - lo.0 + 1) as u64, (hi.1 - lo.1 + 1) as u64);
+    // Spans in i128: cells far apart (even i64::MIN and MAX) cannot wrap.
+    let span = |a: i64, b: i64| u64::try_from(b as i128 - a as i128 + 1).unwrap_or(u64::MAX);
+    let (w, h) = (span(lo.0, hi.0), span(lo.1, hi.1));
     if w.saturating_mul(h) > 4 * filed.len() as u64 + 4096 {
         filed.sort_unstable();
         return;
@@ -296,4 +298,26 @@ fn sort_by_cell(filed: &mut Vec<((i64, i64), u32)>) {
         *k += 1;
     }
     *filed = out;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sort_by_cell;
+
+    #[test]
+    fn sort_by_cell_sorts_like_sort_unstable_even_far_apart() {
+        let mut near: Vec<((i64, i64), u32)> = (0..500u32)
+            .map(|i| ((i64::from(i * 7 % 13) - 6, i64::from(i * 11 % 17) - 8), i))
+            .collect();
+        let mut want = near.clone();
+        want.sort_unstable();
+        sort_by_cell(&mut near);
+        assert_eq!(near, want);
+        let mut far = vec![((i64::MAX, 0), 1), ((i64::MIN, i64::MIN), 2), ((0, 0), 3)];
+        sort_by_cell(&mut far);
+        assert_eq!(
+            far,
+            vec![((i64::MIN, i64::MIN), 2), ((0, 0), 3), ((i64::MAX, 0), 1)]
+        );
+    }
 }
