@@ -120,16 +120,10 @@ impl Streets {
         obstacles: Vec<Vec<DVec2>>,
         style: impl Fn(EdgeRole) -> Option<(RoadClass, f64)>,
     ) -> Self {
-        // Copied only when nothing goes.
-        let graph = if (0..graph.node_count() as u32).all(|n| graph.degree(n) > 0) {
-            graph.clone()
-        } else {
-            graph.retain_nodes(|n| graph.degree(n) > 0).0
-        };
-        Self::from_owned_graph(graph, obstacles, style)
+        Self::from_owned_graph(graph.clone(), obstacles, style)
     }
 
-    /// [`from_graph`](Self::from_graph) keeping `graph` (no copy).
+    /// [`from_graph`](Self::from_graph) taking the graph by value (no copy).
     pub fn from_owned_graph(
         graph: PlanarGraph,
         obstacles: Vec<Vec<DVec2>>,
