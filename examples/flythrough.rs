@@ -11,10 +11,10 @@
 //! `--multi-threaded` keeps Bevy's multi-threaded executor.
 //!
 //! Reports the wall time of a whole frame's update (from the first schedule
-//! to the last, with Bevy's own multi-threaded executor: what a player
-//! feels, contention with the meshing workers included) as median, p99 and
-//! max, the part of it our `PostUpdate` sets take, how long the frame's
-//! threads waited for a core (Linux run delays), frames with no ground
+//! to the last: what a player feels, contention with the meshing workers
+//! included) as median, p99 and max, the main thread's CPU time, how long
+//! the frame's threads waited for a core (Linux run delays; read outside
+//! the timed span), the part our `PostUpdate` sets take, frames with no ground
 //! mesh under the focus after the first second, chunks generated per second,
 //! peak entity count and resident memory at 10 s and at the end.
 //!

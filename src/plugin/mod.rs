@@ -8,7 +8,8 @@
 //! - `roads`: the roads (any [`RoadGenerator`](crate::roads::RoadGenerator))
 //!   and streams around the focus, laid on the ground ([`LaidRoads`]);
 //! - `group`: the plugin group and its parts; `tasks`: the worker threads
-//!   ([`tasks::ReliefWorkers`]) below the frame's priority;
+//!   ([`tasks::ReliefWorkers`]) below the frame's priority, and
+//!   [`tasks::FewCoresPlugin`] for machines with two cores or fewer;
 //! - `mesh`, `shapes`: mesh builders; `editor`: egui widgets; `smoke`: CI helpers.
 
 pub mod buildings;
