@@ -50,6 +50,17 @@ pub fn polyline_prefix(points: &[DVec2], length: f64) -> Vec<DVec2> {
     out
 }
 
+/// Least distance between segments `a–b` and `c–d`.
+pub fn segment_distance(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> f64 {
+    let side = |p: DVec2, q: DVec2, r: DVec2| (q - p).perp_dot(r - p);
+    if side(a, b, c) * side(a, b, d) < 0.0 && side(c, d, a) * side(c, d, b) < 0.0 {
+        return 0.0; // a proper crossing; touching shows in the distances below
+    }
+    // One square root for the least of the squared distances: the same.
+    let d2 = |p: DVec2, a: DVec2, b: DVec2| closest_on_segment(p, a, b).0.distance_squared(p);
+    ((d2(a, c, d).min(d2(b, c, d))).min(d2(c, a, b).min(d2(d, a, b)))).sqrt()
+}
+
 /// The point of segment `a–b` nearest to `p`, and its parameter in `[0, 1]`.
 pub fn closest_on_segment(p: DVec2, a: DVec2, b: DVec2) -> (DVec2, f64) {
     let ab = b - a;

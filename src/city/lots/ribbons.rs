@@ -4,7 +4,8 @@
 //! its cells and the ribbons near it, and nothing depends on hash order.
 
 use crate::city::polygon::polygon_contains;
-use crate::geom::{closest_on_segment, distance_to_segment};
+pub(super) use crate::geom::segment_distance;
+use crate::geom::distance_to_segment;
 use crate::roads::RoadNetwork;
 use glam::DVec2;
 
@@ -337,15 +338,4 @@ pub(super) fn scale(lo: DVec2, hi: DVec2) -> f64 {
 pub(super) fn maybe_inside(lo: DVec2, hi: DVec2, p: DVec2) -> bool {
     let room = 1e-12 * (1.0 + scale(lo, hi));
     p.y >= lo.y && p.y < hi.y && p.x >= lo.x - room && p.x <= hi.x + room
-}
-
-/// Least distance between segments `a–b` and `c–d`.
-pub(super) fn segment_distance(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> f64 {
-    let side = |p: DVec2, q: DVec2, r: DVec2| (q - p).perp_dot(r - p);
-    if side(a, b, c) * side(a, b, d) < 0.0 && side(c, d, a) * side(c, d, b) < 0.0 {
-        return 0.0; // a proper crossing; touching shows in the distances below
-    }
-    // One square root for the least of the squared distances: the same.
-    let d2 = |p: DVec2, a: DVec2, b: DVec2| closest_on_segment(p, a, b).0.distance_squared(p);
-    ((d2(a, c, d).min(d2(b, c, d))).min(d2(c, a, b).min(d2(d, a, b)))).sqrt()
 }

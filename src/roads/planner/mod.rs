@@ -43,6 +43,7 @@ mod tests;
 #[cfg(test)]
 mod timing;
 mod togo;
+mod trail;
 
 pub use astar::AStarPlanner;
 pub use cost::{CostBreakdown, score_path};

@@ -7,10 +7,18 @@
 //! end as Sun et al. do (which spoils the choice, fig. 6.1). The cheapest
 //! candidate under the shared cost function is kept; with probability
 //! `weights.uncertainty` a random one instead (§6.3.5). Linear in distance.
+//!
+//! Ours adds what the thesis leaves to chance: a step keeps half a step
+//! clear of the road so far (so dither, which rewards the sharpest turns,
+//! zigzags instead of coiling over its own track); a blocked road looks
+//! all around, without dither, and a dead end steps back.
 
 use super::cost::{SegTerrain, Step, angle, deck, seg_terrain, step_cost, tie_hash, tie_key};
 use super::frame::Frame;
-use super::{PlanError, PlannedRoad, PlannerParams, RoadPlanner, check_request, finish};
+use super::trail::Trail;
+use super::{
+    CostWeights, PlanError, PlannedRoad, PlannerParams, RoadPlanner, check_request, finish,
+};
 use crate::num::FastHash as Fast;
 use crate::terrain::Terrain;
 use glam::DVec2;
@@ -62,7 +70,7 @@ impl RoadPlanner for SequentialPlanner {
         let (mut length, mut prev_grade, mut random_picks) = (0.0, None, 0);
         let mut zp = terrain.height(from.x, from.y);
         // Per point: road length, grade in, height (to step back).
-        let mut trail = vec![(length, prev_grade, zp)];
+        let mut marks = vec![(length, prev_grade, zp)];
         let max_steps = (params.distance_factor * frame.direct * 16.0 / step).ceil() as usize + 256;
         let mut cands: Vec<Candidate> = Vec::with_capacity(params.candidates);
         let mut widen = false;
@@ -75,6 +83,12 @@ impl RoadPlanner for SequentialPlanner {
         };
         let mut visited: HashSet<(i64, i64), Fast> = HashSet::default();
         visited.insert(visit_key(from));
+        // The road so far: a step keeps half a step clear of it.
+        let mut trail = Trail::new(from, step);
+        let unblock = CostWeights {
+            dither: 0.0,
+            ..params.weights
+        };
         for _ in 0..max_steps {
             let p = *points.last().expect("never empty");
             let rem = to - p;
@@ -97,6 +111,9 @@ impl RoadPlanner for SequentialPlanner {
                 spread = std::f64::consts::TAU * (1.0 - 1.0 / (4 * k) as f64);
                 k *= 4;
             }
+            trail.gather(&points, step + half);
+            // Blocked, the road looks for a way on, not for a sharp turn.
+            let weights = if widen { &unblock } else { &params.weights };
             cands.clear();
             for c in 0..k {
                 let q = if last {
@@ -113,7 +130,11 @@ impl RoadPlanner for SequentialPlanner {
                 } else {
                     params.max_turn
                 };
-                if !last && (turn.is_some_and(|t| t > limit) || visited.contains(&visit_key(q))) {
+                if !last
+                    && (turn.is_some_and(|t| t > limit)
+                        || visited.contains(&visit_key(q))
+                        || trail.near_gathered(&points, q, half))
+                {
                     continue;
                 }
                 let zq = terrain.height(q.x, q.y);
@@ -132,6 +153,9 @@ impl RoadPlanner for SequentialPlanner {
                     let Some((bq, bz)) = landing(terrain, &frame, p, d, params) else {
                         continue;
                     };
+                    if trail.near(&points, bq, half) {
+                        continue;
+                    }
                     (q, zq, bridge) = (bq, bz, true);
                     seg = deck(p, q, zp, zq);
                 }
@@ -147,7 +171,7 @@ impl RoadPlanner for SequentialPlanner {
                     bridge,
                     tie: tie_hash(frame.to_cell(p), frame.to_cell(q), key),
                 };
-                let cost = step_cost(&params.weights, params, frame.direct, &step).total();
+                let cost = step_cost(weights, params, frame.direct, &step).total();
                 cands.push(Candidate {
                     q,
                     zq,
@@ -166,7 +190,7 @@ impl RoadPlanner for SequentialPlanner {
                 // A dead end (a lake ahead): step back; the dropped point's
                 // cell stays visited, so the road tries elsewhere.
                 (length, prev_grade, zp) =
-                    step_back(&mut points, &mut dirs, &mut trail, &mut bridges)?;
+                    step_back(&mut points, &mut dirs, &mut trail, &mut marks, &mut bridges)?;
                 continue;
             }
             let draw = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
@@ -196,7 +220,7 @@ impl RoadPlanner for SequentialPlanner {
                     continue;
                 }
                 (length, prev_grade, zp) =
-                    step_back(&mut points, &mut dirs, &mut trail, &mut bridges)?;
+                    step_back(&mut points, &mut dirs, &mut trail, &mut marks, &mut bridges)?;
                 continue;
             };
             let c = cands[pick];
@@ -208,10 +232,11 @@ impl RoadPlanner for SequentialPlanner {
             dirs.push(c.q - p);
             visited.insert(visit_key(c.q));
             points.push(c.q);
+            trail.push(&points, points.len() - 2);
             length += c.seg.len;
             prev_grade = Some(c.seg.grade);
             zp = c.zq;
-            trail.push((length, prev_grade, zp));
+            marks.push((length, prev_grade, zp));
             if done {
                 let n = points.len();
                 let mut road = finish(terrain, params, points, bridges, n - 1);
@@ -264,17 +289,21 @@ fn lazily_dry(
 fn step_back<T: Copy>(
     points: &mut Vec<DVec2>,
     dirs: &mut Vec<DVec2>,
-    trail: &mut Vec<T>,
+    trail: &mut Trail,
+    marks: &mut Vec<T>,
     bridges: &mut Vec<(usize, usize)>,
 ) -> Result<T, PlanError> {
     if points.len() <= 1 {
-        return Err(PlanError::NoRoad("every way from the start is wet"));
+        return Err(PlanError::NoRoad(
+            "every way from the start is wet or blocked",
+        ));
     }
+    trail.pop(points, points.len() - 2);
     points.pop();
     dirs.pop();
-    trail.pop();
+    marks.pop();
     if bridges.last().is_some_and(|&(_, b)| b == points.len()) {
         bridges.pop();
     }
-    Ok(*trail.last().expect("the start's"))
+    Ok(*marks.last().expect("the start's"))
 }

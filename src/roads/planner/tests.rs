@@ -246,6 +246,38 @@ fn smoothness_lowers_turning_and_dither_adds_it() {
 }
 
 #[test]
+fn sequential_roads_never_cross_or_crowd_themselves() {
+    // Dither rewards the sharpest turns and a long schedule wastes length:
+    // without the trail check these roads coiled over their own track.
+    let longer = [
+        ((8000.0, 3000.0), (4200.0, 4300.0)),
+        ((1000.0, 1000.0), (5000.0, 1500.0)),
+    ];
+    let ends = pairs().chain(longer.map(|((a, b), (c, d))| (DVec2::new(a, b), DVec2::new(c, d))));
+    for (from, to) in ends {
+        for (dither, factor, uncertainty) in [(20.0, 1.0, 0.0), (0.0, 2.0, 0.0), (5.0, 1.5, 0.5)] {
+            let mut p = PlannerParams::default();
+            (p.weights.dither, p.distance_factor) = (dither, factor);
+            p.weights.uncertainty = uncertainty;
+            p.smoothing = false;
+            let pts = plan(&SequentialPlanner, from, to, &p).points;
+            let n = pts.len() - 1;
+            for i in 0..n {
+                for j in i + 2..n {
+                    let d = crate::geom::segment_distance(pts[i], pts[i + 1], pts[j], pts[j + 1]);
+                    // The last step may come close (it must reach `to`) but not cross.
+                    let least = if j + 1 == n { 0.0 } else { p.step / 2.0 };
+                    assert!(
+                        d > 0.0 && d >= least - 1e-9,
+                        "{from} -> {to}, dither {dither}, factor {factor}: segments {i} and {j} of {n} {d:.1} m apart"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn distance_factor_two_lengthens_the_road() {
     for (name, planner) in both() {
         // (Pair 2 runs around lakes: its factor-1 road is long already.)
