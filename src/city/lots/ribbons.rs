@@ -4,8 +4,8 @@
 //! its cells and the ribbons near it, and nothing depends on hash order.
 
 use crate::city::polygon::polygon_contains;
-pub(super) use crate::geom::segment_distance;
 use crate::geom::distance_to_segment;
+pub(super) use crate::geom::segment_distance;
 use crate::roads::RoadNetwork;
 use glam::DVec2;
 
