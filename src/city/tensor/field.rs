@@ -222,13 +222,13 @@ impl SampledField {
         let mut cells = Vec::with_capacity((nx - 1) * (ny - 1));
         for j in 0..ny {
             let y = min.y + j as f64 * cell;
-            sum.fill(DVec2::ZERO);
-            norm.fill(0.0);
             for f in &prepared {
                 f.add_row(min.x, cell, y, &mut sum, &mut norm);
             }
             above.clear();
-            above.extend(sum.iter().zip(&norm).map(|(&s, &n)| {
+            // The sums are zeroed as they are read (no separate pass).
+            above.extend(sum.iter_mut().zip(&mut norm).map(|(s, n)| {
+                let (s, n) = (std::mem::take(s), std::mem::take(n));
                 let t = if n > 0.0 { s / n } else { DVec2::ZERO };
                 major_of(t).unwrap_or(DVec2::ZERO)
             }));
