@@ -68,15 +68,16 @@ impl Place {
         }
     }
 
-    /// Moved by `d` (metres), located afresh at `to` if out of the cell.
+    /// Moves by `d` (metres), located afresh at `to` if out of the cell
+    /// (in place: the cell is rewritten only then).
     #[inline(always)]
-    fn moved(self, field: &SampledField, d: DVec2, to: DVec2) -> Self {
+    fn advance(&mut self, field: &SampledField, d: DVec2, to: DVec2) {
         let inv = field.inv_cell();
         let (u, v) = (self.u + (d.x * inv) as f32, self.v + (d.y * inv) as f32);
         if inside(u, v) {
-            Self { u, v, ..self }
+            (self.u, self.v) = (u, v);
         } else {
-            Self::of(field, to)
+            *self = Self::of(field, to);
         }
     }
 }
@@ -294,7 +295,7 @@ impl Half {
             store.insert(q, line, self.sign * self.k);
             self.to_file = lim.every;
         }
-        self.place = self.place.moved(field, d, q);
+        self.place.advance(field, d, q);
         self.p = q;
         self.prev = d;
     }
