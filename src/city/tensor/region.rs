@@ -168,15 +168,16 @@ impl Region {
                     }
                 }
             }
-            for i in 0..self.nx {
-                let c = j * self.nx + i;
-                self.state[c] = if self.starts[c] != self.starts[c + 1] {
-                    MIXED
-                } else if inside[i] && !covered[i] {
-                    FREE
-                } else {
-                    BLOCKED
-                };
+            // Branch-free, so it vectorises.
+            const _: () = assert!(BLOCKED == 0 && FREE == 1 && MIXED == 2);
+            let row = j * self.nx..(j + 1) * self.nx;
+            let crossed = self.starts[row.start..=row.end].windows(2);
+            for (((s, w), &inside), &covered) in (self.state[row].iter_mut())
+                .zip(crossed)
+                .zip(&inside)
+                .zip(&covered)
+            {
+                *s = ((inside & !covered) as u8).max(MIXED * (w[0] != w[1]) as u8);
             }
         }
     }
