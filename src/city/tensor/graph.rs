@@ -59,7 +59,7 @@ pub(crate) fn simplify(points: &[DVec2], tol: f64, keep: impl Fn(DVec2) -> bool)
             let scale = if len2 > 0.0 { len2.sqrt() } else { 1.0 };
             // Distance from the chord, times its length (no division).
             let mut worst = (tol * scale, 0);
-            for (k, &p) in points.iter().enumerate().take(b).skip(a + 1) {
+            for (k, &p) in (a + 1..).zip(&points[a + 1..b]) {
                 let ap = p - pa;
                 let t = ap.dot(ab);
                 let d = if t <= 0.0 || len2 == 0.0 {
