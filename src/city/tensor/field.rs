@@ -198,6 +198,7 @@ pub const MIN_EIGEN: f64 = 0.5;
 
 impl Cell {
     /// The cell of corners `[c00, c10, c01, c11]` (unit or zero).
+    #[inline(always)]
     fn new(corners: [DVec2; 4]) -> Self {
         let [c0, c1, c2, c3] = corners;
         // Each corner turned to agree with the first. Turning flips the
