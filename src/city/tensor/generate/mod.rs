@@ -256,7 +256,7 @@ impl<'a> Generator<'a> {
         points.extend(bwd.iter().rev());
         points.push(seed);
         points.extend_from_slice(fwd);
-        if super::lines::polyline_length(&points) < st.sp.min_length.max(1.0e-9) {
+        if super::lines::shorter_than(&points, st.sp.min_length.max(1.0e-9)) {
             store.undo();
             return None;
         }
