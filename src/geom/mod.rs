@@ -189,8 +189,8 @@ pub fn segment_contact(a0: DVec2, a1: DVec2, b0: DVec2, b1: DVec2) -> Option<Con
 /// The integer cells of size `cell` that lie within `pad` of segment `a–b`
 /// (and possibly a few more within `pad + cell/8`), sorted and without
 /// repeats. The work is proportional to the segment's length over `cell`
-/// times the padding's cells, never to its bounding box; non-finite
-/// segments (and a pad of over a thousand cells) give none.
+/// plus the cells found, never to its bounding box; non-finite segments
+/// (and a pad of over a thousand cells) give none.
 pub fn cells_along_segment(a: DVec2, b: DVec2, cell: f64, pad: f64) -> Vec<(i64, i64)> {
     let mut out = Vec::new();
     cells_along_segment_into(a, b, cell, pad, &mut out);
@@ -211,28 +211,42 @@ pub fn cells_along_segment_into(
     }
     // Samples every quarter cell: each point of the segment lies within an
     // eighth of a cell of one, so a cell within `pad` of the segment lies
-    // within `reach` of a sample, on each axis.
+    // within `reach` of a sample, on each axis. The cells are those of the
+    // samples' boxes.
     let reach = cell / 8.0 + pad;
     let steps = ((b - a).length() / (0.25 * cell)).ceil().max(1.0);
     if steps > 1.0e8 || reach / cell > 1.0e3 {
         return;
     }
     let span = |v: f64| {
-        crate::num::floor_i64((v - reach) / cell)..=crate::num::floor_i64((v + reach) / cell)
+        (
+            crate::num::floor_i64((v - reach) / cell),
+            crate::num::floor_i64((v + reach) / cell),
+        )
     };
-    for k in 0..=steps as i64 {
-        let p = a.lerp(b, k as f64 / steps);
-        for y in span(p.y) {
-            for x in span(p.x) {
-                // Neighbouring samples mostly repeat the last few cells.
-                if !out.iter().rev().take(4).any(|&c| c == (x, y)) {
-                    out.push((x, y));
-                }
-            }
+    // Sample `k`'s box (columns, rows), the samples taken by rising x.
+    let n = steps as i64;
+    let flip = b.x < a.x;
+    let box_of = |k: i64| {
+        let p = a.lerp(b, (if flip { n - k } else { k }) as f64 / steps);
+        (span(p.x), span(p.y))
+    };
+    // Along the segment both coordinates move monotonically, by at most a
+    // quarter cell a sample, so the boxes meeting a column are a run of
+    // samples and their rows one range, from the run's two ends.
+    let (mut first, mut last) = (0, 0);
+    let ((x0, _), _) = box_of(0);
+    let ((_, x1), _) = box_of(n);
+    for x in x0..=x1 {
+        while box_of(first).0.1 < x {
+            first += 1;
         }
+        while last < n && box_of(last + 1).0.0 <= x {
+            last += 1;
+        }
+        let ((_, ya), (_, yb)) = (box_of(first), box_of(last));
+        out.extend((ya.0.min(yb.0)..=ya.1.max(yb.1)).map(|y| (x, y)));
     }
-    out.sort_unstable();
-    out.dedup();
 }
 
 /// Whether segment `a–b` has a point in the rectangle `[min, max)` (its
@@ -336,6 +350,51 @@ mod tests {
             segment_contact(v(-0.0, 0.0), v(10.0, 0.0), v(0.0, -0.0), v(0.0, 10.0)),
             Some(Contact::Point { t: 0.0, u: 0.0 })
         );
+    }
+
+    /// The cells of the samples' boxes, gathered and sorted one by one.
+    fn cells_by_samples(a: DVec2, b: DVec2, cell: f64, pad: f64) -> Vec<(i64, i64)> {
+        let reach = cell / 8.0 + pad;
+        let steps = ((b - a).length() / (0.25 * cell)).ceil().max(1.0);
+        let span = |v: f64| {
+            crate::num::floor_i64((v - reach) / cell)..=crate::num::floor_i64((v + reach) / cell)
+        };
+        let mut out = Vec::new();
+        for k in 0..=steps as i64 {
+            let p = a.lerp(b, k as f64 / steps);
+            for y in span(p.y) {
+                out.extend(span(p.x).map(|x| (x, y)));
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    #[test]
+    fn cells_along_a_segment_are_the_samples_boxes() {
+        let mut seed = 12345u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for _ in 0..3000 {
+            let a = DVec2::new(next() * 400.0 - 200.0, next() * 400.0 - 200.0);
+            let mut b =
+                a + DVec2::new(next() - 0.5, next() - 0.5) * 10.0f64.powf(next() * 4.0 - 1.0);
+            if next() < 0.1 {
+                b.x = a.x;
+            }
+            let cell = [0.5, 5.0, 40.0][(next() * 3.0) as usize];
+            let pad = [0.0, 1.01, 3.5][(next() * 3.0) as usize];
+            assert_eq!(
+                cells_along_segment(a, b, cell, pad),
+                cells_by_samples(a, b, cell, pad),
+                "{a} {b} {cell} {pad}"
+            );
+        }
     }
 
     #[test]

@@ -198,10 +198,23 @@ pub const MIN_EIGEN: f64 = 0.5;
 
 impl Cell {
     /// The cell of corners `[c00, c10, c01, c11]` (unit or zero).
+    #[inline(always)]
     fn new(corners: [DVec2; 4]) -> Self {
-        let c0 = corners[0];
-        let c = corners.map(|c| c * 1.0f64.copysign(c.dot(c0)));
-        let agree = (0..4).all(|i| (i + 1..4).all(|j| c[i].dot(c[j]) >= MIN_AGREEMENT));
+        let [c0, c1, c2, c3] = corners;
+        // Each corner turned to agree with the first. Turning flips the
+        // sign of its dot products exactly, so the six agreement tests
+        // need only the six raw dot products.
+        let (d1, d2, d3) = (c1.dot(c0), c2.dot(c0), c3.dot(c0));
+        let [s1, s2, s3] = [d1, d2, d3].map(|d| 1.0f64.copysign(d));
+        let agree = [d1.abs(), d2.abs(), d3.abs()]
+            .into_iter()
+            .chain([
+                s1 * s2 * c1.dot(c2),
+                s1 * s3 * c1.dot(c3),
+                s2 * s3 * c2.dot(c3),
+            ])
+            .all(|d| d >= MIN_AGREEMENT);
+        let c = [c0, c1 * s1, c2 * s2, c3 * s3];
         if !agree {
             return Self([f32::NAN; 8]);
         }
@@ -222,13 +235,13 @@ impl SampledField {
         let mut cells = Vec::with_capacity((nx - 1) * (ny - 1));
         for j in 0..ny {
             let y = min.y + j as f64 * cell;
-            sum.fill(DVec2::ZERO);
-            norm.fill(0.0);
             for f in &prepared {
                 f.add_row(min.x, cell, y, &mut sum, &mut norm);
             }
             above.clear();
-            above.extend(sum.iter().zip(&norm).map(|(&s, &n)| {
+            // The sums are zeroed as they are read (no separate pass).
+            above.extend(sum.iter_mut().zip(&mut norm).map(|(s, n)| {
+                let (s, n) = (std::mem::take(s), std::mem::take(n));
                 let t = if n > 0.0 { s / n } else { DVec2::ZERO };
                 major_of(t).unwrap_or(DVec2::ZERO)
             }));

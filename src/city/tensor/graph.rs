@@ -59,7 +59,7 @@ pub(crate) fn simplify(points: &[DVec2], tol: f64, keep: impl Fn(DVec2) -> bool)
             let scale = if len2 > 0.0 { len2.sqrt() } else { 1.0 };
             // Distance from the chord, times its length (no division).
             let mut worst = (tol * scale, 0);
-            for (k, &p) in points.iter().enumerate().take(b).skip(a + 1) {
+            for (k, &p) in (a + 1..).zip(&points[a + 1..b]) {
                 let ap = p - pa;
                 let t = ap.dot(ab);
                 let d = if t <= 0.0 || len2 == 0.0 {
@@ -199,8 +199,7 @@ fn node(polys: &[(Vec<DVec2>, u32)]) -> (PlanarGraph, bool) {
             }
         }
     }
-    pairs.sort_unstable();
-    pairs.dedup();
+    sort_pairs(&mut pairs, segs.len());
     let mut crossings: Vec<(DVec2, u32, u32)> = Vec::new();
     // Split points per segment, as (parameter, point).
     let mut splits: Vec<Vec<(f64, DVec2)>> = vec![Vec::new(); segs.len()];
@@ -263,6 +262,38 @@ fn node(polys: &[(Vec<DVec2>, u32)]) -> (PlanarGraph, bool) {
     (graph, close)
 }
 
+/// Sorts `pairs` (both ids below `n`) and drops repeats, as `sort_unstable`
+/// and `dedup` would: a counting sort by the first id, then each (small)
+/// bucket by the second.
+fn sort_pairs(pairs: &mut Vec<(u32, u32)>, n: usize) {
+    let mut starts = vec![0u32; n + 1];
+    for &(i, _) in pairs.iter() {
+        starts[i as usize + 1] += 1;
+    }
+    for k in 1..=n {
+        starts[k] += starts[k - 1];
+    }
+    let mut next = starts.clone();
+    let mut second = vec![0u32; pairs.len()];
+    for &(i, j) in pairs.iter() {
+        let k = &mut next[i as usize];
+        second[*k as usize] = j;
+        *k += 1;
+    }
+    pairs.clear();
+    for (i, w) in starts.windows(2).enumerate() {
+        let bucket = &mut second[w[0] as usize..w[1] as usize];
+        bucket.sort_unstable();
+        let mut last = None;
+        for &j in bucket.iter() {
+            if last != Some(j) {
+                pairs.push((i as u32, j));
+                last = Some(j);
+            }
+        }
+    }
+}
+
 /// Sorts `(cell, segment)` entries filed in ascending segment order as
 /// `sort_unstable` would (by cell, then segment): a counting sort over the
 /// cells' box when it is not much larger than the list.
@@ -302,7 +333,17 @@ fn sort_by_cell(filed: &mut Vec<((i64, i64), u32)>) {
 
 #[cfg(test)]
 mod tests {
-    use super::sort_by_cell;
+    use super::{sort_by_cell, sort_pairs};
+
+    #[test]
+    fn sort_pairs_sorts_and_dedups_like_sort_unstable() {
+        let mut pairs: Vec<(u32, u32)> = (0..900u32).map(|k| (k * 7 % 23, k * 13 % 31)).collect();
+        let mut want = pairs.clone();
+        want.sort_unstable();
+        want.dedup();
+        sort_pairs(&mut pairs, 23);
+        assert_eq!(pairs, want);
+    }
 
     #[test]
     fn sort_by_cell_sorts_like_sort_unstable_even_far_apart() {

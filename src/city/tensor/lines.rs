@@ -80,6 +80,19 @@ pub(crate) fn polyline_length(points: &[DVec2]) -> f64 {
     points.windows(2).map(|w| w[0].distance(w[1])).sum()
 }
 
+/// Whether [`polyline_length`] is below `len`, summed in the same order but
+/// stopping once the sum reaches `len` (it only grows from there).
+pub(crate) fn shorter_than(points: &[DVec2], len: f64) -> bool {
+    let mut sum = 0.0;
+    for w in points.windows(2) {
+        sum += w[0].distance(w[1]);
+        if sum >= len {
+            return false;
+        }
+    }
+    sum < len
+}
+
 /// Everything traced for one city, before simplification and noding.
 #[derive(Clone, Debug)]
 pub struct TracedStreets {
@@ -181,4 +194,23 @@ pub(crate) fn insert_points(
         }
     }
     (out, map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{polyline_length, shorter_than};
+    use glam::DVec2;
+
+    #[test]
+    fn shorter_than_agrees_with_the_length() {
+        let pts: Vec<DVec2> = (0..50)
+            .map(|i| DVec2::new(i as f64 * 0.7, (i as f64 * 0.3).sin()))
+            .collect();
+        for n in [0, 1, 2, 10, 50] {
+            let len = polyline_length(&pts[..n]);
+            for l in [0.0, 1.0e-9, len * 0.5, len, len * 1.0000001, len + 1.0] {
+                assert_eq!(shorter_than(&pts[..n], l), len < l, "{n} {l}");
+            }
+        }
+    }
 }

@@ -50,6 +50,8 @@ pub(crate) struct Region {
     inv: f64,
     nx: usize,
     ny: usize,
+    /// `(nx, ny)` as floats.
+    size: DVec2,
     state: Vec<u8>,
     /// Per cell, `edge_ids[starts[c]..starts[c + 1]]` are the edges within
     /// `pad` of it.
@@ -123,6 +125,7 @@ impl Region {
             inv: 1.0 / cell,
             nx,
             ny,
+            size: DVec2::new(nx as f64, ny as f64),
             state: vec![BLOCKED; nx * ny],
             starts,
             edge_ids,
@@ -165,15 +168,16 @@ impl Region {
                     }
                 }
             }
-            for i in 0..self.nx {
-                let c = j * self.nx + i;
-                self.state[c] = if self.starts[c] != self.starts[c + 1] {
-                    MIXED
-                } else if inside[i] && !covered[i] {
-                    FREE
-                } else {
-                    BLOCKED
-                };
+            // Branch-free, so it vectorises.
+            const _: () = assert!(BLOCKED == 0 && FREE == 1 && MIXED == 2);
+            let row = j * self.nx..(j + 1) * self.nx;
+            let crossed = self.starts[row.start..=row.end].windows(2);
+            for (((s, w), &inside), &covered) in (self.state[row].iter_mut())
+                .zip(crossed)
+                .zip(&inside)
+                .zip(&covered)
+            {
+                *s = ((inside & !covered) as u8).max(MIXED * (w[0] != w[1]) as u8);
             }
         }
     }
@@ -181,8 +185,12 @@ impl Region {
     #[inline(always)]
     fn cell_of(&self, p: DVec2) -> Option<usize> {
         let f = (p - self.origin) * self.inv;
-        (f.x >= 0.0 && f.y >= 0.0 && f.x < self.nx as f64 && f.y < self.ny as f64)
-            .then(|| (f.y as u32) as usize * self.nx + (f.x as u32) as usize)
+        (f.cmpge(DVec2::ZERO) & f.cmplt(self.size)).all().then(|| {
+            // SAFETY: `f` is in `[0, size)` and the sizes fit a u32 (at most
+            // MAX_FIELD_CELLS cells), so the truncations do too.
+            let (x, y) = unsafe { (f.x.to_int_unchecked::<u32>(), f.y.to_int_unchecked::<u32>()) };
+            y as usize * self.nx + x as usize
+        })
     }
 
     fn edges_in(&self, c: usize) -> impl Iterator<Item = &ConstraintEdge> {

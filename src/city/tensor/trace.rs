@@ -68,15 +68,16 @@ impl Place {
         }
     }
 
-    /// Moved by `d` (metres), located afresh at `to` if out of the cell.
+    /// Moves by `d` (metres), located afresh at `to` if out of the cell
+    /// (in place: the cell is rewritten only then).
     #[inline(always)]
-    fn moved(self, field: &SampledField, d: DVec2, to: DVec2) -> Self {
+    fn advance(&mut self, field: &SampledField, d: DVec2, to: DVec2) {
         let inv = field.inv_cell();
         let (u, v) = (self.u + (d.x * inv) as f32, self.v + (d.y * inv) as f32);
-        if u >= 0.0 && v >= 0.0 && u < 1.0 && v < 1.0 {
-            Self { u, v, ..self }
+        if inside(u, v) {
+            (self.u, self.v) = (u, v);
         } else {
-            Self::of(field, to)
+            *self = Self::of(field, to);
         }
     }
 }
@@ -100,6 +101,15 @@ pub(crate) fn rk4(
     } else {
         rk4_at::<false>(field, &place, p, prev, h)
     }
+}
+
+/// Whether cell coordinates `(u, v)` are in the cell, `[0, 1)²`, by their
+/// bits: a non-negative f32 orders like its bits, and a negative one or a
+/// NaN has bits above 1.0's. (−0.0 counts as outside, which only sends it
+/// down the slower path that handles any point.)
+#[inline(always)]
+fn inside(u: f32, v: f32) -> bool {
+    u.to_bits().max(v.to_bits()) < 1.0f32.to_bits()
 }
 
 /// [`rk4`] from `p` at `place`, the samples in f32 cell coordinates.
@@ -140,11 +150,11 @@ fn sample<const MINOR: bool>(
     to: [f32; 2],
 ) -> [f32; 2] {
     let (u, v) = (place.u + du[0], place.v + du[1]);
-    if u >= 0.0 && v >= 0.0 && u < 1.0 && v < 1.0 {
+    if inside(u, v) {
         let m = place.cell.eval::<MINOR>(u, v);
         return [m[0] * s, m[1] * s];
     }
-    if !(u > -1.0 && v > -1.0 && u < 2.0 && v < 2.0) {
+    if !((u > -1.0) & (v > -1.0) & (u < 2.0) & (v < 2.0)) {
         return off_grid(field, MINOR, p, du, to);
     }
     let di = (u >= 1.0) as i32 - (u < 0.0) as i32;
@@ -285,9 +295,26 @@ impl Half {
             store.insert(q, line, self.sign * self.k);
             self.to_file = lim.every;
         }
-        self.place = self.place.moved(field, d, q);
+        self.place.advance(field, d, q);
         self.p = q;
         self.prev = d;
+    }
+
+    /// Steps on alone until it stops or has taken `steps` steps in all.
+    #[inline(never)]
+    fn run<const MINOR: bool>(
+        &mut self,
+        steps: usize,
+        field: &SampledField,
+        region: &Region,
+        store: &mut Store,
+        line: u32,
+        lim: &Limits,
+    ) {
+        while self.stop.is_none() && (self.k as usize) < steps {
+            let d = rk4_at::<MINOR>(field, &self.place, self.p, self.prev, lim.h);
+            self.advance(d, field, region, store, line, lim);
+        }
     }
 
     /// Files the last point if it was not, and hands over points and stop.
@@ -342,36 +369,33 @@ fn trace_family<const MINOR: bool>(
         h.pts = std::mem::take(buf);
     }
     let steps = lim.max_steps.min(*budget as usize);
-    loop {
-        let taken = (halves[0].k + halves[1].k) as usize;
-        let running = [halves[0].stop.is_none(), halves[1].stop.is_none()];
-        if taken >= steps {
-            let end = if steps < lim.max_steps {
-                Stop::Budget
-            } else {
-                Stop::Length
-            };
-            for h in halves.iter_mut().filter(|h| h.stop.is_none()) {
-                h.stop = Some(end);
-            }
-            break;
-        }
-        match running {
-            [true, true] => {
-                // Two independent chains of samples the processor overlaps.
-                let [a, b] = &mut halves;
-                let da = rk4_at::<MINOR>(field, &a.place, a.p, a.prev, lim.h);
-                let db = rk4_at::<MINOR>(field, &b.place, b.p, b.prev, lim.h);
-                a.advance(da, field, region, store, line, lim);
-                b.advance(db, field, region, store, line, lim);
-            }
-            [true, false] | [false, true] => {
-                let h = &mut halves[running[1] as usize];
-                let d = rk4_at::<MINOR>(field, &h.place, h.p, h.prev, lim.h);
-                h.advance(d, field, region, store, line, lim);
-            }
-            [false, false] => break,
-        }
+    let [a, b] = &mut halves;
+    // In step while both run: each files its points as it goes, so the
+    // other's are in the store in the same order every time.
+    while a.stop.is_none() && b.stop.is_none() && ((a.k + b.k) as usize) < steps {
+        // Two independent chains of samples the processor overlaps.
+        let da = rk4_at::<MINOR>(field, &a.place, a.p, a.prev, lim.h);
+        let db = rk4_at::<MINOR>(field, &b.place, b.p, b.prev, lim.h);
+        a.advance(da, field, region, store, line, lim);
+        b.advance(db, field, region, store, line, lim);
+    }
+    let (alone, other_k) = if a.stop.is_none() { (a, b.k) } else { (b, a.k) };
+    alone.run::<MINOR>(
+        steps - (other_k as usize).min(steps),
+        field,
+        region,
+        store,
+        line,
+        lim,
+    );
+    // Whatever still runs has used up the steps.
+    let end = if steps < lim.max_steps {
+        Stop::Budget
+    } else {
+        Stop::Length
+    };
+    for h in halves.iter_mut().filter(|h| h.stop.is_none()) {
+        h.stop = Some(end);
     }
     *budget -= (halves[0].k + halves[1].k) as u64;
     let [a, b] = halves.map(|h| h.finish(store, line, lim.every));

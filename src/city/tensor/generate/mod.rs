@@ -159,11 +159,11 @@ impl<'a> Generator<'a> {
         let mut stores = [0, 1].map(|_| Store::new(lo - margin, hi + margin, reach / 2.0));
         for (id, line) in self.lines.iter().enumerate() {
             let store = &mut stores[line.family.index()];
+            // Every `every`-th point and the last.
             let n = line.points.len();
-            for (i, &p) in line.points.iter().enumerate() {
-                if i % every as usize == 0 || i + 1 == n {
-                    store.insert(p, id as u32, i as i32);
-                }
+            let last = n.checked_sub(1).filter(|&l| l % every as usize != 0);
+            for i in (0..n).step_by(every as usize).chain(last) {
+                store.insert(line.points[i], id as u32, i as i32);
             }
         }
         LevelState {
@@ -256,7 +256,7 @@ impl<'a> Generator<'a> {
         points.extend(bwd.iter().rev());
         points.push(seed);
         points.extend_from_slice(fwd);
-        if super::lines::polyline_length(&points) < st.sp.min_length.max(1.0e-9) {
+        if super::lines::shorter_than(&points, st.sp.min_length.max(1.0e-9)) {
             store.undo();
             return None;
         }
