@@ -1,0 +1,83 @@
+//! Faces, crossing queries, splitting and the planarity check on small graphs.
+
+use super::*;
+use crate::roads::RoadClass;
+
+fn square() -> PlanarGraph {
+    let mut g = PlanarGraph::new(10.0);
+    let ns: Vec<_> = [(0., 0.), (10., 0.), (10., 10.), (0., 10.)]
+        .map(|(x, y)| g.add_node(DVec2::new(x, y)))
+        .into();
+    for i in 0..4 {
+        g.add_edge(ns[i], ns[(i + 1) % 4], 0).unwrap();
+    }
+    g
+}
+
+#[test]
+fn faces_of_a_square_with_a_diagonal_and_a_dangling_edge() {
+    let mut g = square();
+    g.add_edge(0, 2, 1).unwrap();
+    let c = g.add_node(DVec2::new(20.0, 5.0));
+    g.add_edge(1, c, 1).unwrap();
+    let faces = g.faces();
+    // Euler: V − E + F = 1 + C.
+    assert_eq!(g.node_count() + faces.len(), g.edge_count() + 2);
+    let mut areas: Vec<f64> = faces.iter().map(|f| f.area).collect();
+    areas.sort_by(f64::total_cmp);
+    assert_eq!(areas, vec![-100.0, 50.0, 50.0]);
+    // Every directed edge once.
+    let walked: usize = faces.iter().map(|f| f.edges.len()).sum();
+    assert_eq!(walked, 2 * g.edge_count());
+    // The outer face walks the dangling edge both ways.
+    let outer = faces.iter().find(|f| f.is_outer()).unwrap();
+    assert_eq!(outer.nodes.iter().filter(|&&n| n == c).count(), 1);
+    assert_eq!(outer.nodes.iter().filter(|&&n| n == 1).count(), 2);
+}
+
+#[test]
+fn crossing_queries_allow_only_shared_ends() {
+    let g = square();
+    let p = |x, y| DVec2::new(x, y);
+    // The diagonal meets the square only at its own end nodes.
+    assert!(!g.crosses(p(0., 0.), p(10., 10.), [Some(0), Some(2)]));
+    // Named wrongly, the same segment touches nodes it does not own.
+    assert!(g.crosses(p(0., 0.), p(10., 10.), [None, Some(2)]));
+    // Leaving the square crosses an edge; running along one overlaps.
+    assert!(g.crosses(p(5., 5.), p(15., 5.), [None, None]));
+    assert!(g.crosses(p(0., 0.), p(5., 0.), [Some(0), None]));
+    assert!(!g.crosses(p(2., 2.), p(8., 8.), [None, None]));
+    // Through a node.
+    assert!(g.crosses(p(-5., -5.), p(5., 5.), [None, None]));
+    assert_eq!(g.nodes_within(p(1., 1.), 2.0), vec![0]);
+    assert!(g.any_node_closer(p(1., 1.), 1.5) && !g.any_node_closer(p(1., 1.), 1.4));
+}
+
+#[test]
+fn split_and_round_trip_through_a_network() {
+    let g = square().split_edges(|_| Some(3.0));
+    assert_eq!((g.node_count(), g.edge_count()), (16, 16));
+    assert!(g.check_planar().is_ok());
+    let net = g.to_network(|_| Some((RoadClass::Street, 6.0)));
+    // One closed road of 17 points (the loop, first point repeated).
+    assert_eq!(net.roads.len(), 1);
+    assert_eq!(net.roads[0].points.len(), 17);
+    assert!((net.roads[0].length() - 40.0).abs() < 1e-9);
+    let back = PlanarGraph::from_network(&net, 10.0);
+    assert_eq!((back.node_count(), back.edge_count()), (16, 16));
+    assert_eq!(back.faces().len(), 2);
+}
+
+#[test]
+fn check_planar_finds_a_crossing_and_components_count_parts() {
+    let mut g = square();
+    g.add_edge(0, 2, 0).unwrap();
+    g.add_edge(1, 3, 0).unwrap();
+    assert!(g.check_planar().is_err());
+    let lone = g.add_node(DVec2::new(50.0, 50.0));
+    let parts = g.components();
+    assert_eq!(parts[lone as usize], 1);
+    assert!(parts[..4].iter().all(|&p| p == 0));
+    let (h, map) = g.retain_nodes(|n| n != lone);
+    assert_eq!((h.node_count(), h.edge_count(), map[4]), (4, 6, None));
+}
