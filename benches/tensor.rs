@@ -26,6 +26,7 @@ fn time_ms<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, f64, T) {
     let mut last = None;
     let mut times: Vec<f64> = (0..runs.max(1))
         .map(|_| {
+            drop(last.take()); // the last result's drop is not timed
             let start = Instant::now();
             last = Some(black_box(f()));
             start.elapsed().as_secs_f64() * 1e3
