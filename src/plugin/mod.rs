@@ -5,7 +5,7 @@
 //! - `coords`: core ↔ Bevy coordinates and the floating origin;
 //! - `chunks`: the ground as quadtree chunks meshed on worker threads;
 //! - `objects`: trees, point features and buildings near the focus;
-//! - `roads`: the roads (any [`RoadGenerator`](crate::roads::RoadGenerator))
+//! - `roads`: the roads (any [`RoadGenerator`])
 //!   and streams around the focus, laid on the ground ([`LaidRoads`]);
 //! - `group`: the plugin group and its parts; `tasks`: the worker threads
 //!   ([`tasks::ReliefWorkers`]) below the frame's priority, and

@@ -1,7 +1,7 @@
-//! Terrain chunks: which ones to show around the focus ([`select`]: a
+//! Terrain chunks: which ones to show around the focus (`select`: a
 //! quadtree, fine near and coarse far), building their meshes on worker
-//! threads ([`mesh`]), swapping them in without holes, cracks (skirts hide
-//! level changes) or overlaps, and the road ribbons over them ([`ribbons`]),
+//! threads (`mesh`), swapping them in without holes, cracks (skirts hide
+//! level changes) or overlaps, and the road ribbons over them (`ribbons`),
 //! rebuilt only where the roads over a chunk changed.
 
 mod mesh;
