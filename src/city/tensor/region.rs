@@ -11,6 +11,8 @@ use glam::DVec2;
 const BLOCKED: u8 = 0;
 const FREE: u8 = 1;
 const MIXED: u8 = 2;
+// `Region::new` computes the states from these values.
+const _: () = assert!(BLOCKED == 0 && FREE == 1 && MIXED == 2);
 
 /// A constraint edge: segment `seg` of polygon `poly` (0 = the boundary).
 #[derive(Clone, Copy, Debug)]
@@ -168,8 +170,7 @@ impl Region {
                     }
                 }
             }
-            // Branch-free, so it vectorises.
-            const _: () = assert!(BLOCKED == 0 && FREE == 1 && MIXED == 2);
+            // Branch-free, so it vectorises (see the states' values).
             let row = j * self.nx..(j + 1) * self.nx;
             let crossed = self.starts[row.start..=row.end].windows(2);
             for (((s, w), &inside), &covered) in (self.state[row].iter_mut())
