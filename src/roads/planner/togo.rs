@@ -7,7 +7,9 @@
 //! grades along the walk is at least the walk's whole climb over its
 //! length, the largest at least the mean): read from its end cells'
 //! heights and the move's nominal length alone (a hair under, for
-//! rounding), no walk, no lake test. p2 and the turn are taken at their
+//! rounding), no walk, no lake test beyond leaving out wet cells (a
+//! cell's own point lies on every segment that enters or leaves it, so no
+//! real road touches a wet one). p2 and the turn are taken at their
 //! cheapest over the segments that can enter `p` (0 at the start cell),
 //! and the schedule, dither and tie-breaker cost nothing. Every real step
 //! costs at least that, so the relaxed cost-to-go is admissible and
@@ -191,12 +193,20 @@ impl SearchGraph<'_> {
         let ws = self.params.weights.slope;
         let sub = self.frame.sub;
         let zq = self.height(i * sub, j * sub);
+        let lake = self.frame.lake;
         for m in 0..self.moves.len() {
             let (pi, pj) = (i - self.moves[m].0, j - self.moves[m].1);
-            b.in_edge.data[at + m] = if self.inside(pi, pj) {
+            let zp = if self.inside(pi, pj) {
+                self.height(pi * sub, pj * sub)
+            } else {
+                f64::NAN
+            };
+            // No road enters or leaves a wet cell (its own point is on every
+            // segment that does), so wet cells leave the relaxed problem too.
+            b.in_edge.data[at + m] = if zp >= lake && zq >= lake {
                 // The move's nominal length (the segment's own differs by
                 // rounding): the cost a hair under, for admissibility.
-                let dz = zq - self.height(pi * sub, pj * sub);
+                let dz = zq - zp;
                 let p34 = 2.0 * dz.abs() / self.walk_len[m];
                 (ws * (dz.abs() + p34) * (1.0 - 1e-9), dz / self.len[m])
             } else {
