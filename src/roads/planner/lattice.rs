@@ -116,6 +116,8 @@ struct Caches {
     /// The safe test's bounds, wide and near.
     wide: Disc,
     near: Disc,
+    /// Their radii, metres.
+    radii: (f64, f64),
 }
 
 impl Caches {
@@ -148,18 +150,24 @@ impl Caches {
     fn safe(&mut self, frame: &Frame, a: i64, b: i64, wide: bool) -> bool {
         let s = self.safe.slot(a, b);
         if self.safe.data[s] == UNKNOWN {
-            self.safe.data[s] = self.safety(frame, a, b);
+            // The point's height if known (else NaN, which proves nothing).
+            let h = self.heights.slot(a, b);
+            let z = self.heights.data[h];
+            self.safe.data[s] = self.safety(frame, a, b, z);
         }
         self.safe.data[s] == WIDE || (!wide && self.safe.data[s] == NEAR)
     }
 
+    /// The point's safety; first from its height `z` and the slope bound
+    /// (no sums), then from the discs' bounds.
     #[inline(never)]
-    fn safety(&self, frame: &Frame, a: i64, b: i64) -> u8 {
-        let p = frame.lattice(a, b);
+    fn safety(&self, frame: &Frame, a: i64, b: i64, z: f64) -> u8 {
         let level = frame.lake + 1e-6;
-        if self.wide.min(frame, p) > level {
+        let above = |r: f64| frame.lipschitz.is_some_and(|lip| z - level > lip * r);
+        let p = frame.lattice(a, b);
+        if above(self.radii.0) || self.wide.min(frame, p) > level {
             WIDE
-        } else if self.near.min(frame, p) > level {
+        } else if above(self.radii.1) || self.near.min(frame, p) > level {
             NEAR
         } else {
             NO
@@ -244,6 +252,7 @@ impl Lattice {
             safe: Paged::new(x0, x1, y0, y1, 1, UNKNOWN),
             wide: frame.disc(walks.reach.max(NEAR_REACH) * ss),
             near: frame.disc(NEAR_REACH * ss),
+            radii: (walks.reach.max(NEAR_REACH) * ss, NEAR_REACH * ss),
         };
         Self { walks, flat, c }
     }
