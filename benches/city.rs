@@ -12,23 +12,8 @@ mod common;
 use bevy_relief::city::lots::{LotParams, LotSummary, subdivide};
 use bevy_relief::city::planar::{PlanarParams, PlanarStreets};
 use bevy_relief::city::{Streets, StreetsInput};
+use common::time_ms;
 use glam::DVec2;
-use std::hint::black_box;
-use std::time::Instant;
-
-/// Median and minimum wall time (ms) of `runs` calls, and the last result.
-fn time_ms<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, f64, T) {
-    let mut t = Vec::with_capacity(runs);
-    let mut out = None;
-    for _ in 0..runs {
-        drop(out.take()); // the last result's drop is not timed
-        let s = Instant::now();
-        out = Some(black_box(f()));
-        t.push(s.elapsed().as_secs_f64() * 1e3);
-    }
-    t.sort_by(f64::total_cmp);
-    (t[t.len() / 2], t[0], out.expect("runs > 0"))
-}
 
 /// The reference ring: an ellipse 2 km × 1.6 km, 64 vertices, counter-clockwise.
 fn ellipse() -> Vec<DVec2> {

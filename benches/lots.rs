@@ -10,25 +10,10 @@ mod common;
 use bevy_relief::city::lots::{LotParams, LotSummary, subdivide};
 use bevy_relief::city::{EdgeRole, Streets};
 use bevy_relief::geom::PlanarGraph;
+use common::time_ms;
 use glam::DVec2;
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
-use std::hint::black_box;
-use std::time::Instant;
-
-/// The minimum and median wall time of `runs` calls (the minimum is the
-/// steadier figure on a shared machine), and the last result.
-fn time_ms<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, f64, T) {
-    let mut t = Vec::with_capacity(runs);
-    let mut out = None;
-    for _ in 0..runs {
-        let s = Instant::now();
-        out = Some(black_box(f()));
-        t.push(s.elapsed().as_secs_f64() * 1e3);
-    }
-    t.sort_by(f64::total_cmp);
-    (t[0], t[t.len() / 2], out.expect("runs > 0"))
-}
 
 /// A jittered grid of `spacing` inside the ellipse, every fourth line a
 /// main street, the rest narrower; some edges left out, so blocks merge
@@ -75,7 +60,7 @@ fn main() {
     };
     for spacing in [80.0, 60.0, 40.0] {
         let streets = city(spacing, 7);
-        let (min, median, lots) = time_ms(31, || subdivide(&streets, &params));
+        let (median, min, lots) = time_ms(31, || subdivide(&streets, &params));
         let s = LotSummary::of(&lots);
         let vertices: usize = streets.blocks.iter().map(Vec::len).sum();
         println!(

@@ -6,30 +6,18 @@
 //!
 //! `cargo bench --no-default-features --bench planner`
 
+mod common;
+
 use bevy_relief::roads::planner::{
     AStarPlanner, PlannedRoad, PlannerParams, RoadPlanner, SearchGraph, SearchState,
     SequentialPlanner,
 };
 use bevy_relief::terrain::Terrain;
+use common::time_ms;
 use glam::DVec2;
 use pathfinding::num_traits::Zero;
 use std::cell::RefCell;
-use std::hint::black_box;
 use std::ops::Add;
-use std::time::Instant;
-
-fn median_ms<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
-    let mut t = Vec::with_capacity(runs);
-    let mut out = None;
-    for _ in 0..runs {
-        drop(out.take()); // the last result's drop is not timed
-        let s = Instant::now();
-        out = Some(black_box(f()));
-        t.push(s.elapsed().as_secs_f64() * 1e3);
-    }
-    t.sort_by(f64::total_cmp);
-    (t[t.len() / 2], out.expect("runs > 0"))
-}
 
 /// `f64` with the order and zero `pathfinding` needs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -141,8 +129,8 @@ fn main() {
     let mut sum = (0.0, 0.0);
     for &((ax, ay), (bx, by)) in &PAIRS {
         let (from, to) = (DVec2::new(ax, ay), DVec2::new(bx, by));
-        let (a_ms, a) = median_ms(7, || AStarPlanner.plan(&terrain, from, to, &params));
-        let (s_ms, s) = median_ms(31, || SequentialPlanner.plan(&terrain, from, to, &params));
+        let (a_ms, _, a) = time_ms(7, || AStarPlanner.plan(&terrain, from, to, &params));
+        let (s_ms, _, s) = time_ms(31, || SequentialPlanner.plan(&terrain, from, to, &params));
         let (a, s): (PlannedRoad, PlannedRoad) = match (a, s) {
             (Ok(a), Ok(s)) => (a, s),
             (a, s) => {
@@ -185,15 +173,15 @@ fn main() {
     let n = PAIRS.len() as f64;
     for &((ax, ay), (bx, by)) in &PAIRS {
         let (from, to) = (DVec2::new(ax, ay), DVec2::new(bx, by));
-        let (ours_ms, ours) = median_ms(5, || {
+        let (ours_ms, _, ours) = time_ms(5, || {
             AStarPlanner
                 .plan(&terrain, from, to, &exact)
                 .expect("A* road")
         });
-        let (plain_ms, (p1, c1)) =
-            median_ms(3, || pathfinding_astar(&terrain, from, to, &exact, false));
-        let (same_ms, (p2, c2)) =
-            median_ms(3, || pathfinding_astar(&terrain, from, to, &exact, true));
+        let (plain_ms, _, (p1, c1)) =
+            time_ms(3, || pathfinding_astar(&terrain, from, to, &exact, false));
+        let (same_ms, _, (p2, c2)) =
+            time_ms(3, || pathfinding_astar(&terrain, from, to, &exact, true));
         let check = |len: usize, c: f64| {
             if len == ours.points.len() && (c - ours.cost).abs() <= 1e-9 * c {
                 "same cost"

@@ -10,29 +10,18 @@
 //! its focus box) are simulated too, so the roads are exactly those of any
 //! larger area.
 
+mod common;
+
 use bevy_relief::roads::{ContourParams, ContourRoads};
 use bevy_relief::terrain::Terrain;
+use common::time_ms;
 use glam::DVec2;
-use std::hint::black_box;
-use std::time::Instant;
-
-fn median_ms(runs: usize, mut f: impl FnMut() -> usize) -> (f64, usize) {
-    let mut t = Vec::with_capacity(runs);
-    let mut n = 0;
-    for _ in 0..runs {
-        let s = Instant::now();
-        n = black_box(f());
-        t.push(s.elapsed().as_secs_f64() * 1e3);
-    }
-    t.sort_by(f64::total_cmp);
-    (t[t.len() / 2], n)
-}
 
 fn main() {
     let terrain = Terrain::default();
     let roads = ContourRoads::new(ContourParams::default()).expect("defaults are valid");
     let map = (DVec2::new(18600.0, 960.0), DVec2::new(19400.0, 1560.0));
-    let (ms, n) = median_ms(31, || roads.generate(&terrain, map.0, map.1).roads.len());
+    let (ms, _, n) = time_ms(31, || roads.generate(&terrain, map.0, map.1).roads.len());
     println!(
         "contour roads, 800 x 600 m map at (19000, 1260): {ms:7.2} ms median of 31 ({n} roads)"
     );
@@ -42,7 +31,7 @@ fn main() {
     for k in 0..8 {
         let min = DVec2::new(-20000.0 + 5300.0 * k as f64, 9000.0 - 4100.0 * k as f64);
         let max = min + 3000.0;
-        let (ms, n) = median_ms(3, || roads.generate(&terrain, min, max).roads.len());
+        let (ms, _, n) = time_ms(3, || roads.generate(&terrain, min, max).roads.len());
         total = (total.0 + ms / 8.0, total.1 + n);
     }
     println!(
@@ -50,6 +39,6 @@ fn main() {
         total.0, total.1
     );
     let big = (DVec2::new(15000.0, -4000.0), DVec2::new(25000.0, 6000.0));
-    let (ms, n) = median_ms(5, || roads.generate(&terrain, big.0, big.1).roads.len());
+    let (ms, _, n) = time_ms(5, || roads.generate(&terrain, big.0, big.1).roads.len());
     println!("contour roads, 10 x 10 km region:               {ms:7.2} ms median of 5 ({n} roads)");
 }

@@ -11,34 +11,16 @@
 //! (`--no-peer` skips the peer, e.g. under callgrind; `--generate-only`
 //! times only `generate`, for `perf stat`)
 
+mod common;
+
 use bevy_relief::city::StreetsInput;
 use bevy_relief::city::tensor::{BasisField, Level, TensorField, TensorParams, TensorStreets};
+use common::time_ms;
 use glam::DVec2;
-use std::hint::black_box;
 use std::path::Path;
 use std::process::Command;
-use std::time::Instant;
 
 const PEER: &str = "/work/shared/peers/mapgen/bench.js";
-
-/// `(median, min)` milliseconds of `runs ≥ 1` calls, and the last result.
-fn time_ms<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, f64, T) {
-    let mut last = None;
-    let mut times: Vec<f64> = (0..runs.max(1))
-        .map(|_| {
-            drop(last.take()); // the last result's drop is not timed
-            let start = Instant::now();
-            last = Some(black_box(f()));
-            start.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    (
-        times[times.len() / 2],
-        times[0],
-        last.expect("at least one run"),
-    )
-}
 
 /// What the peer printed: min and median ms, lines per level, raw points.
 struct Peer {

@@ -1,6 +1,28 @@
-//! Helpers shared by the lot benches.
+//! Helpers the benches share: one timer, and the lot benches' fingerprint.
+
+// Each bench uses the part it needs.
+#![allow(dead_code)]
 
 use bevy_relief::city::lots::Lot;
+use std::hint::black_box;
+use std::time::Instant;
+
+/// The median and the minimum wall time (ms; the minimum is the steadier
+/// figure on a shared machine) of `runs` calls (at least one), and the
+/// last result. The previous result is dropped before the clock starts.
+pub fn time_ms<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, f64, T) {
+    let mut last = None;
+    let mut t: Vec<f64> = (0..runs.max(1))
+        .map(|_| {
+            drop(last.take());
+            let start = Instant::now();
+            last = Some(black_box(f()));
+            start.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    (t[t.len() / 2], t[0], last.expect("at least one run"))
+}
 
 /// An FNV-1a hash of every lot's block, outline, footprint and height, to
 /// tell bit-identical output from changed output.
