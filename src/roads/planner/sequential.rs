@@ -10,8 +10,10 @@
 //!
 //! Ours adds what the thesis leaves to chance: a step keeps half a step
 //! clear of the road so far (so dither, which rewards the sharpest turns,
-//! zigzags instead of coiling over its own track); a blocked road looks
-//! all around, without dither, and a dead end steps back.
+//! zigzags instead of coiling over its own track); a road asked to be
+//! longer than the direct line keeps its fan wide enough to keep that
+//! schedule (else it runs ahead, then coils to lose length); a blocked road
+//! looks all around, without dither, and a dead end steps back.
 
 use super::cost::{SegTerrain, Step, angle, deck, seg_terrain, step_cost, tie_hash, tie_key};
 use super::frame::Frame;
@@ -25,6 +27,10 @@ use glam::DVec2;
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use std::collections::{HashMap, HashSet};
+
+/// Beyond the half-angle a road needs to keep its schedule, what its fan
+/// keeps for turning (radians, 20°).
+const KEEP_SCHEDULE_ROOM: f64 = 20.0 * std::f64::consts::PI / 180.0;
 
 /// The sequential planner (thesis §6.1, "SequentialPlanner").
 #[derive(Clone, Copy, Debug, Default)]
@@ -105,6 +111,15 @@ impl RoadPlanner for SequentialPlanner {
             let progress = built.min(near).clamp(0.0, 1.0);
             let mut spread =
                 (params.fan_start + (params.fan_end - params.fan_start) * progress).to_radians();
+            // A road asked to be longer must be able to keep its schedule:
+            // the length still wanted over the distance left needs a fan at
+            // least that wide (1/cos of its half-angle), with room to turn,
+            // or it runs ahead and can only coil to lose length.
+            let wanted = params.distance_factor * frame.direct - length;
+            if wanted > rem.length() {
+                let need = (rem.length() / wanted).acos() + KEEP_SCHEDULE_ROOM;
+                spread = spread.max(2.0 * need).min(params.fan_start.to_radians());
+            }
             let mut k = if last { 1 } else { params.candidates };
             if widen {
                 // Blocked: look all around (a full circle, its ends apart).
