@@ -1,7 +1,7 @@
 //! The example world: fly over the limitless Relf terrain and tune it live.
 //!
 //! `cargo run --release --example world [-- --screenshot PATH] [--frames N] [--map] [--road-view]
-//! [--at X,Y] [--look X,Y] [--height H] [--plan X,Y X,Y]]`
+//! [--at X,Y] [--look X,Y] [--height H] [--plan X,Y X,Y] [--sequential]]`
 //!
 //! Controls: hold the right mouse button and move the mouse to look; W/S
 //! forward/back, A/D left/right, E/Q up/down, Shift to go fast (up to
@@ -22,7 +22,7 @@ use bevy_egui::input::EguiWantsInput;
 use bevy_relief::plugin::city_editor::FieldOverlay;
 use bevy_relief::plugin::inspector::ReliefInspectorPlugin;
 use bevy_relief::plugin::map_overlay::{MapOverlay, ReliefMapPlugin};
-use bevy_relief::plugin::planner_tool::{PlannerTool, ReliefPlannerToolPlugin};
+use bevy_relief::plugin::planner_tool::{PlannerChoice, PlannerTool, ReliefPlannerToolPlugin};
 use bevy_relief::plugin::smoke::is_blank;
 use bevy_relief::prelude::*;
 use std::path::PathBuf;
@@ -58,6 +58,8 @@ struct Smoke {
     height: Option<f64>,
     /// `--plan X,Y X,Y`: a road for the planner tool to plan at the start.
     plan: Option<(DVec2, DVec2)>,
+    /// `--sequential`: the tool plans with the sequential planner, not A*.
+    sequential: bool,
     /// `--field`: show the nearest planned city's tensor field.
     field: bool,
 }
@@ -88,6 +90,7 @@ fn main() -> AppExit {
             "--map" => smoke.map = true,
             "--road-view" => smoke.road_view = true,
             "--field" => smoke.field = true,
+            "--sequential" => smoke.sequential = true,
             "--at" => smoke.at = point(args.next()),
             "--look" => smoke.look = point(args.next()),
             "--height" => smoke.height = args.next().and_then(|s| s.parse().ok()),
@@ -96,7 +99,7 @@ fn main() -> AppExit {
             }
             other => {
                 eprintln!(
-                    "unknown argument {other}; use --screenshot PATH, --frames N, --map, --road-view, --field, --at X,Y, --look X,Y, --height H, --plan X,Y X,Y"
+                    "unknown argument {other}; use --screenshot PATH, --frames N, --map, --road-view, --field, --at X,Y, --look X,Y, --height H, --plan X,Y X,Y, --sequential"
                 );
                 return AppExit::from_code(2);
             }
@@ -151,6 +154,9 @@ fn setup(
     field.on = smoke.field;
     if let Some((from, to)) = smoke.plan {
         (tool.start, tool.end) = (Some(from), Some(to));
+    }
+    if smoke.sequential {
+        tool.planner = PlannerChoice::Sequential;
     }
     commands.spawn((
         DirectionalLight {
@@ -288,13 +294,14 @@ fn road_view(
 
 /// `--frames N` exits after N frames; `--screenshot PATH` waits until the
 /// world around the start is complete (every chunk and object near the
-/// focus), lets a few frames render, captures the window, checks it is not
+/// focus, and the `--plan` road), lets a few frames render, captures the window, checks it is not
 /// blank, saves it and exits (non-zero when blank or nothing arrives in time).
 fn smoke_mode(
     mut commands: Commands,
     mut smoke: ResMut<Smoke>,
     stats: Res<ReliefStats>,
     map: Res<MapOverlay>,
+    tool: Res<PlannerTool>,
     mut exit: MessageWriter<AppExit>,
 ) {
     smoke.frame += 1;
@@ -310,7 +317,8 @@ fn smoke_mode(
         && stats.objects_pending == 0
         && !stats.roads_pending
         && (!smoke.map || map.shown())
-        && (!smoke.road_view || smoke.road_view_done);
+        && (!smoke.road_view || smoke.road_view_done)
+        && (smoke.plan.is_none() || tool.last.is_some());
     smoke.settled = if ready { smoke.settled + 1 } else { 0 };
     const SETTLE: u32 = 8;
     const GIVE_UP: u32 = 5000;
@@ -320,6 +328,15 @@ fn smoke_mode(
             "world complete after {frame} frames: {} chunks, {} objects; capturing",
             stats.chunks_present, stats.objects
         );
+        if let Some(last) = &tool.last {
+            match last {
+                Ok(r) => info!(
+                    "planned road: {:.0} m, cost {:.1}, {:.1} ms",
+                    r.length, r.cost, r.ms
+                ),
+                Err(e) => info!("no planned road: {e}"),
+            }
+        }
         let mut save = save_to_disk(path.clone());
         commands.spawn(Screenshot::primary_window()).observe(
             move |captured: On<ScreenshotCaptured>, mut smoke: ResMut<Smoke>| {

@@ -210,6 +210,53 @@ fn plan(state: Res<TerrainState>, workers: Res<ReliefWorkers>, mut tool: ResMut<
     }));
 }
 
+/// Half the planned road's drawn width, metres.
+const HALF_WIDTH: f64 = 2.5;
+
+/// Longest stretch of the planned road's ribbon between two height
+/// samples, metres (the road's own points are a step, 40 m, apart).
+const SAMPLE: f64 = 4.0;
+
+/// The planned road's ribbon: `HALF_WIDTH` either side of `points`,
+/// sampled every `SAMPLE` metres at most, 1 m above `ground`, relative to
+/// the first point, its triangles facing up.
+fn ribbon(
+    points: &[DVec2],
+    ground: impl Fn(DVec2) -> f64,
+) -> (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<[f32; 4]>, Vec<u32>) {
+    let base = points[0];
+    let mut samples = Vec::new();
+    for w in points.windows(2) {
+        let n = (w[0].distance(w[1]) / SAMPLE).ceil().clamp(1.0, 1e5) as usize;
+        samples.extend((0..n).map(|k| w[0].lerp(w[1], k as f64 / n as f64)));
+    }
+    samples.extend(points.last());
+    let points = &samples;
+    let (mut pos, mut nor, mut col, mut idx) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (k, p) in points.iter().enumerate() {
+        let (a, b) = (
+            points[k.saturating_sub(1)],
+            points[(k + 1).min(points.len() - 1)],
+        );
+        let dir = (b - a).normalize_or(DVec2::X);
+        let side = DVec2::new(dir.y, -dir.x) * HALF_WIDTH;
+        // Left, then right.
+        for q in [*p - side, *p + side] {
+            let z = ground(q) + 1.0;
+            let v = super::coords::to_bevy(DVec3::new(q.x - base.x, q.y - base.y, z), DVec2::ZERO);
+            pos.push(v.to_array());
+            nor.push([0.0, 1.0, 0.0]);
+            col.push([1.0, 0.35, 0.1, 1.0]);
+        }
+        if k > 0 {
+            // Counter-clockwise seen from above: left, right, then ahead.
+            let i = (2 * k) as u32;
+            idx.extend_from_slice(&[i - 2, i - 1, i + 1, i - 2, i + 1, i]);
+        }
+    }
+    (pos, nor, col, idx)
+}
+
 /// Draws the last road as a bright ribbon 1 m above the ground.
 fn show_road(
     mut commands: Commands,
@@ -228,30 +275,8 @@ fn show_road(
         return;
     }
     let base = points[0];
-    let (mut pos, mut nor, mut col, mut idx) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let half = 2.5;
-    for (k, p) in points.iter().enumerate() {
-        let (a, b) = (
-            points[k.saturating_sub(1)],
-            points[(k + 1).min(points.len() - 1)],
-        );
-        let dir = (b - a).normalize_or(DVec2::X);
-        let side = DVec2::new(dir.y, -dir.x) * half;
-        for q in [*p - side, *p + side] {
-            let z = ground
-                .height(q.x, q.y)
-                .max(ground.terrain().params().lake_level)
-                + 1.0;
-            let v = super::coords::to_bevy(DVec3::new(q.x - base.x, q.y - base.y, z), DVec2::ZERO);
-            pos.push(v.to_array());
-            nor.push([0.0, 1.0, 0.0]);
-            col.push([1.0, 0.35, 0.1, 1.0]);
-        }
-        if k > 0 {
-            let i = (2 * k) as u32;
-            idx.extend_from_slice(&[i - 2, i, i + 1, i - 2, i + 1, i - 1]);
-        }
-    }
+    let lake = ground.terrain().params().lake_level;
+    let (pos, nor, col, idx) = ribbon(&points, |q| ground.height(q.x, q.y).max(lake));
     let anchor = WorldAnchor(DVec3::new(base.x, base.y, 0.0));
     let mut e = commands.spawn((
         Name::new("planned road"),
@@ -360,5 +385,46 @@ fn planner_ui(
         tool.planner = planner;
         tool.params = params;
         tool.gameplay = gameplay;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_road_ribbon_faces_up_and_follows_the_road() {
+        // North, east, south-east: turns as sharp as the planners' (90°).
+        let points = [(0.0, 0.0), (0.0, 40.0), (40.0, 40.0), (80.0, 0.0)]
+            .map(|(x, y)| DVec2::new(100.0 + x, 200.0 + y));
+        let (pos, _, _, idx) = ribbon(&points, |q| q.x * 0.01);
+        assert_eq!(
+            pos.len(),
+            2 * (10 + 10 + 15 + 1),
+            "sampled every 4 m at most"
+        );
+        for tri in idx.chunks(3) {
+            let [a, b, c] = [tri[0], tri[1], tri[2]].map(|i| Vec3::from(pos[i as usize]));
+            assert!((b - a).cross(c - a).y > 0.0, "a triangle faces down");
+        }
+        // Each pair stands either side of a point on the road, 2.5 m off
+        // it, 1 m above the ground.
+        let on_road = |q: DVec2| {
+            points
+                .windows(2)
+                .map(|w| crate::geom::segment_distance(q, q, w[0], w[1]))
+                .fold(f64::INFINITY, f64::min)
+        };
+        for pair in pos.chunks(2) {
+            let [l, r] = [pair[0], pair[1]].map(|v| {
+                let v = Vec3::from(v);
+                (DVec2::new(v.x as f64, -v.z as f64) + points[0], v.y as f64)
+            });
+            assert!(on_road((l.0 + r.0) / 2.0) < 1e-3);
+            assert!((l.0.distance(r.0) - 2.0 * HALF_WIDTH).abs() < 1e-3);
+            for (w, z) in [l, r] {
+                assert!((z - (w.x * 0.01 + 1.0)).abs() < 1e-3);
+            }
+        }
     }
 }
