@@ -536,7 +536,6 @@ fn sequential_roads_keep_a_longer_schedule() {
     // A road asked to be 1.5 or 2 times the direct distance gets about that
     // long: its fan stays wide enough to keep the schedule (a fan narrowed
     // by progress alone ran ahead, then coiled, and came to 0.74–1.23).
-    let t = Terrain::default();
     let long = [
         ((0.0, 0.0), (0.0, 4000.0)),
         ((1000.0, 1000.0), (5000.0, 1500.0)),
@@ -544,8 +543,10 @@ fn sequential_roads_keep_a_longer_schedule() {
         ((-3000.0, 2000.0), (-200.0, -900.0)),
     ];
     for factor in [1.5, 2.0] {
-        let mut p = PlannerParams::default();
-        p.distance_factor = factor;
+        let p = PlannerParams {
+            distance_factor: factor,
+            ..PlannerParams::default()
+        };
         for ((a, b), (c, d)) in long {
             let (from, to) = (DVec2::new(a, b), DVec2::new(c, d));
             let road = plan(&SequentialPlanner, from, to, &p);
