@@ -18,8 +18,8 @@ use super::graph::{Label, SearchGraph};
 use super::paged::Paged;
 use super::{PlanError, PlannedRoad, PlannerParams, RoadPlanner, check_request, finish};
 use crate::terrain::Terrain;
+use dary_heap::QuaternaryHeap;
 use glam::DVec2;
-use std::collections::BinaryHeap;
 
 /// The A* planner (thesis §6.2, "StarPlanner").
 #[derive(Clone, Copy, Debug, Default)]
@@ -152,7 +152,7 @@ pub(crate) fn search(graph: &mut SearchGraph) -> Result<Found, PlanError> {
         closed: Vec::new(),
         moves: graph.moves.clone(),
     };
-    let mut heap = BinaryHeap::new();
+    let mut heap = QuaternaryHeap::new();
     let start = rec.slot(0, 0, k);
     rec.g[start] = 0.0;
     rec.nodes.data[start].dir = k as u8;

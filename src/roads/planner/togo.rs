@@ -19,7 +19,7 @@
 use super::astar::Open;
 use super::graph::SearchGraph;
 use super::paged::Paged;
-use std::collections::BinaryHeap;
+use dary_heap::QuaternaryHeap;
 
 /// One cell of the backward search.
 #[derive(Clone, Copy, Debug)]
@@ -38,7 +38,7 @@ struct Cell {
 /// The backward search's state, kept between queries.
 pub(crate) struct CostToGo {
     cells: Paged<Cell>,
-    heap: BinaryHeap<Open>,
+    heap: QuaternaryHeap<Open>,
     z_start: f64,
     pops: usize,
     /// Per cell and move `m'`: the segment entering the cell along `m'`,
@@ -74,7 +74,7 @@ impl CostToGo {
         let s = cells.slot(n, 0);
         cells.data[s].g = 0.0;
         (cells.data[s].i, cells.data[s].j) = (n as i32, 0);
-        let mut heap = BinaryHeap::new();
+        let mut heap = QuaternaryHeap::new();
         heap.push(Open::new(0.0, s));
         let turns_into = (0..k)
             .map(|m| {
