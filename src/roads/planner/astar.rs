@@ -14,7 +14,8 @@
 //! cell's at once, when it is first expanded) live in per-search caches
 //! over the window: one flat array each for a small window, else paged.
 
-use super::graph::{Label, SearchGraph};
+use super::expand::Label;
+use super::graph::SearchGraph;
 use super::paged::Paged;
 use super::{PlanError, PlannedRoad, PlannerParams, RoadPlanner, check_request, finish};
 use crate::terrain::Terrain;

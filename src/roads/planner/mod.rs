@@ -30,6 +30,7 @@
 mod astar;
 mod bridge;
 mod cost;
+mod expand;
 mod frame;
 mod gameplay;
 mod graph;
