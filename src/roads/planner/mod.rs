@@ -5,7 +5,8 @@
 //! - [`SequentialPlanner`]: the thesis' variant of Sun et al.: from the last
 //!   point, a fan of candidates one step away, centred on the end point and
 //!   narrowing from about 180° at the start to under 30° near the end; the
-//!   cheapest is kept. Linear in distance, never backtracks.
+//!   cheapest is kept. Linear in distance; it steps back only out of a
+//!   dead end.
 //! - [`AStarPlanner`]: A* on a grid of `step` metres with 4-, 8-, 16- or
 //!   32-connexity (thesis fig. 6.6). Its search state is (cell, incoming
 //!   direction), as Galin et al. 2010, so the turn at a cell is charged
