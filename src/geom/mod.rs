@@ -263,9 +263,59 @@ pub fn segment_meets_rect(a: DVec2, b: DVec2, min: DVec2, max: DVec2) -> bool {
     (0..4).any(|k| segment_intersection(a, b, corners[k], corners[(k + 1) % 4]).is_some())
 }
 
+/// Groups `entries` by a small integer key (every key below `n`), keeping
+/// their order within a key (a counting sort): returns `starts` (`n + 1`
+/// offsets) and the values, key `k`'s being `values[starts[k]..starts[k + 1]]`.
+pub fn group_by_key<E, T: Copy>(
+    n: usize,
+    entries: &[E],
+    key: impl Fn(&E) -> usize,
+    value: impl Fn(&E) -> T,
+) -> (Vec<u32>, Vec<T>) {
+    let mut starts = vec![0u32; n + 1];
+    for e in entries {
+        starts[key(e) + 1] += 1;
+    }
+    for k in 0..n {
+        starts[k + 1] += starts[k];
+    }
+    let Some(first) = entries.first() else {
+        return (starts, Vec::new());
+    };
+    let mut values = vec![value(first); entries.len()];
+    // Each key's start serves as its cursor, which ends at the next key's
+    // start: shifted back by one place after.
+    for e in entries {
+        let at = &mut starts[key(e)];
+        values[*at as usize] = value(e);
+        *at += 1;
+    }
+    starts.copy_within(0..n, 1);
+    starts[0] = 0;
+    (starts, values)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn group_by_key_is_a_stable_sort_by_key() {
+        let entries: Vec<(usize, u32)> =
+            (0..500u32).map(|i| ((i * 7919 % 13) as usize, i)).collect();
+        let (starts, values) = group_by_key(16, &entries, |e| e.0, |e| e.1);
+        let mut sorted = entries.clone();
+        sorted.sort_by_key(|e| e.0);
+        assert_eq!(values, sorted.iter().map(|e| e.1).collect::<Vec<_>>());
+        for k in 0..16 {
+            let want = entries.iter().filter(|e| e.0 == k).count();
+            assert_eq!((starts[k + 1] - starts[k]) as usize, want);
+        }
+        assert_eq!(
+            group_by_key(3, &[] as &[(usize, u32)], |e| e.0, |e| e.1),
+            (vec![0; 4], vec![])
+        );
+    }
 
     #[test]
     fn intersections() {

@@ -233,21 +233,8 @@ impl Grid {
             }
             filed.extend(span.iter().map(|&k| (k, i as u32)));
         }
-        let mut count = vec![0u32; cells + 1];
-        for &(k, _) in &filed {
-            count[k as usize + 1] += 1;
-        }
-        for k in 0..cells {
-            count[k + 1] += count[k];
-        }
-        let mut ids = vec![0u32; filed.len()];
-        let mut next = count.clone();
-        for &(k, i) in &filed {
-            ids[next[k as usize] as usize] = i;
-            next[k as usize] += 1;
-        }
-        grid.start = count;
-        grid.ids = ids;
+        (grid.start, grid.ids) =
+            crate::geom::group_by_key(cells, &filed, |e| e.0 as usize, |e| e.1);
         grid
     }
 

@@ -266,20 +266,7 @@ fn node(polys: &[(Vec<DVec2>, u32)]) -> (PlanarGraph, bool) {
 /// and `dedup` would: a counting sort by the first id, then each (small)
 /// bucket by the second.
 fn sort_pairs(pairs: &mut Vec<(u32, u32)>, n: usize) {
-    let mut starts = vec![0u32; n + 1];
-    for &(i, _) in pairs.iter() {
-        starts[i as usize + 1] += 1;
-    }
-    for k in 1..=n {
-        starts[k] += starts[k - 1];
-    }
-    let mut next = starts.clone();
-    let mut second = vec![0u32; pairs.len()];
-    for &(i, j) in pairs.iter() {
-        let k = &mut next[i as usize];
-        second[*k as usize] = j;
-        *k += 1;
-    }
+    let (starts, mut second) = crate::geom::group_by_key(n, pairs, |p| p.0 as usize, |p| p.1);
     pairs.clear();
     for (i, w) in starts.windows(2).enumerate() {
         let bucket = &mut second[w[0] as usize..w[1] as usize];
@@ -315,20 +302,7 @@ fn sort_by_cell(filed: &mut Vec<((i64, i64), u32)>) {
     }
     // Column-major (x first), as the tuples compare.
     let slot = |(x, y): (i64, i64)| ((x - lo.0) as u64 * h + (y - lo.1) as u64) as usize;
-    let mut starts = vec![0u32; (w * h) as usize + 1];
-    for &(c, _) in filed.iter() {
-        starts[slot(c) + 1] += 1;
-    }
-    for k in 1..starts.len() {
-        starts[k] += starts[k - 1];
-    }
-    let mut out = vec![((0, 0), 0); filed.len()];
-    for &(c, s) in filed.iter() {
-        let k = &mut starts[slot(c)];
-        out[*k as usize] = (c, s);
-        *k += 1;
-    }
-    *filed = out;
+    *filed = crate::geom::group_by_key((w * h) as usize, filed, |e| slot(e.0), |e| *e).1;
 }
 
 #[cfg(test)]

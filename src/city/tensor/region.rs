@@ -113,14 +113,8 @@ impl Region {
         }
         filed.sort_unstable();
         filed.dedup();
-        let mut starts = vec![0u32; nx * ny + 1];
-        for &(c, _) in &filed {
-            starts[c as usize + 1] += 1;
-        }
-        for c in 0..nx * ny {
-            starts[c + 1] += starts[c];
-        }
-        let edge_ids = filed.iter().map(|f| f.1).collect();
+        let (starts, edge_ids) =
+            crate::geom::group_by_key(nx * ny, &filed, |f| f.0 as usize, |f| f.1);
         let mut region = Self {
             origin,
             cell,
