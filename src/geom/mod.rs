@@ -1,7 +1,8 @@
 //! Plane geometry shared by the terrain overlays and the road generators
 //! (f64, core coordinates): segment contacts decided exactly, cells along
-//! segments, [`SegmentGrid`], an index of polylines by cell, and
-//! [`PlanarGraph`], the street generators' planar graph with faces.
+//! segments, [`group_by_key`] (the counting sort behind the cell indexes),
+//! [`SegmentGrid`], an index of polylines by cell, and [`PlanarGraph`], the
+//! street generators' planar graph with faces.
 
 pub mod planar;
 mod segment_grid;
