@@ -294,8 +294,9 @@ fn road_view(
 
 /// `--frames N` exits after N frames; `--screenshot PATH` waits until the
 /// world around the start is complete (every chunk and object near the
-/// focus, and the `--plan` road), lets a few frames render, captures the window, checks it is not
-/// blank, saves it and exits (non-zero when blank or nothing arrives in time).
+/// focus, and the `--plan` road), lets a few frames render, captures the
+/// window, checks it is not blank, saves it and exits (non-zero when blank
+/// or nothing arrives in time).
 fn smoke_mode(
     mut commands: Commands,
     mut smoke: ResMut<Smoke>,
