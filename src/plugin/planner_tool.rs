@@ -285,7 +285,9 @@ fn show_road(
         Visibility::Inherited,
         Mesh3d(meshes.add(colored_mesh(pos, nor, col, idx))),
     ));
-    if let Some(m) = assets.and_then(|a| a.vertex.clone()) {
+    // The roads' material: drawn a little in front of the ground, so the
+    // ribbon shows where a coarse chunk's triangles rise above the samples.
+    if let Some(m) = assets.and_then(|a| a.road.clone()) {
         e.insert(MeshMaterial3d(m));
     }
     tool.road = Some((e.id(), points));
