@@ -15,8 +15,11 @@ use bevy_relief::city::lots::{LotParams, subdivide};
 use bevy_relief::city::planar::{PlanarParams, PlanarStreets};
 use bevy_relief::city::{Streets, StreetsInput};
 use bevy_relief::map::Sketch;
-use bevy_relief::roads::{RoadClass, RoadSystem, RoadSystemParams};
 use bevy_relief::terrain::Terrain;
+use bevy_relief::{
+    network::RoadClass,
+    world::{RoadSystem, RoadSystemParams},
+};
 use glam::DVec2;
 use std::process::ExitCode;
 use std::time::Instant;

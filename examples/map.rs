@@ -9,8 +9,8 @@
 //! `--seed S` for a random world instead of the reference one.
 
 use bevy_relief::map::{MapLayers, MapStyle, render_map};
-use bevy_relief::roads::{RoadGenerator, RoadSystem, RoadSystemParams};
 use bevy_relief::terrain::{Terrain, TerrainParams};
+use bevy_relief::world::{RoadSystem, RoadSystemParams};
 use glam::DVec2;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -66,14 +66,11 @@ fn run() -> Result<(), String> {
     let (min, max) = (centre - half, centre + half);
     let start = Instant::now();
     let system = RoadSystem::new(RoadSystemParams::default()).map_err(|e| e.to_string())?;
-    let cities = system.cities_in(&terrain, min, max);
-    let net = if roads {
-        Some(
-            RoadGenerator::generate(&system, &terrain, min, max)
-                .map_err(|e| format!("roads: {e}"))?,
-        )
+    let (cities, net) = if roads {
+        let region = (system.region(&terrain, min, max)).map_err(|e| format!("roads: {e}"))?;
+        (region.cities, Some(region.network))
     } else {
-        None
+        (system.settlements().cities_in(&terrain, min, max), None)
     };
     let t_roads = start.elapsed();
     let streams = terrain.streams_in(min, max).map_err(|e| e.to_string())?;
@@ -83,7 +80,7 @@ fn run() -> Result<(), String> {
         ..Default::default()
     };
     let layers = MapLayers {
-        roads: net.as_ref(),
+        roads: net.as_deref(),
         streams: &streams,
         marker: None,
         cities: &cities,

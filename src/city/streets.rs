@@ -4,7 +4,7 @@
 //! [`Streets::from_graph`].
 
 use crate::geom::{Face, PlanarGraph};
-use crate::roads::{RoadClass, RoadNetwork};
+use crate::network::{RoadClass, RoadNetwork};
 use glam::DVec2;
 use serde::{Deserialize, Serialize};
 
@@ -140,7 +140,7 @@ impl Streets {
             EdgeRole::Obstacle => None,
             role => style(role),
         };
-        let network = graph.to_network(style);
+        let network = RoadNetwork::from_graph(&graph, style);
         let label = |e: u32| graph.edges()[e as usize].label;
         let width = |e: u32| style(label(e)).map_or(0.0, |s| s.1);
         let faces: Vec<Face> = (graph.faces().into_iter())

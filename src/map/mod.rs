@@ -14,7 +14,7 @@ mod symbols;
 mod tests;
 
 use crate::city::City;
-use crate::roads::RoadNetwork;
+use crate::network::RoadNetwork;
 use crate::terrain::{Stream, Terrain};
 use glam::DVec2;
 

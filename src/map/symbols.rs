@@ -2,8 +2,8 @@
 //! features, north lines, the player's mark and the scale bar.
 
 use super::{MapImage, MapMarker, View, colors};
+use crate::network::{Road, RoadClass, RoadNetwork};
 use crate::num::WORLD_LIMIT_F64;
-use crate::roads::{Road, RoadClass, RoadNetwork};
 use crate::terrain::{Feature, Stream, Terrain};
 use glam::DVec2;
 

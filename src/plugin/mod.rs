@@ -392,7 +392,7 @@ impl TerrainQuery<'_> {
     }
 
     /// The roads laid around the focus.
-    pub fn roads(&self) -> &Arc<crate::roads::RoadLayer> {
+    pub fn roads(&self) -> &Arc<crate::network::RoadLayer> {
         &self.laid.roads
     }
 

@@ -17,8 +17,10 @@ use super::settings::{TerrainSettings, TerrainState};
 use super::tasks::{Job, ReliefWorkers};
 use super::{ReliefError, RoadsLaid};
 use crate::city::{CityGround, CityLayout};
-use crate::roads::{RoadError, RoadGenerator, RoadLayer, RoadNetwork, RoadSystem};
+use crate::network::{RoadLayer, RoadNetwork};
+use crate::roads::{RoadError, RoadGenerator};
 use crate::terrain::{LaidGround, LaidKind, StreamCache, StreamLayer, Terrain};
+use crate::world::{Region, RoadSystem};
 use bevy::math::DVec2;
 use bevy::prelude::*;
 use std::hash::{Hash, Hasher};
@@ -62,15 +64,15 @@ impl RoadSource {
         settings: &TerrainSettings,
         generation: u64,
         made: &mut Option<MadeSystem>,
-    ) -> Result<Arc<dyn RoadGenerator>, RoadError> {
+    ) -> Result<Source, RoadError> {
         if let Some(g) = &self.custom {
-            return Ok(g.clone());
+            return Ok(Source::Custom(g.clone()));
         }
         if let Some((p, gen_, g)) = made
             && *p == settings.roads
             && *gen_ == generation
         {
-            return Ok(g.clone());
+            return Ok(Source::System(g.clone()));
         }
         let g = Arc::new(match made {
             Some((_, gen_, old)) if *gen_ == generation => {
@@ -79,13 +81,30 @@ impl RoadSource {
             _ => RoadSystem::new(settings.roads.clone())?,
         });
         *made = Some((settings.roads.clone(), generation, g.clone()));
-        Ok(g)
+        Ok(Source::System(g))
+    }
+}
+
+/// What a road task asks for its region.
+enum Source {
+    /// A custom generator: its network, no cities.
+    Custom(Arc<dyn RoadGenerator>),
+    /// The world's road system: network, cities and their layouts.
+    System(Arc<RoadSystem>),
+}
+
+impl Source {
+    fn region(&self, terrain: &Terrain, min: DVec2, max: DVec2) -> Result<Region, RoadError> {
+        match self {
+            Self::Custom(g) => Region::from_generator(g.as_ref(), terrain, min, max),
+            Self::System(s) => s.region(terrain, min, max),
+        }
     }
 }
 
 /// The default road system, with the settings and terrain generation it
 /// was made for.
-type MadeSystem = (crate::roads::RoadSystemParams, u64, Arc<RoadSystem>);
+type MadeSystem = (crate::world::RoadSystemParams, u64, Arc<RoadSystem>);
 
 /// What is laid on the ground around the focus: the ground everything reads
 /// (the terrain with the roads and streams on it), the indexed roads and
@@ -214,7 +233,7 @@ struct RoadKey {
     centre: DVec2,
     generation: u64,
     radius: f64,
-    params: crate::roads::RoadSystemParams,
+    params: crate::world::RoadSystemParams,
 }
 
 /// Road bookkeeping.
@@ -332,9 +351,12 @@ pub(crate) fn update_roads(
     let terrain = state.terrain.clone();
     let cache = roads.stream_cache.clone();
     roads.task = Some(workers.spawn(move || {
-        let net = generator.generate(&terrain, min, max)?;
-        let cities = generator.cities_in(&terrain, min, max);
-        let layouts = generator.city_layouts_in(&terrain, min, max);
+        let Region {
+            network: net,
+            cities,
+            layouts,
+            ..
+        } = generator.region(&terrain, min, max)?;
         let streams = {
             let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
             terrain.streams_in_cached(min, max, &mut cache)?
@@ -345,7 +367,7 @@ pub(crate) fn update_roads(
             .chain(cities.iter().map(|c| LineSum::new(&c.boundary, 2)))
             .collect();
         Ok(Laid {
-            roads: Arc::new(RoadLayer::new(Arc::new(net))),
+            roads: Arc::new(RoadLayer::new(net)),
             streams: Arc::new(StreamLayer::new(streams, StreamLayer::WIDTH)),
             cities: Arc::new(CityGround::new(cities)),
             layouts,

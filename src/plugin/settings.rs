@@ -22,7 +22,7 @@ pub struct TerrainSettings {
     /// The road system's parameters (cities, highways, contour roads), used
     /// when the plugin's road source is the default one (see
     /// [`RoadSource`](super::roads::RoadSource)).
-    pub roads: crate::roads::RoadSystemParams,
+    pub roads: crate::world::RoadSystemParams,
 }
 
 /// How much of the world is streamed, and how fast.

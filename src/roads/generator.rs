@@ -1,11 +1,10 @@
 //! The one seam every road generator fits: [`RoadGenerator`], and its typed
 //! error [`RoadError`].
 
-use super::{ContourRoads, RoadAreaError, RoadNetwork};
-use crate::city::{City, CityLayout};
+use super::{ContourRoads, RoadAreaError};
+use crate::network::RoadNetwork;
 use crate::terrain::{AreaError, ParamError, Terrain};
 use glam::DVec2;
-use std::sync::Arc;
 use thiserror::Error;
 
 /// A source of roads for any area of the world.
@@ -14,24 +13,6 @@ pub trait RoadGenerator: Send + Sync {
     /// area however it was asked for (alone, inside a larger area, shifted).
     fn generate(&self, terrain: &Terrain, min: DVec2, max: DVec2)
     -> Result<RoadNetwork, RoadError>;
-
-    /// The cities whose footprint touches `[min, max]`, laid as town ground
-    /// with the roads; none unless the generator makes cities.
-    fn cities_in(&self, _terrain: &Terrain, _min: DVec2, _max: DVec2) -> Vec<City> {
-        Vec::new()
-    }
-
-    /// The streets, lots and buildings of the cities whose footprint
-    /// touches `[min, max]` (their streets are in [`generate`](Self::generate)'s
-    /// network); none unless the generator lays out cities.
-    fn city_layouts_in(
-        &self,
-        _terrain: &Terrain,
-        _min: DVec2,
-        _max: DVec2,
-    ) -> Vec<Arc<CityLayout>> {
-        Vec::new()
-    }
 }
 
 /// Why a generator could not answer.
@@ -69,7 +50,7 @@ pub(crate) fn check_conformance(
     min: DVec2,
     max: DVec2,
 ) -> RoadNetwork {
-    use super::Road;
+    use crate::network::Road;
     // The roads of `net` meeting `[lo, hi)`, in a canonical order.
     let meeting = |net: &RoadNetwork, lo: DVec2, hi: DVec2| {
         let mut roads: Vec<Road> = net
@@ -81,7 +62,7 @@ pub(crate) fn check_conformance(
             let key = |r: &Road| -> Vec<(u64, u64)> {
                 r.points
                     .iter()
-                    .map(|&p| super::network::point_key(p))
+                    .map(|&p| crate::network::point_key(p))
                     .collect()
             };
             key(a).cmp(&key(b))

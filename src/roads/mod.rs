@@ -1,22 +1,17 @@
-//! Roads: the planar road graph that every generator produces and the
-//! renderer draws ([`RoadNetwork`]), the one seam generators fit
-//! ([`RoadGenerator`]), [`planarize`] to combine their networks, and the
-//! generators themselves ([`ContourRoads`], after Relf's contour-following
-//! roads). [`RoadLayer`] lays a network on the ground.
+//! Roads: the one seam road generators fit ([`RoadGenerator`]) and the
+//! generators themselves — [`ContourRoads`] (after Relf's contour-following
+//! roads) and Löbker's [`planner`]s. They take their network types from
+//! [`crate::network`] and know nothing of cities; the world layer
+//! ([`crate::world`]) composes them with the cities.
 
 mod contour;
 mod generator;
-mod layer;
-mod network;
-mod planarize;
 pub mod planner;
-mod system;
 
 pub use contour::{
-    ContourParams, ContourRoads, MAX_ROAD_AREA, MAX_ROAD_STEPS, RoadAreaError, RoadStart, RoadWork,
+    ContourParams, ContourRoads, MAX_ROAD_AREA, MAX_ROAD_SIDE, MAX_ROAD_STEPS, RoadAreaError,
+    RoadStart, RoadWork,
 };
+#[cfg(test)]
+pub(crate) use generator::check_conformance;
 pub use generator::{RoadError, RoadGenerator};
-pub use layer::RoadLayer;
-pub use network::{Junction, PlanarityError, Road, RoadClass, RoadNetwork};
-pub use planarize::planarize;
-pub use system::{RoadSystem, RoadSystemParams};

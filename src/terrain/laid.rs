@@ -229,55 +229,9 @@ impl Overlay for StreamLayer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::roads::{ContourParams, ContourRoads, RoadLayer};
 
     fn cell(p: DVec2) -> DVec2 {
         DVec2::new(java_round(p.x) as f64, java_round(p.y) as f64)
-    }
-
-    #[test]
-    fn laid_roads_show_in_terra_and_keep_trees_and_buildings_off() {
-        let t = Arc::new(Terrain::default());
-        let (min, max) = (DVec2::new(18600.0, 960.0), DVec2::new(19400.0, 1560.0));
-        let net = Arc::new(
-            ContourRoads::new(ContourParams::default())
-                .unwrap()
-                .generate(&t, min, max),
-        );
-        let layer = Arc::new(RoadLayer::new(net.clone()));
-        let ground = LaidGround::new(t.clone()).with(LaidKind::Road, layer.clone());
-        // A centre-line vertex's cell is road, at the road's surface height.
-        let mid = net.roads[0].points[1];
-        let s = ground.terra(mid.x, mid.y);
-        assert_eq!(s.kind, TerrainKind::Road);
-        assert_eq!(s.height, t.height(mid.x, mid.y).max(204.0));
-        for tree in ground.trees_in(min, max) {
-            assert!(
-                !layer.on_road(cell(tree.pos)),
-                "tree on a road at {}",
-                tree.pos
-            );
-        }
-        assert!(ground.trees_in(min, max).count() < t.trees_in(min, max).count());
-        // Elsewhere the laid ground is the bare ground, bit for bit.
-        let (mut on, mut off) = (0, 0);
-        for j in 0..120 {
-            for i in 0..160 {
-                let (x, y) = (min.x + i as f64 * 5.0 + 0.3, min.y + j as f64 * 5.0 - 0.2);
-                let (laid, bare) = (ground.terra(x, y), t.terra(x, y));
-                if layer.on_road(cell(DVec2::new(x, y))) {
-                    on += 1;
-                    assert_eq!(laid.kind, TerrainKind::Road);
-                    assert_eq!(laid.height, bare.height);
-                } else {
-                    off += 1;
-                    assert_eq!(laid, bare);
-                }
-            }
-        }
-        assert!(on > 50 && off > 10_000, "{on} {off}");
-        let (_, q, d) = layer.nearest(mid + DVec2::new(3.0, 0.0), 100.0).unwrap();
-        assert!(d <= 3.0 + 1e-9 && q.distance(mid) <= 10.0);
     }
 
     #[test]

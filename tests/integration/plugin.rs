@@ -442,8 +442,8 @@ impl bevy_relief::roads::RoadGenerator for StraightRoad {
         _terrain: &Terrain,
         min: DVec2,
         max: DVec2,
-    ) -> Result<bevy_relief::roads::RoadNetwork, bevy_relief::roads::RoadError> {
-        use bevy_relief::roads::{Road, RoadClass, RoadNetwork};
+    ) -> Result<bevy_relief::network::RoadNetwork, bevy_relief::roads::RoadError> {
+        use bevy_relief::network::{Road, RoadClass, RoadNetwork};
         let y = 1300.0;
         let roads = (min.y <= y && y <= max.y)
             .then(|| Road {
@@ -473,7 +473,7 @@ fn a_custom_road_generator_is_laid_and_drawn() {
     let laid = app.world().resource::<LaidRoads>().clone();
     assert_eq!(
         laid.roads.network().roads[0].class,
-        bevy_relief::roads::RoadClass::Highway
+        bevy_relief::network::RoadClass::Highway
     );
     assert_eq!(laid.ground.terra(19003.0, 1300.0).kind, TerrainKind::Road);
     // Ribbons hang under the chunks, and no object stands on the road.
@@ -504,7 +504,7 @@ fn cities_are_town_ground_with_highways_and_no_trees() {
     assert!(
         net.roads
             .iter()
-            .any(|r| r.class == bevy_relief::roads::RoadClass::Highway),
+            .any(|r| r.class == bevy_relief::network::RoadClass::Highway),
         "no highway"
     );
     let c = &cities[0];
@@ -518,7 +518,7 @@ fn cities_are_town_ground_with_highways_and_no_trees() {
     assert!(
         net.roads
             .iter()
-            .any(|r| r.class == bevy_relief::roads::RoadClass::Street),
+            .any(|r| r.class == bevy_relief::network::RoadClass::Street),
         "no street"
     );
     run_until(&mut app, "city buildings", |app| {

@@ -6,7 +6,7 @@
 use crate::city::polygon::polygon_contains;
 use crate::geom::distance_to_segment;
 pub(super) use crate::geom::segment_distance;
-use crate::roads::RoadNetwork;
+use crate::network::RoadNetwork;
 use glam::DVec2;
 
 /// A ribbon's hexagonal ends reach this far past the segment, as a multiple

@@ -50,7 +50,7 @@ pub use work::MAX_NODES;
 use super::polygon::{polygon_contains, signed_area};
 use super::{EdgeRole, Streets, StreetsInput};
 use crate::geom::NodeId;
-use crate::roads::RoadClass;
+use crate::network::RoadClass;
 use crate::terrain::ParamError;
 use edges::Streeter;
 use glam::DVec2;

@@ -154,8 +154,8 @@ impl TracedStreets {
     }
 
     /// The streets: the planar graph's network (main roads as
-    /// [`RoadClass::Road`](crate::roads::RoadClass::Road), streets as
-    /// [`RoadClass::Street`](crate::roads::RoadClass::Street)) and its blocks.
+    /// [`RoadClass::Road`](crate::network::RoadClass::Road), streets as
+    /// [`RoadClass::Street`](crate::network::RoadClass::Street)) and its blocks.
     pub fn to_streets(&self) -> Streets {
         Streets::from_owned_graph(
             self.graph(),

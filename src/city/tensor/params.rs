@@ -168,7 +168,7 @@ impl DensityParams {
 pub struct TensorParams {
     /// Seed of the random candidates and of the priority jitter.
     pub seed: u64,
-    /// Main roads ([`RoadClass::Road`](crate::roads::RoadClass::Road)).
+    /// Main roads ([`RoadClass::Road`](crate::network::RoadClass::Road)).
     pub main: StreamlineParams,
     /// Major streets.
     pub major: StreamlineParams,

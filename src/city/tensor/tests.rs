@@ -209,7 +209,7 @@ fn streets_are_planar_with_a_node_at_every_crossing() {
     assert!(s.graph.check_planar().is_ok());
     assert!(s.blocks.len() > 20, "{}", s.blocks.len());
     // Main roads are roads, the rest streets (and the ring).
-    use crate::roads::RoadClass;
+    use crate::network::RoadClass;
     assert!(s.network.roads.iter().any(|r| r.class == RoadClass::Street));
     assert!(
         s.network

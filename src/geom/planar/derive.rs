@@ -1,12 +1,9 @@
 //! What [`PlanarGraph`] derives: its connected parts, subgraphs, split
-//! edges, faces by the rightmost-turn walk, and conversion to and from a
-//! [`RoadNetwork`].
+//! edges and faces by the rightmost-turn walk.
 
 use super::{Edge, Face, NodeId, PlanarGraph};
 use crate::geom::bounds;
-use crate::roads::{Road, RoadClass, RoadNetwork};
 use glam::DVec2;
-use std::collections::HashMap;
 
 impl PlanarGraph {
     /// Connected parts: a part number per node (isolated nodes get their
@@ -169,97 +166,6 @@ impl PlanarGraph {
     /// The polygon of a face (its nodes' positions).
     pub fn face_polygon(&self, face: &Face) -> Vec<DVec2> {
         face.nodes.iter().map(|&n| self.pos(n)).collect()
-    }
-
-    /// A graph from a network: a node at every distinct vertex (exact
-    /// position), an edge for every segment, labelled with its road's index.
-    pub fn from_network(net: &RoadNetwork, cell: f64) -> Self {
-        let mut g = Self::new(cell);
-        let mut ids: HashMap<(u64, u64), NodeId> = HashMap::new();
-        let mut node = |g: &mut Self, p: DVec2| {
-            let p = p + DVec2::ZERO; // −0 becomes +0
-            *ids.entry((p.x.to_bits(), p.y.to_bits()))
-                .or_insert_with(|| g.add_node(p))
-        };
-        for (i, r) in net.roads.iter().enumerate() {
-            for w in r.points.windows(2) {
-                let (a, b) = (node(&mut g, w[0]), node(&mut g, w[1]));
-                g.add_edge(a, b, i as u32);
-            }
-        }
-        g
-    }
-
-    /// The graph as a network: each maximal chain of edges with one label
-    /// through nodes of degree 2 becomes one road, styled by `style(label)`
-    /// (`None` leaves those edges out). Roads come in order of their first
-    /// edge; closed loops start at their smallest node.
-    pub fn to_network(&self, style: impl Fn(u32) -> Option<(RoadClass, f64)>) -> RoadNetwork {
-        let mut done = vec![false; self.edges.len()];
-        let mut roads = Vec::new();
-        // The node of every road vertex, in order (for the junctions), and
-        // the road being walked.
-        let (mut seq, mut points) = (Vec::new(), Vec::new());
-        // Whether a chain passes straight through node `n`.
-        let through = |n: NodeId, label: u32| {
-            self.degree(n) == 2
-                && self.incident[n as usize]
-                    .iter()
-                    .all(|&e| self.edges[e as usize].label == label)
-        };
-        for start in 0..self.edges.len() {
-            if done[start] {
-                continue;
-            }
-            let label = self.edges[start].label;
-            let Some((class, width)) = style(label) else {
-                done[start] = true;
-                continue;
-            };
-            // Walk back to the chain's first node, then forward collecting.
-            let (mut e, mut n) = (start as u32, self.edges[start].ends[0]);
-            for _ in 0..self.edges.len() {
-                if !through(n, label) {
-                    break;
-                }
-                let prev = self.incident[n as usize]
-                    .iter()
-                    .copied()
-                    .find(|&x| x != e)
-                    .unwrap_or(e);
-                if prev == start as u32 {
-                    break; // a closed loop
-                }
-                n = self.other(prev, n);
-                e = prev;
-            }
-            points.clear();
-            points.push(self.pos(n));
-            seq.push(n);
-            for _ in 0..self.edges.len() {
-                done[e as usize] = true;
-                n = self.other(e, n);
-                points.push(self.pos(n));
-                seq.push(n);
-                if !through(n, label) {
-                    break;
-                }
-                let Some(next) = self.incident[n as usize]
-                    .iter()
-                    .copied()
-                    .find(|&x| x != e && !done[x as usize])
-                else {
-                    break;
-                };
-                e = next;
-            }
-            roads.push(Road {
-                points: points.clone(),
-                class,
-                width,
-            });
-        }
-        RoadNetwork::from_node_roads(roads, &self.nodes, &seq)
     }
 
     /// Bounding box of the nodes.

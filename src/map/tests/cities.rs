@@ -3,7 +3,11 @@
 use super::golden::golden_hash;
 use super::*;
 use crate::city::City;
-use crate::roads::{RoadClass, RoadGenerator, RoadSystem, RoadSystemParams};
+use crate::{
+    network::RoadClass,
+    roads::RoadGenerator,
+    world::{RoadSystem, RoadSystemParams},
+};
 use std::time::Instant;
 
 /// No scale bar, north lines or contours (1 km apart, so none here): the
@@ -25,7 +29,7 @@ fn pixel(img: &MapImage, x: usize, y: usize) -> [u8; 3] {
 /// The reference terrain's city of cell (1, 0), its roads and the map
 /// of 400 × 300 pixels at 3 m/px around (10100, 4500) (the footprint
 /// without its streets, so that its fill shows).
-fn city_map() -> (City, crate::roads::RoadNetwork, MapImage, View) {
+fn city_map() -> (City, crate::network::RoadNetwork, MapImage, View) {
     let t = Terrain::default();
     let mut p = RoadSystemParams::default();
     p.cities.enabled = false;
@@ -33,7 +37,9 @@ fn city_map() -> (City, crate::roads::RoadNetwork, MapImage, View) {
     let (w, h, s) = (400usize, 300usize, 3.0);
     let centre = DVec2::new(10100.0, 4500.0);
     let half = DVec2::new(w as f64, h as f64) * s / 2.0;
-    let cities = sys.cities_in(&t, centre - half, centre + half);
+    let cities = sys
+        .settlements()
+        .cities_in(&t, centre - half, centre + half);
     let city = cities.iter().find(|c| c.id == (1, 0)).unwrap().clone();
     assert!(city.centre.distance(DVec2::new(9852.0, 4253.0)) < 50.0);
     let net = RoadGenerator::generate(&sys, &t, centre - half, centre + half).unwrap();

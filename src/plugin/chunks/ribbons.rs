@@ -2,10 +2,10 @@
 //! chunk's triangles, so the ground never re-meshes when roads are re-laid.
 
 use super::ChunkKey;
+use crate::network::{RoadClass, RoadLayer};
 use crate::plugin::coords::to_bevy;
 use crate::plugin::mesh::colored_mesh;
 use crate::plugin::settings::ViewSettings;
-use crate::roads::{RoadClass, RoadLayer};
 use crate::terrain::{StreamLayer, Terrain};
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
@@ -297,7 +297,7 @@ mod tests {
 
     #[test]
     fn a_road_over_water_is_a_deck_above_the_lake() {
-        use crate::roads::{Road, RoadClass, RoadNetwork};
+        use crate::network::{Road, RoadClass, RoadNetwork};
         use std::sync::Arc;
         let t = Terrain::default();
         let lake = t.params().lake_level;

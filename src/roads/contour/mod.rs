@@ -62,7 +62,7 @@ mod work;
 pub use starts::RoadStart;
 pub use work::RoadWork;
 
-use super::{RoadClass, RoadNetwork};
+use crate::network::{RoadClass, RoadNetwork};
 use crate::terrain::{ParamError, Terrain};
 use bounds::QuickStops;
 use glam::DVec2;
@@ -73,6 +73,10 @@ use work::Budget;
 
 /// Largest area (with its margin) one call simulates: 50 km × 50 km.
 pub const MAX_ROAD_AREA: f64 = 2.5e9;
+
+/// Longest side of an area the world composes in one call, metres (the side
+/// of a square of [`MAX_ROAD_AREA`]).
+pub const MAX_ROAD_SIDE: f64 = 50_000.0;
 
 /// Most growth steps one simulation could take at worst (every path of every
 /// start growing to the horizon), checked before simulating: requests beyond
@@ -92,6 +96,17 @@ pub enum RoadAreaError {
         /// Width including the margin.
         width: f64,
         /// Height including the margin.
+        height: f64,
+    },
+    /// A side of the area is negative (`min` beyond `max`) or longer than
+    /// [`MAX_ROAD_SIDE`].
+    #[error(
+        "road area {width} m × {height} m: each side must be between 0 and {MAX_ROAD_SIDE} m (is min beyond max?)"
+    )]
+    BadSide {
+        /// Width asked for.
+        width: f64,
+        /// Height asked for.
         height: f64,
     },
     /// The parameters allow more growth than [`MAX_ROAD_STEPS`] here.

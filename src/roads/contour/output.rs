@@ -4,7 +4,7 @@
 use super::meet::Insert;
 use super::sim::Sim;
 use crate::geom::segment_meets_rect;
-use crate::roads::Road;
+use crate::network::Road;
 use glam::DVec2;
 
 impl Sim<'_> {

@@ -61,7 +61,7 @@ fn probe_sequential_4km() {
 #[ignore]
 fn probe_highway_10km() {
     let t = Terrain::default();
-    let p = crate::roads::system::RoadSystemParams::default().highways;
+    let p = crate::world::RoadSystemParams::default().highways;
     for ((ax, ay), (bx, by)) in [
         ((0.0, 0.0), (8000.0, 6000.0)),
         ((5000.0, 0.0), (5000.0, 10000.0)),

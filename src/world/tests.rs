@@ -1,6 +1,6 @@
 use super::*;
-use crate::roads::RoadClass;
-use crate::roads::generator::check_conformance;
+use crate::network::RoadClass;
+use crate::roads::check_conformance;
 
 /// Around the city of cell (1, 0) on the reference terrain, centre about
 /// (9850, 4250): its footprint, two highways leaving it, contour roads.
@@ -24,7 +24,7 @@ fn the_system_conforms_and_keeps_contour_roads_out_of_cities() {
     let cities = sys.settlements().cities_in(&t, min, max);
     assert!(!cities.is_empty());
     // No contour road enters a footprint (vertices and segment midpoints).
-    let contour = |r: &&crate::roads::Road| {
+    let contour = |r: &&crate::network::Road| {
         r.class == RoadClass::Road && r.width == sys.params().contour.width
     };
     for r in net.roads.iter().filter(contour) {
@@ -154,7 +154,7 @@ fn bad_parameters_are_errors() {
 }
 
 #[test]
-#[ignore = "timing: cargo test --release --no-default-features --lib roads::system::tests::timing -- --ignored --nocapture"]
+#[ignore = "timing: cargo test --release --no-default-features --lib world::tests::timing -- --ignored --nocapture"]
 fn timing() {
     let t = Terrain::default();
     for (x, y) in [(5000.0, 0.0), (10000.0, 5000.0), (-15000.0, -15000.0)] {
@@ -165,7 +165,7 @@ fn timing() {
         let hw = net
             .roads
             .iter()
-            .filter(|r| r.class == crate::roads::RoadClass::Highway)
+            .filter(|r| r.class == crate::network::RoadClass::Highway)
             .count();
         println!(
             "10 x 10 km at {min}: {:?}, {} roads, {hw} highways",
@@ -273,7 +273,7 @@ fn cities_get_streets_joined_to_their_highways_and_buildings() {
     let sys = RoadSystem::new(p).unwrap();
     let (min, max) = city_area();
     let net = check_conformance(&sys, &t, min, max);
-    let layouts = sys.city_layouts_in(&t, min, max);
+    let layouts = sys.region(&t, min, max).unwrap().layouts;
     assert!(!layouts.is_empty());
     for l in &layouts {
         let streets = &l.streets.network;
@@ -297,7 +297,7 @@ fn cities_get_streets_joined_to_their_highways_and_buildings() {
         }
     }
     // The same layout object serves the next request (memo).
-    let again = sys.city_layouts_in(&t, min, max);
+    let again = sys.region(&t, min, max).unwrap().layouts;
     assert!(Arc::ptr_eq(&layouts[0], &again[0]));
 }
 

@@ -7,8 +7,8 @@
 use super::RoadSystemParams;
 use crate::city::{City, Settlements};
 use crate::geom::{Contact, bounds, segment_contact};
+use crate::network::{Road, RoadClass};
 use crate::roads::planner::{AStarPlanner, PlannerParams, RoadPlanner};
-use crate::roads::{Road, RoadClass};
 use crate::terrain::{Terrain, TerrainParams};
 use glam::DVec2;
 use std::collections::BTreeMap;

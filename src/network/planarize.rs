@@ -1,7 +1,7 @@
 //! [`planarize`]: networks from several generators made into one planar
 //! network, with a vertex and a junction wherever roads touch or cross.
 
-use super::network::{point_key, segment_pairs};
+use super::graph::{point_key, segment_pairs};
 use super::{Road, RoadNetwork};
 use crate::geom::{Contact, segment_contact};
 use glam::DVec2;
@@ -142,7 +142,7 @@ fn drop_shared_stretches(roads: Vec<Road>) -> Vec<Road> {
 mod tests {
     use super::*;
     use crate::geom::distance_to_segment;
-    use crate::roads::RoadClass;
+    use crate::network::RoadClass;
 
     fn road(points: &[(f64, f64)], class: RoadClass) -> Road {
         Road {

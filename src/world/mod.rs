@@ -1,9 +1,22 @@
-//! [`RoadSystem`]: every layer of roads as one planar [`RoadNetwork`] per
-//! region — cities (their footprints), highways between neighbouring cities
-//! (A*), and contour roads in the countryside, which stop at footprints and
-//! end on the first highway they meet — and each city's streets, joined to
-//! its highways at the gates (with its lots and buildings, see
-//! [`RoadSystem::layout`]).
+//! The world: the layer that composes roads and cities into one answer per
+//! area. [`RoadSystem`] makes every layer of roads one planar
+//! [`RoadNetwork`] per region — cities (their footprints), highways between
+//! neighbouring cities (A*), and contour roads in the countryside, which stop
+//! at footprints and end on the first highway they meet — and each city's
+//! streets, joined to its highways at the gates, with its lots and buildings.
+//! [`RoadSystem::region`] returns all of it for an area as one [`Region`].
+//!
+//! ```
+//! use bevy_relief::world::{Region, RoadSystem, RoadSystemParams};
+//! use bevy_relief::terrain::Terrain;
+//! use glam::DVec2;
+//! let terrain = Terrain::default();
+//! let sys = RoadSystem::new(RoadSystemParams::default()).unwrap();
+//! let region: Region = sys
+//!     .region(&terrain, DVec2::new(0.0, 0.0), DVec2::new(600.0, 600.0))
+//!     .unwrap();
+//! assert!(region.network.check_planar().is_ok());
+//! ```
 
 mod cities;
 mod clip;
@@ -11,12 +24,13 @@ mod highways;
 #[cfg(test)]
 mod tests;
 
-use super::planner::{GameplayParams, PlannerParams};
-use super::{
-    ContourParams, ContourRoads, MAX_ROAD_AREA, Road, RoadAreaError, RoadError, RoadGenerator,
-    RoadNetwork, planarize,
-};
 use crate::city::{City, CityLayout, CityParams, LayoutError, SettlementParams, Settlements};
+use crate::network::{Road, RoadClass, RoadNetwork, planarize};
+use crate::roads::planner::{GameplayParams, PlannerParams};
+use crate::roads::{
+    ContourParams, ContourRoads, MAX_ROAD_AREA, MAX_ROAD_SIDE, RoadAreaError, RoadError,
+    RoadGenerator,
+};
 use crate::terrain::{ParamError, Terrain};
 use glam::DVec2;
 use highways::{CityCells, Highways};
@@ -61,7 +75,7 @@ impl Default for RoadSystemParams {
         Self {
             settlements: SettlementParams::default(),
             highways,
-            highway_width: super::RoadClass::Highway.default_width(),
+            highway_width: RoadClass::Highway.default_width(),
             max_link: 14_000.0,
             contour_roads: true,
             contour: ContourParams::default(),
@@ -188,26 +202,33 @@ impl RoadSystem {
     }
 }
 
-/// Refuses areas that are not finite or larger than [`MAX_ROAD_AREA`].
+/// Refuses areas that are not finite, have a negative side or one longer
+/// than [`MAX_ROAD_SIDE`], or are larger than [`MAX_ROAD_AREA`].
 fn check_area(min: DVec2, max: DVec2) -> Result<(), RoadAreaError> {
     let size = max - min;
-    if min.is_finite() && max.is_finite() && size.x * size.y <= MAX_ROAD_AREA {
-        Ok(())
-    } else {
-        Err(RoadAreaError::TooLarge {
-            width: size.x,
-            height: size.y,
-        })
+    let (width, height) = (size.x, size.y);
+    if !(min.is_finite() && max.is_finite() && size.is_finite()) {
+        return Err(RoadAreaError::TooLarge { width, height });
     }
+    if !(size.cmpge(DVec2::ZERO).all() && size.cmple(DVec2::splat(MAX_ROAD_SIDE)).all()) {
+        return Err(RoadAreaError::BadSide { width, height });
+    }
+    if width * height > MAX_ROAD_AREA {
+        return Err(RoadAreaError::TooLarge { width, height });
+    }
+    Ok(())
 }
 
-impl RoadGenerator for RoadSystem {
-    fn generate(
-        &self,
-        terrain: &Terrain,
-        min: DVec2,
-        max: DVec2,
-    ) -> Result<RoadNetwork, RoadError> {
+impl RoadSystem {
+    /// Everything the world has over `[min, max]`, as one consistent answer:
+    /// the planar network of every road with a point in the area (highways,
+    /// city streets, contour roads), the cities whose footprint touches it,
+    /// and their layouts (streets, lots, buildings). Region-stable: the same
+    /// inside any area however it was asked for.
+    ///
+    /// Areas not finite, with a negative side or a side over
+    /// [`MAX_ROAD_SIDE`], or beyond [`MAX_ROAD_AREA`] are refused at once.
+    pub fn region(&self, terrain: &Terrain, min: DVec2, max: DVec2) -> Result<Region, RoadError> {
         check_area(min, max)?;
         let mut cities = CityCells::new(&self.settlements, terrain);
         // Contour roads first: whole, they may reach far beyond the area, and
@@ -237,9 +258,10 @@ impl RoadGenerator for RoadSystem {
         // City streets (their highway stubs are the highways' own ends); a
         // ring road cut where a lake crosses the footprint ends on its last
         // dry vertex.
-        for l in self.layouts_near(terrain, &mut cities, min, max) {
+        let layouts = self.layouts_near(terrain, &mut cities, min, max);
+        for l in &layouts {
             for r in &l.streets.network.roads {
-                if r.class == super::RoadClass::Highway {
+                if r.class == RoadClass::Highway {
                     continue;
                 }
                 let mut r = r.clone();
@@ -265,15 +287,61 @@ impl RoadGenerator for RoadSystem {
                 }
             }
         }
-        Ok(planarize(vec![RoadNetwork::from_roads(roads)]))
+        Ok(Region {
+            min,
+            max,
+            network: Arc::new(planarize(vec![RoadNetwork::from_roads(roads)])),
+            cities: self.settlements.cities_in(terrain, min, max),
+            layouts,
+        })
     }
+}
 
-    fn cities_in(&self, terrain: &Terrain, min: DVec2, max: DVec2) -> Vec<City> {
-        self.settlements.cities_in(terrain, min, max)
+impl RoadGenerator for RoadSystem {
+    fn generate(
+        &self,
+        terrain: &Terrain,
+        min: DVec2,
+        max: DVec2,
+    ) -> Result<RoadNetwork, RoadError> {
+        let network = self.region(terrain, min, max)?.network;
+        Ok(Arc::try_unwrap(network).unwrap_or_else(|n| (*n).clone()))
     }
+}
 
-    fn city_layouts_in(&self, terrain: &Terrain, min: DVec2, max: DVec2) -> Vec<Arc<CityLayout>> {
-        let mut cells = CityCells::new(&self.settlements, terrain);
-        self.layouts_near(terrain, &mut cells, min, max)
+/// What the world holds over one area: one consistent answer from
+/// [`RoadSystem::region`] (or [`Region::from_generator`] for any road
+/// generator, with no cities).
+#[derive(Clone, Debug, Default)]
+pub struct Region {
+    /// The area's low corner.
+    pub min: DVec2,
+    /// The area's high corner.
+    pub max: DVec2,
+    /// Every road with a point in the area, whole: one planar network.
+    pub network: Arc<RoadNetwork>,
+    /// The cities whose footprint touches the area.
+    pub cities: Vec<City>,
+    /// Their streets, lots and buildings, by city id (the streets are also
+    /// in `network`; a city that cannot be laid out is left out, and
+    /// [`RoadSystem::layout`] says why).
+    pub layouts: Vec<Arc<CityLayout>>,
+}
+
+impl Region {
+    /// The region of any road generator: its network, and no cities.
+    pub fn from_generator(
+        generator: &dyn RoadGenerator,
+        terrain: &Terrain,
+        min: DVec2,
+        max: DVec2,
+    ) -> Result<Self, RoadError> {
+        Ok(Self {
+            min,
+            max,
+            network: Arc::new(generator.generate(terrain, min, max)?),
+            cities: Vec::new(),
+            layouts: Vec::new(),
+        })
     }
 }

@@ -7,7 +7,7 @@ use super::highways::Highway;
 use crate::city::City;
 use crate::geom::bounds;
 use crate::geom::{distance_to_segment, segment_intersection};
-use crate::roads::Road;
+use crate::network::Road;
 use glam::DVec2;
 
 /// Pieces shorter than this are dropped, metres.

@@ -82,7 +82,7 @@ impl Overlay for RoadLayer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::roads::{Road, RoadClass};
+    use crate::network::{Road, RoadClass};
 
     #[test]
     fn nearest_agrees_with_a_full_scan() {

@@ -1,0 +1,20 @@
+//! The road network: the planar graph of roads every generator produces, the
+//! world composes and the renderer draws ([`RoadNetwork`], [`Road`],
+//! [`RoadClass`], [`Junction`]), [`planarize`] to combine networks, its
+//! planarity check, GeoJSON, conversion to and from the street generators'
+//! [`PlanarGraph`](crate::geom::PlanarGraph), and [`RoadLayer`], a network
+//! laid on the ground.
+//!
+//! This layer sits on `geom` and `terrain` and below `roads` and `city`,
+//! which both take their network from here.
+
+mod graph;
+mod layer;
+mod planar;
+mod planarize;
+
+#[cfg(test)]
+pub(crate) use graph::point_key;
+pub use graph::{Junction, PlanarityError, Road, RoadClass, RoadNetwork};
+pub use layer::RoadLayer;
+pub use planarize::planarize;
