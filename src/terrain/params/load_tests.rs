@@ -267,3 +267,16 @@ fn validation_errors_name_full_paths() {
         "{e}"
     );
 }
+
+#[test]
+fn any_text_gives_an_error_not_a_panic() {
+    let text =
+        ron::ser::to_string_pretty(&RoadSystemParams::default(), Default::default()).unwrap();
+    let text = text.replacen("(", "( /* é \"( */ // ü\n", 2);
+    for (k, _) in text.char_indices().step_by(29) {
+        let _ = from_ron::<RoadSystemParams>(&text[..k]);
+        for odd in ["\"é\\", "r#\"", "'", "/*", "ü:", "b'\\"] {
+            let _ = from_ron::<RoadSystemParams>(&format!("{}{odd}{}", &text[..k], &text[k..]));
+        }
+    }
+}
