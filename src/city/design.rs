@@ -17,11 +17,22 @@ use serde::{Deserialize, Serialize};
 /// ones (the terrain's slope is added to them all the same).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
+#[serde(deny_unknown_fields)]
 pub struct CityBases {
     /// The city's id (its settlement cell).
     pub city: (i64, i64),
     /// Its basis fields (no heightmap: that is sampled anew).
     pub bases: Vec<BasisField>,
+}
+
+impl CityBases {
+    /// Checks every basis field; the error names it (`bases[1].size`).
+    pub fn validate(&self) -> Result<(), ParamError> {
+        for (i, b) in self.bases.iter().enumerate() {
+            b.validate().map_err(|e| e.at("bases", i))?;
+        }
+        Ok(())
+    }
 }
 
 /// How far out a shore or highway shapes the streets, metres.

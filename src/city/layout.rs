@@ -23,7 +23,7 @@ use thiserror::Error;
 /// How cities are laid out.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct CityParams {
     /// Streets, lots and buildings in cities (off: footprints only).
     pub enabled: bool,
@@ -73,11 +73,11 @@ impl Default for CityParams {
 impl CityParams {
     /// Checks every part; the error names the field.
     pub fn validate(&self) -> Result<(), ParamError> {
-        self.planar.validate()?;
-        self.tensor.validate()?;
-        self.lots.validate()?;
-        for f in &self.fields {
-            f.bases.iter().try_for_each(|b| b.validate())?;
+        self.planar.validate().map_err(|e| e.within("planar"))?;
+        self.tensor.validate().map_err(|e| e.within("tensor"))?;
+        self.lots.validate().map_err(|e| e.within("lots"))?;
+        for (i, f) in self.fields.iter().enumerate() {
+            f.validate().map_err(|e| e.at("fields", i))?;
         }
         ParamError::check_range("slope_cell", self.slope_cell, 5.0, 1000.0)?;
         ParamError::check_range("full_slope", self.full_slope, 1e-3, 100.0)?;

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 /// A node the streets grow from, with the article's split number: how many
 /// generations of nodes it may spawn (a fraction is a chance).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SeedNode {
     /// Where.
     pub pos: DVec2,
@@ -20,6 +21,7 @@ pub struct SeedNode {
 
 /// The inputs of a street generator (world metres).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct StreetsInput {
     /// A counter-clockwise loop the city stays inside (it becomes the ring
     /// road); empty: grow freely from the seeds.

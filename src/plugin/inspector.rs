@@ -9,7 +9,7 @@
 use super::ReliefStats;
 use super::city_editor::{FieldOverlay, city_section, nearest_city, update_field_overlay};
 use super::editor::{profile_plot, vector_editor};
-use super::settings::{TerrainSettings, TerrainState};
+use super::settings::{SettingsError, TerrainSettings, TerrainState};
 use crate::terrain::TerrainParams;
 use bevy::diagnostic::{DiagnosticsStore, FrameTimeDiagnosticsPlugin};
 use bevy::prelude::*;
@@ -103,30 +103,60 @@ pub fn world_files() -> Vec<String> {
     names
 }
 
+/// Why a world file could not be saved or loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum WorldFileError {
+    /// The name has characters other than letters, digits, `-` and `_`.
+    #[error("bad file name {0:?}: use letters, digits, - and _")]
+    BadName(String),
+    /// The file or its directory could not be read or written.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file's settings are unreadable or invalid (the key or field is
+    /// named by its full path).
+    #[error("{}: {source}", .path.display())]
+    Settings {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: SettingsError,
+    },
+}
+
 /// Saves settings to `assets/worlds/<name>.ron`; the name may use letters,
 /// digits, `-` and `_` only.
-pub fn save_world(name: &str, settings: &TerrainSettings) -> Result<PathBuf, String> {
+pub fn save_world(name: &str, settings: &TerrainSettings) -> Result<PathBuf, WorldFileError> {
     if name.is_empty()
         || !name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
     {
-        return Err(format!(
-            "bad file name {name:?}: use letters, digits, - and _"
-        ));
+        return Err(WorldFileError::BadName(name.to_owned()));
     }
     let dir = worlds_dir();
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if let Err(source) = std::fs::create_dir_all(&dir) {
+        return Err(WorldFileError::Io { path: dir, source });
+    }
     let path = dir.join(format!("{name}.ron"));
-    std::fs::write(&path, settings.to_ron()).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(path)
+    match std::fs::write(&path, settings.to_ron()) {
+        Ok(()) => Ok(path),
+        Err(source) => Err(WorldFileError::Io { path, source }),
+    }
 }
 
 /// Loads `assets/worlds/<name>.ron` (validated).
-pub fn load_world(name: &str) -> Result<TerrainSettings, String> {
+pub fn load_world(name: &str) -> Result<TerrainSettings, WorldFileError> {
     let path = worlds_dir().join(format!("{name}.ron"));
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    TerrainSettings::from_ron(&text).map_err(|e| format!("{}: {e}", path.display()))
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(source) => return Err(WorldFileError::Io { path, source }),
+    };
+    TerrainSettings::from_ron(&text).map_err(|source| WorldFileError::Settings { path, source })
 }
 
 fn toggle_inspector(keys: Res<ButtonInput<KeyCode>>, mut state: ResMut<InspectorState>) {
@@ -290,7 +320,7 @@ fn world_section(ui: &mut egui::Ui, settings: &mut TerrainSettings, ist: &mut In
         if ui.button("Save").clicked() {
             ist.message = match save_world(&ist.name, settings) {
                 Ok(path) => format!("saved {}", path.display()),
-                Err(e) => e,
+                Err(e) => e.to_string(),
             };
             ist.files = None;
         }
@@ -312,7 +342,7 @@ fn world_section(ui: &mut egui::Ui, settings: &mut TerrainSettings, ist: &mut In
                         *settings = s;
                         ist.message = format!("loaded {name}");
                     }
-                    Err(e) => ist.message = e,
+                    Err(e) => ist.message = e.to_string(),
                 }
             }
         }
@@ -337,9 +367,20 @@ mod tests {
         assert_eq!(world_files(), vec!["test_world".to_string()]);
         assert_eq!(load_world("test_world").unwrap(), s);
         assert!(save_world("../evil", &s).is_err());
-        assert!(load_world("missing").is_err());
+        assert!(matches!(
+            save_world("../evil", &s),
+            Err(WorldFileError::BadName(_))
+        ));
+        assert!(matches!(
+            load_world("missing"),
+            Err(WorldFileError::Io { .. })
+        ));
         std::fs::write(dir.join("assets/worlds/bad.ron"), "(params: (profile: []))").unwrap();
-        assert!(load_world("bad").unwrap_err().contains("profile"));
+        let e = load_world("bad").unwrap_err();
+        assert!(e.to_string().contains("params.profile"), "{e}");
+        std::fs::write(dir.join("assets/worlds/typo.ron"), "(view: (watr: false))").unwrap();
+        let e = load_world("typo").unwrap_err();
+        assert!(e.to_string().contains("view.watr"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
         unsafe { std::env::remove_var("BEVY_ASSET_ROOT") };
     }

@@ -74,11 +74,12 @@ impl RoadSource {
         {
             return Ok(Source::System(g.clone()));
         }
+        // Errors name their path in the settings (`roads.highways.step`).
         let g = Arc::new(match made {
             Some((_, gen_, old)) if *gen_ == generation => {
-                RoadSystem::reusing(settings.roads.clone(), old)?
+                RoadSystem::reusing(settings.roads.clone(), old).map_err(|e| e.within("roads"))?
             }
-            _ => RoadSystem::new(settings.roads.clone())?,
+            _ => RoadSystem::new(settings.roads.clone()).map_err(|e| e.within("roads"))?,
         });
         *made = Some((settings.roads.clone(), generation, g.clone()));
         Ok(Source::System(g))

@@ -1,7 +1,7 @@
 //! The live settings (`TerrainSettings`) and the terrain built from them.
 
 use super::ReliefError;
-use crate::terrain::{MAX_SCAN_AREA, ParamError, Terrain, TerrainParams};
+use crate::terrain::{MAX_SCAN_AREA, ParamError, RonError, Terrain, TerrainParams};
 use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -73,8 +73,8 @@ impl Default for ViewSettings {
     }
 }
 
-/// Why settings were rejected; the message names the field (view settings
-/// as `view.…`).
+/// Why settings were rejected; the message names the field by its full path
+/// (`params.lake_level`, `view.road_radius`, `roads.highways.step`).
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum SettingsError {
     /// A parameter or view setting is invalid.
@@ -94,9 +94,10 @@ pub enum SettingsError {
         /// The scan's side.
         side: f64,
     },
-    /// Settings text that could not be read (a misspelt key is named).
+    /// Settings text that could not be read (a misspelt key is named with
+    /// its path).
     #[error("settings file: {0}")]
-    Parse(String),
+    Parse(#[from] RonError),
 }
 
 fn range(field: &'static str, value: f64, min: f64, max: f64) -> Result<(), SettingsError> {
@@ -109,12 +110,12 @@ impl ViewSettings {
         range("view.view_distance", self.view_distance, 100.0, 100_000.0)?;
         range("view.min_chunk_size", self.min_chunk_size, 8.0, 4096.0)?;
         if !(self.min_chunk_size as u64).is_power_of_two() || self.min_chunk_size.fract() != 0.0 {
-            return Err(ParamError::OutOfRange {
-                field: "view.min_chunk_size (a power of two)",
-                value: self.min_chunk_size,
-                min: 8.0,
-                max: 4096.0,
-            }
+            return Err(ParamError::out_of_range(
+                "view.min_chunk_size (a power of two)",
+                self.min_chunk_size,
+                8.0,
+                4096.0,
+            )
             .into());
         }
         range("view.chunk_quads", self.chunk_quads as f64, 2.0, 256.0)?;
@@ -147,9 +148,9 @@ impl ViewSettings {
 impl TerrainSettings {
     /// Checks the parameters and the view settings.
     pub fn validate(&self) -> Result<(), SettingsError> {
-        self.params.validate()?;
+        self.params.validate().map_err(|e| e.within("params"))?;
         self.view.validate()?;
-        self.roads.validate()?;
+        self.roads.validate().map_err(|e| e.within("roads"))?;
         // The road task scans the streams of its square, grown by the
         // longest stream (as `Terrain::streams_in` does).
         let (radius, max_length) = (self.view.road_radius, self.params.streams.max_length);
@@ -175,7 +176,7 @@ impl TerrainSettings {
     /// Settings from RON text; missing fields take their defaults. The result
     /// is validated.
     pub fn from_ron(text: &str) -> Result<Self, SettingsError> {
-        let s: Self = ron::from_str(text).map_err(|e| SettingsError::Parse(e.to_string()))?;
+        let s: Self = crate::terrain::from_ron(text)?;
         s.validate()?;
         Ok(s)
     }
@@ -200,7 +201,9 @@ impl TerrainState {
     pub fn new(settings: &TerrainSettings) -> Result<Self, SettingsError> {
         settings.view.validate()?;
         Ok(Self {
-            terrain: Arc::new(Terrain::new(settings.params.clone())?),
+            terrain: Arc::new(
+                Terrain::new(settings.params.clone()).map_err(|e| e.within("params"))?,
+            ),
             view: settings.view.clone(),
             generation: 0,
             error: None,
@@ -267,6 +270,18 @@ mod tests {
         assert!(e.to_string().contains("view_distanse"), "{e}");
         let e = TerrainSettings::from_ron("(road: (density: 3.0))").unwrap_err();
         assert!(e.to_string().contains("road"), "{e}");
+        // Deep inside: the key and its full path.
+        let e = TerrainSettings::from_ron("(roads: (contour: (denisty: 3.0)))").unwrap_err();
+        assert!(
+            matches!(&e, SettingsError::Parse(RonError::UnknownKey { path, key, .. })
+                if path == "roads.contour.denisty" && key == "denisty"),
+            "{e}"
+        );
+        // Invalid values are named by their full path too.
+        let e = TerrainSettings::from_ron("(roads: (highways: (step: -1.0)))").unwrap_err();
+        assert!(e.to_string().starts_with("roads.highways.step"), "{e}");
+        let e = TerrainSettings::from_ron("(params: (trees: (jitter: 2.0)))").unwrap_err();
+        assert!(e.to_string().starts_with("params.trees.jitter"), "{e}");
         // Validation agrees with what the road task accepts.
         let mut s = TerrainSettings::default();
         s.view.road_radius = 4900.0;

@@ -35,7 +35,7 @@ pub use laid::{LaidGround, LaidKind, Overlay, StreamLayer};
 pub use objects::{Building, Tree};
 pub use params::{
     CavernParams, MAX_PROFILE_LEN, MAX_VECTORS, MineParams, ParamError, PathParams,
-    REFERENCE_PROFILE, StreamParams, TerrainParams, TownParams, TreeParams,
+    REFERENCE_PROFILE, RonError, StreamParams, TerrainParams, TownParams, TreeParams, from_ron,
 };
 pub use placed::Placed;
 pub use random::{GoodSite, MAX_SITE_CANDIDATES, random_profile};

@@ -16,7 +16,7 @@ use std::f64::consts::TAU;
 /// by 8, as in the seed's `makeProfile`. Values are balanced around zero.
 pub fn random_profile(seed: u64, len: usize) -> Result<Vec<f64>, ParamError> {
     if !(2..=MAX_PROFILE_LEN).contains(&len) || !len.is_power_of_two() {
-        return Err(ParamError::ProfileLength(len));
+        return Err(ParamError::profile_length(len));
     }
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut uniform =
@@ -180,8 +180,8 @@ mod tests {
             assert_eq!(p.len(), len);
             assert!(p.iter().all(|v| v.is_finite()));
         }
-        assert_eq!(random_profile(1, 100), Err(ParamError::ProfileLength(100)));
-        assert_eq!(random_profile(1, 0), Err(ParamError::ProfileLength(0)));
+        assert_eq!(random_profile(1, 100), Err(ParamError::profile_length(100)));
+        assert_eq!(random_profile(1, 0), Err(ParamError::profile_length(0)));
     }
 
     #[test]

@@ -87,10 +87,12 @@ impl Default for RoadSystemParams {
 impl RoadSystemParams {
     /// Checks every part; the error names the field.
     pub fn validate(&self) -> Result<(), ParamError> {
-        self.settlements.validate()?;
-        self.highways.validate()?;
-        self.contour.validate()?;
-        self.cities.validate()?;
+        self.settlements
+            .validate()
+            .map_err(|e| e.within("settlements"))?;
+        self.highways.validate().map_err(|e| e.within("highways"))?;
+        self.contour.validate().map_err(|e| e.within("contour"))?;
+        self.cities.validate().map_err(|e| e.within("cities"))?;
         ParamError::check_range("highway_width", self.highway_width, 1.0, 100.0)?;
         ParamError::check_range("max_link", self.max_link, 0.0, self.highways.max_length)
     }

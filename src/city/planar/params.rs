@@ -134,12 +134,12 @@ impl PlanarParams {
             check(e0, l.extension.0, l.clearance, MAX_LENGTH)?;
             if l.extension.0 == l.clearance {
                 // The range is closed; the extension must exceed the clearance.
-                return Err(ParamError::OutOfRange {
-                    field: e0,
-                    value: l.extension.0,
-                    min: l.clearance,
-                    max: MAX_LENGTH,
-                });
+                return Err(ParamError::out_of_range(
+                    e0,
+                    l.extension.0,
+                    l.clearance,
+                    MAX_LENGTH,
+                ));
             }
             check(e1, l.extension.1, l.extension.0, MAX_LENGTH)?;
             check(r, l.connection_radius, l.clearance, MAX_LENGTH)?;

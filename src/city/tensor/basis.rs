@@ -18,6 +18,7 @@ pub const MAX_HEIGHTMAP_SAMPLES: usize = 4_000_000;
 /// What a [`BasisField`] looks like near its centre.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
+#[serde(deny_unknown_fields)]
 pub enum BasisKind {
     /// Straight streets: the major eigenvector at angle `theta` (radians,
     /// counter-clockwise from east), the minor one across it.
@@ -42,6 +43,7 @@ pub enum BasisKind {
 /// Height gradients sampled on a grid: a heightmap basis field's data.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
+#[serde(deny_unknown_fields)]
 pub struct GradientGrid {
     /// World position of sample `(0, 0)`.
     pub origin: DVec2,
@@ -62,17 +64,18 @@ impl GradientGrid {
     /// Checks the numbers; the error names the first offending one.
     pub fn validate(&self) -> Result<(), ParamError> {
         let check = ParamError::check_range;
-        check("heightmap.origin", self.origin.length(), 0.0, 1.0e12)?;
-        check("heightmap.cell", self.cell, 0.1, 1.0e5)?;
-        check("heightmap.full_slope", self.full_slope, 1.0e-6, 1.0e3)?;
+        check("origin", self.origin.length(), 0.0, 1.0e12)?;
+        check("cell", self.cell, 0.1, 1.0e5)?;
+        check("full_slope", self.full_slope, 1.0e-6, 1.0e3)?;
         let max = MAX_HEIGHTMAP_SAMPLES as f64;
-        check("heightmap.nx", self.nx as f64, 2.0, max)?;
-        check("heightmap.ny", self.ny as f64, 2.0, max)?;
+        check("nx", self.nx as f64, 2.0, max)?;
+        check("ny", self.ny as f64, 2.0, max)?;
         let n = self.nx as f64 * self.ny as f64;
-        check("heightmap.gradients", self.gradients.len() as f64, n, n)?;
-        self.gradients
-            .iter()
-            .try_for_each(|g| check("heightmap.gradients", g.length(), 0.0, 1.0e6).map(|_| ()))
+        check("gradients", self.gradients.len() as f64, n, n)?;
+        for (i, g) in self.gradients.iter().enumerate() {
+            check("", g.length(), 0.0, 1.0e6).map_err(|e| e.at("gradients", i))?;
+        }
+        Ok(())
     }
 
     /// The interpolated gradient at `p`; `None` outside the grid.
@@ -96,6 +99,7 @@ impl GradientGrid {
 /// distance from the centre (from the line, for a polyline).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
+#[serde(deny_unknown_fields)]
 pub struct BasisField {
     /// The pattern.
     pub kind: BasisKind,
@@ -210,25 +214,26 @@ impl BasisField {
     /// Checks the numbers; the error names the first offending one.
     pub fn validate(&self) -> Result<(), ParamError> {
         let check = ParamError::check_range;
-        check("basis.centre.x", self.centre.x, -1.0e12, 1.0e12)?;
-        check("basis.centre.y", self.centre.y, -1.0e12, 1.0e12)?;
-        check("basis.size", self.size, 1.0e-6, 1.0e9)?;
-        check("basis.decay", self.decay, 0.0, 100.0)?;
+        check("centre.x", self.centre.x, -1.0e12, 1.0e12)?;
+        check("centre.y", self.centre.y, -1.0e12, 1.0e12)?;
+        check("size", self.size, 1.0e-6, 1.0e9)?;
+        check("decay", self.decay, 0.0, 100.0)?;
         match &self.kind {
-            BasisKind::Grid { theta } => check("basis.theta", *theta, -1.0e6, 1.0e6),
+            BasisKind::Grid { theta } => check("kind.theta", *theta, -1.0e6, 1.0e6),
             BasisKind::Radial => Ok(()),
             BasisKind::Polyline { points } => {
                 check(
-                    "basis.points",
+                    "kind.points",
                     points.len() as f64,
                     2.0,
                     MAX_POLYLINE_POINTS as f64,
                 )?;
-                points
-                    .iter()
-                    .try_for_each(|p| check("basis.points", p.length(), 0.0, 1.0e9).map(|_| ()))
+                for (i, p) in points.iter().enumerate() {
+                    check("", p.length(), 0.0, 1.0e9).map_err(|e| e.at("kind.points", i))?;
+                }
+                Ok(())
             }
-            BasisKind::Heightmap(grid) => grid.validate(),
+            BasisKind::Heightmap(grid) => grid.validate().map_err(|e| e.within("kind.0")),
         }
     }
 

@@ -22,7 +22,7 @@ pub const DEGENERATE: f64 = 1.0e-6;
 /// where the fields agree and falls to 0 where they cancel.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct TensorField {
     /// The basis fields, in the order added (the order does not matter).
     pub fields: Vec<BasisField>,
@@ -74,7 +74,10 @@ impl TensorField {
             0.0,
             MAX_BASIS_FIELDS as f64,
         )?;
-        self.fields.iter().try_for_each(BasisField::validate)
+        for (i, f) in self.fields.iter().enumerate() {
+            f.validate().map_err(|e| e.at("fields", i))?;
+        }
+        Ok(())
     }
 
     /// The averaged tensor `(m·cos 2θ, m·sin 2θ)` at `p`, `0 ≤ m ≤ 1`; zero

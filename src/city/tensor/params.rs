@@ -148,13 +148,13 @@ impl DensityParams {
     pub fn validate(&self) -> Result<(), ParamError> {
         let check = ParamError::check_range;
         if let Some(c) = self.centre {
-            check("density.centre.x", c.x, -1.0e12, 1.0e12)?;
-            check("density.centre.y", c.y, -1.0e12, 1.0e12)?;
+            check("centre.x", c.x, -1.0e12, 1.0e12)?;
+            check("centre.y", c.y, -1.0e12, 1.0e12)?;
         }
         if let Some(r) = self.radius {
-            check("density.radius", r, 1.0e-3, 1.0e7)?;
+            check("radius", r, 1.0e-3, 1.0e7)?;
         }
-        check("density.floor", self.floor, 0.1, 1.0)
+        check("floor", self.floor, 0.1, 1.0)
     }
 }
 
@@ -201,10 +201,10 @@ impl Default for TensorParams {
 impl TensorParams {
     /// Checks every field; the error names the first offending one.
     pub fn validate(&self) -> Result<(), ParamError> {
-        self.main.validate()?;
-        self.major.validate()?;
-        self.minor.validate()?;
-        self.density.validate()?;
+        self.main.validate().map_err(|e| e.within("main"))?;
+        self.major.validate().map_err(|e| e.within("major"))?;
+        self.minor.validate().map_err(|e| e.within("minor"))?;
+        self.density.validate().map_err(|e| e.within("density"))?;
         ParamError::check_range("field_cell", self.field_cell, 0.25, 1000.0)?;
         ParamError::check_range("priority_jitter", self.priority_jitter, 0.0, 1.0)
     }

@@ -131,7 +131,7 @@ pub enum RoadAreaError {
 /// The contour-road generator's parameters; defaults are the seed's numbers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct ContourParams {
     /// Start points per km² (on a jittered grid; those on lake, mud or town
     /// are dropped, so dry land has about this many).

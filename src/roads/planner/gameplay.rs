@@ -102,6 +102,31 @@ pub struct GameplayParam {
     pub links: Vec<WeightLink>,
 }
 
+impl GameplayParam {
+    /// Checks the value and the links (finite; the value in `0..=1`).
+    pub fn validate(&self) -> Result<(), ParamError> {
+        ParamError::check_range("value", self.value, 0.0, 1.0)?;
+        for (i, l) in self.links.iter().enumerate() {
+            l.validate().map_err(|e| e.at("links", i))?;
+        }
+        Ok(())
+    }
+}
+
+impl WeightLink {
+    /// Checks the numbers (finite, within ±1e6).
+    pub fn validate(&self) -> Result<(), ParamError> {
+        ParamError::check_range("at_zero", self.at_zero, -1e6, 1e6)?;
+        ParamError::check_range("at_one", self.at_one, -1e6, 1e6)?;
+        if let Curve::Points(c) = self.curve {
+            for v in c {
+                ParamError::check_range("curve", v, -1e6, 1e6)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The gameplay sliders; `Default` holds speed, fun, realism and difficulty.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
@@ -191,17 +216,8 @@ impl GameplayParams {
 
     /// Checks values and links (finite; values in `0..=1`).
     pub fn validate(&self) -> Result<(), ParamError> {
-        for p in &self.params {
-            ParamError::check_range("gameplay value", p.value, 0.0, 1.0)?;
-            for l in &p.links {
-                ParamError::check_range("gameplay link at_zero", l.at_zero, -1e6, 1e6)?;
-                ParamError::check_range("gameplay link at_one", l.at_one, -1e6, 1e6)?;
-                if let Curve::Points(c) = l.curve {
-                    for v in c {
-                        ParamError::check_range("gameplay curve point", v, -1e6, 1e6)?;
-                    }
-                }
-            }
+        for (i, p) in self.params.iter().enumerate() {
+            p.validate().map_err(|e| e.at("params", i))?;
         }
         Ok(())
     }

@@ -4,10 +4,14 @@
 use glam::DVec2;
 use serde::{Deserialize, Serialize};
 
+mod load;
+#[cfg(test)]
+mod load_tests;
 #[cfg(test)]
 mod tests;
 mod validate;
 
+pub use load::{RonError, from_ron};
 pub use validate::ParamError;
 
 /// Longest `streams.max_length` accepted, metres (the seed uses 300): with

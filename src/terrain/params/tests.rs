@@ -15,7 +15,7 @@ fn default_is_valid_and_matches_reference_tables() {
 fn errors_name_the_field() {
     let mut p = TerrainParams::default();
     p.profile.pop();
-    assert_eq!(p.validate(), Err(ParamError::ProfileLength(255)));
+    assert_eq!(p.validate(), Err(ParamError::profile_length(255)));
     let mut p = TerrainParams::default();
     p.profile.clear();
     assert!(p.validate().unwrap_err().to_string().starts_with("profile"));

@@ -3,17 +3,26 @@
 use super::*;
 use thiserror::Error;
 
-/// Why a [`TerrainParams`] was rejected; every variant names the field.
+/// Why a parameter struct was rejected. Every variant names the offending
+/// field by its full path from the struct validated (`trees.spacing`,
+/// `levels[1].clearance`); a struct that holds others prefixes their errors
+/// with [`within`](Self::within), so the plugin's settings report e.g.
+/// `roads.highways.step`.
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum ParamError {
     /// The profile length is not a power of two in `2..=MAX_PROFILE_LEN`.
-    #[error("profile: length {0} is not a power of two between 2 and {MAX_PROFILE_LEN}")]
-    ProfileLength(usize),
+    #[error("{field}: length {len} is not a power of two between 2 and {MAX_PROFILE_LEN}")]
+    ProfileLength {
+        /// The profile's path.
+        field: String,
+        /// Its length.
+        len: usize,
+    },
     /// A number that must be finite is NaN or infinite.
     #[error("{field}: must be finite, got {value}")]
     NotFinite {
         /// The offending field.
-        field: &'static str,
+        field: String,
         /// Its value.
         value: f64,
     },
@@ -21,7 +30,7 @@ pub enum ParamError {
     #[error("{field}: needs 5 to {MAX_VECTORS} direction vectors, got {len}")]
     VectorCount {
         /// The offending field.
-        field: &'static str,
+        field: String,
         /// Its length.
         len: usize,
     },
@@ -29,11 +38,11 @@ pub enum ParamError {
     #[error("{field}: must have the same length as {other} ({len} vs {other_len})")]
     LengthMismatch {
         /// The offending field.
-        field: &'static str,
+        field: String,
         /// Its length.
         len: usize,
         /// The field it must match.
-        other: &'static str,
+        other: String,
         /// That field's length.
         other_len: usize,
     },
@@ -41,7 +50,7 @@ pub enum ParamError {
     #[error("{field}: {value} is outside {min} ..= {max}")]
     OutOfRange {
         /// The offending field.
-        field: &'static str,
+        field: String,
         /// Its value.
         value: f64,
         /// Smallest allowed.
@@ -51,11 +60,26 @@ pub enum ParamError {
     },
 }
 
+/// `parent.field`, or `parent[i]…` when `field` starts with an index.
+fn join(parent: &str, field: &str) -> String {
+    match (
+        parent.is_empty(),
+        field.is_empty() || field.starts_with('['),
+    ) {
+        (true, _) => field.to_owned(),
+        (false, true) => format!("{parent}{field}"),
+        (false, false) => format!("{parent}.{field}"),
+    }
+}
+
 fn finite(field: &'static str, value: f64) -> Result<(), ParamError> {
     if value.is_finite() {
         Ok(())
     } else {
-        Err(ParamError::NotFinite { field, value })
+        Err(ParamError::NotFinite {
+            field: field.into(),
+            value,
+        })
     }
 }
 
@@ -70,12 +94,7 @@ pub(crate) fn in_range(
     if (min..=max).contains(&value) {
         Ok(())
     } else {
-        Err(ParamError::OutOfRange {
-            field,
-            value,
-            min,
-            max,
-        })
+        Err(ParamError::out_of_range(field, value, min, max))
     }
 }
 
@@ -85,12 +104,67 @@ impl ParamError {
     pub fn check_range(field: &'static str, value: f64, min: f64, max: f64) -> Result<(), Self> {
         in_range(field, value, min, max)
     }
+
+    /// An [`OutOfRange`](Self::OutOfRange) error naming `field` (for a rule
+    /// that [`check_range`](Self::check_range) cannot state, e.g. "odd").
+    pub fn out_of_range(field: &'static str, value: f64, min: f64, max: f64) -> Self {
+        Self::OutOfRange {
+            field: field.into(),
+            value,
+            min,
+            max,
+        }
+    }
+
+    /// A profile of `len` entries, which is not a power of two in
+    /// `2..=MAX_PROFILE_LEN`.
+    pub fn profile_length(len: usize) -> Self {
+        Self::ProfileLength {
+            field: "profile".into(),
+            len,
+        }
+    }
+
+    /// The error with its path prefixed by `parent` (`parent.field`): how a
+    /// struct reports a part's error, e.g.
+    /// `self.contour.validate().map_err(|e| e.within("contour"))`.
+    #[must_use]
+    pub fn within(mut self, parent: &str) -> Self {
+        match &mut self {
+            Self::LengthMismatch { field, other, .. } => {
+                *field = join(parent, field);
+                *other = join(parent, other);
+            }
+            Self::ProfileLength { field, .. }
+            | Self::NotFinite { field, .. }
+            | Self::VectorCount { field, .. }
+            | Self::OutOfRange { field, .. } => *field = join(parent, field),
+        }
+        self
+    }
+
+    /// The error of item `index` of the list `parent` (`parent[index].field`).
+    #[must_use]
+    pub fn at(self, parent: &str, index: usize) -> Self {
+        self.within(&format!("{parent}[{index}]"))
+    }
+
+    /// The offending field's full path.
+    pub fn field(&self) -> &str {
+        match self {
+            Self::ProfileLength { field, .. }
+            | Self::NotFinite { field, .. }
+            | Self::VectorCount { field, .. }
+            | Self::LengthMismatch { field, .. }
+            | Self::OutOfRange { field, .. } => field,
+        }
+    }
 }
 
 fn vector_set(field: &'static str, set: &[DVec2]) -> Result<(), ParamError> {
     if !(5..=MAX_VECTORS).contains(&set.len()) {
         return Err(ParamError::VectorCount {
-            field,
+            field: field.into(),
             len: set.len(),
         });
     }
@@ -111,7 +185,7 @@ impl TerrainParams {
     pub fn validate(&self) -> Result<(), ParamError> {
         let n = self.profile.len();
         if !(2..=MAX_PROFILE_LEN).contains(&n) || !n.is_power_of_two() {
-            return Err(ParamError::ProfileLength(n));
+            return Err(ParamError::profile_length(n));
         }
         for &p in &self.profile {
             in_range("profile", p, -1e6, 1e6)?;
@@ -122,17 +196,17 @@ impl TerrainParams {
         vector_set("undergrowth_vectors", &self.undergrowth_vectors)?;
         if self.undergrowth_vectors.len() != self.vegetation_vectors.len() {
             return Err(ParamError::LengthMismatch {
-                field: "undergrowth_vectors",
+                field: "undergrowth_vectors".into(),
                 len: self.undergrowth_vectors.len(),
-                other: "vegetation_vectors",
+                other: "vegetation_vectors".into(),
                 other_len: self.vegetation_vectors.len(),
             });
         }
         if self.time_vector.len() != self.height_vectors.len() {
             return Err(ParamError::LengthMismatch {
-                field: "time_vector",
+                field: "time_vector".into(),
                 len: self.time_vector.len(),
-                other: "height_vectors",
+                other: "height_vectors".into(),
                 other_len: self.height_vectors.len(),
             });
         }
@@ -162,12 +236,12 @@ impl TerrainParams {
         let t = &self.trees;
         in_range("trees.spacing", t.spacing, 1.0, 1000.0)?;
         if t.spacing.fract() != 0.0 {
-            return Err(ParamError::OutOfRange {
-                field: "trees.spacing (a whole number)",
-                value: t.spacing,
-                min: 1.0,
-                max: 1000.0,
-            });
+            return Err(ParamError::out_of_range(
+                "trees.spacing (a whole number)",
+                t.spacing,
+                1.0,
+                1000.0,
+            ));
         }
         in_range("trees.wood_density", t.wood_density, 0.0, 1.0)?;
         in_range("trees.thicket_density", t.thicket_density, 0.0, 1.0)?;
@@ -185,12 +259,12 @@ impl TerrainParams {
         in_range("towns.variants", w.variants as f64, 1.0, 256.0)?;
         let s = &self.streams;
         if s.window.is_multiple_of(2) {
-            return Err(ParamError::OutOfRange {
-                field: "streams.window (odd)",
-                value: s.window as f64,
-                min: 3.0,
-                max: 101.0,
-            });
+            return Err(ParamError::out_of_range(
+                "streams.window (odd)",
+                s.window as f64,
+                3.0,
+                101.0,
+            ));
         }
         in_range("streams.window", s.window as f64, 3.0, 101.0)?;
         // Longer streams would grow the stream scan's margin past
@@ -203,9 +277,12 @@ impl TerrainParams {
         let c = &self.caverns;
         in_range("caverns.level", c.level, -BIG, BIG)?;
         in_range("caverns.gap", c.gap, -BIG, BIG)?;
-        for v in [c.floor_offset, c.roof_offset] {
-            in_range("caverns offsets", v.x, -BIG, BIG)?;
-            in_range("caverns offsets", v.y, -BIG, BIG)?;
+        for (field, v) in [
+            ("caverns.floor_offset", c.floor_offset),
+            ("caverns.roof_offset", c.roof_offset),
+        ] {
+            in_range(field, v.x, -BIG, BIG)?;
+            in_range(field, v.y, -BIG, BIG)?;
         }
         in_range("caverns.scale", c.scale, 1e-3, 1e3)?;
         in_range("caverns.min_cover", c.min_cover, 0.0, 1e4)?;
