@@ -22,6 +22,8 @@ mod cities;
 mod clip;
 mod highways;
 #[cfg(test)]
+mod settings_tests;
+#[cfg(test)]
 mod tests;
 
 use crate::city::{City, CityLayout, CityParams, LayoutError, SettlementParams, Settlements};

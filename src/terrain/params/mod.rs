@@ -6,8 +6,6 @@ use serde::{Deserialize, Serialize};
 
 mod load;
 #[cfg(test)]
-mod load_tests;
-#[cfg(test)]
 mod tests;
 mod validate;
 

@@ -1,6 +1,9 @@
-//! Every settings type refuses unknown keys; errors name full paths.
+//! Every settings type refuses unknown keys; errors name full paths. (Here,
+//! in the top layer of the core, because it walks the settings of every layer.)
 
-use super::*;
+use super::RoadSystemParams;
+use crate::terrain::*;
+use glam::DVec2;
 use crate::city::lots::LotParams;
 use crate::city::planar::PlanarParams;
 use crate::city::tensor::{
@@ -10,7 +13,7 @@ use crate::city::{CityBases, CityParams, SeedNode, SettlementParams, StreetsInpu
 use crate::roads::planner::{
     CostWeights, Curve, GameplayParams, PlannerParams, Weight, WeightLink,
 };
-use crate::roads::{ContourParams, RoadSystemParams};
+use crate::roads::ContourParams;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fmt::Debug;
