@@ -96,9 +96,46 @@ impl RoadSystemParams {
         self.contour.validate().map_err(|e| e.within("contour"))?;
         self.cities.validate().map_err(|e| e.within("cities"))?;
         ParamError::check_range("highway_width", self.highway_width, 1.0, 100.0)?;
-        ParamError::check_range("max_link", self.max_link, 0.0, self.highways.max_length)
+        let longest = self.highways.max_length.min(MAX_LINK);
+        ParamError::check_range("max_link", self.max_link, 0.0, longest)?;
+        // How far a highway's search may stray from its two cities bounds
+        // the cities every request must look at: keep it bounded.
+        let h = &self.highways;
+        let margin = h.window * self.max_link * h.distance_factor;
+        let field = if margin >= h.min_margin {
+            "highways.window"
+        } else {
+            "highways.min_margin"
+        };
+        let margin = margin.max(h.min_margin);
+        ParamError::check_range(field, margin, 0.0, MAX_HIGHWAY_MARGIN)?;
+        let cells = (self.max_link + 2.0 * margin) * (2.0 * margin) / (h.step * h.step);
+        if cells > MAX_HIGHWAY_CELLS {
+            return Err(ParamError::TooMuchWork {
+                field: "highways.step".into(),
+                what: "the longest link's search window, in cells,",
+                value: cells,
+                max: MAX_HIGHWAY_CELLS,
+                advice: "raise highways.step, or lower max_link, highways.window or highways.min_margin",
+            });
+        }
+        Ok(())
     }
 }
+
+/// Longest highway link between two city centres, metres: a region looks
+/// for cities this far around it.
+pub const MAX_LINK: f64 = 30_000.0;
+
+/// Widest search margin of a highway around its straight line
+/// (`highways.window × max_link × highways.distance_factor`, at least
+/// `highways.min_margin`), metres.
+pub const MAX_HIGHWAY_MARGIN: f64 = 5_000.0;
+
+/// Most grid cells in the search window of the longest highway link
+/// (`(max_link + 2 margin) × 2 margin / highways.step²`; about 4,700 with the
+/// defaults): the bound on one link's planning work.
+pub const MAX_HIGHWAY_CELLS: f64 = 20_000.0;
 
 /// The road system: a [`RoadGenerator`] for every layer at once.
 #[derive(Debug)]

@@ -2,18 +2,18 @@
 //! in the top layer of the core, because it walks the settings of every layer.)
 
 use super::RoadSystemParams;
-use crate::terrain::*;
-use glam::DVec2;
 use crate::city::lots::LotParams;
 use crate::city::planar::PlanarParams;
 use crate::city::tensor::{
     BasisField, BasisKind, DensityParams, GradientGrid, StreamlineParams, TensorField, TensorParams,
 };
 use crate::city::{CityBases, CityParams, SeedNode, SettlementParams, StreetsInput};
+use crate::roads::ContourParams;
 use crate::roads::planner::{
     CostWeights, Curve, GameplayParams, PlannerParams, Weight, WeightLink,
 };
-use crate::roads::ContourParams;
+use crate::terrain::*;
+use glam::DVec2;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fmt::Debug;

@@ -154,34 +154,6 @@ fn bad_parameters_are_errors() {
 }
 
 #[test]
-#[ignore = "timing: cargo test --release --no-default-features --lib world::tests::timing -- --ignored --nocapture"]
-fn timing() {
-    let t = Terrain::default();
-    for (x, y) in [(5000.0, 0.0), (10000.0, 5000.0), (-15000.0, -15000.0)] {
-        let sys = RoadSystem::new(RoadSystemParams::default()).unwrap();
-        let min = DVec2::new(x, y);
-        let s = std::time::Instant::now();
-        let net = RoadGenerator::generate(&sys, &t, min, min + 10_000.0).unwrap();
-        let hw = net
-            .roads
-            .iter()
-            .filter(|r| r.class == crate::network::RoadClass::Highway)
-            .count();
-        println!(
-            "10 x 10 km at {min}: {:?}, {} roads, {hw} highways",
-            s.elapsed(),
-            net.roads.len()
-        );
-        let s = std::time::Instant::now();
-        let _ = RoadGenerator::generate(&sys, &t, min + 500.0, min + 10_500.0).unwrap();
-        println!(
-            "  again, shifted 500 m (highways remembered): {:?}",
-            s.elapsed()
-        );
-    }
-}
-
-#[test]
 fn a_gate_is_the_rim_vertex_facing_the_other_city_not_a_bay_bottom() {
     use crate::city::{City, CityStyle};
     // A 16-gon of radius 1000 with a bay: the vertex facing +x (index 0)
@@ -324,4 +296,54 @@ fn a_system_made_anew_for_city_edits_keeps_the_planned_highways() {
         RoadSystem::reusing(wider, &old).unwrap().highways.planned(),
         0
     );
+}
+
+#[test]
+fn areas_with_a_zero_negative_or_huge_side_are_refused_at_once() {
+    let t = Terrain::default();
+    let sys = RoadSystem::new(RoadSystemParams::default()).unwrap();
+    let o = DVec2::new(9000.0, 4000.0);
+    // 1e6 km × 0 m, inverted, NaN, infinite: refused before any work.
+    for (min, max) in [
+        (o, o + DVec2::new(1.0e9, 0.0)),
+        (o, o + DVec2::new(-100.0, 100.0)),
+        (o, o + DVec2::new(100.0, -1.0e9)),
+        (o, DVec2::new(f64::NAN, 0.0)),
+        (o, DVec2::splat(f64::INFINITY)),
+    ] {
+        let e = sys.highways_in(&t, min, max).unwrap_err();
+        assert!(matches!(e, RoadError::Area(_)), "{min} {max}: {e}");
+        let e = sys.region(&t, min, max).unwrap_err();
+        assert!(matches!(e, RoadError::Area(_)), "{min} {max}: {e}");
+    }
+    // A zero-width strip of ordinary length is an area like any other.
+    let strip = sys.region(&t, o, o + DVec2::new(0.0, 300.0)).unwrap();
+    assert!(strip.network.check_planar().is_ok());
+}
+
+#[test]
+fn highway_extremes_are_refused_naming_the_field() {
+    let with = |f: fn(&mut RoadSystemParams)| {
+        let mut p = RoadSystemParams::default();
+        f(&mut p);
+        RoadSystem::new(p).unwrap_err()
+    };
+    // The probe's extremes: each would make a region scan a continent.
+    let e = with(|p| {
+        p.highways.max_length = 1.0e6;
+        p.max_link = 1.0e6;
+    });
+    assert_eq!(e.field(), "max_link", "{e}");
+    let e = with(|p| p.highways.window = 4.0);
+    assert_eq!(e.field(), "highways.window", "{e}");
+    let e = with(|p| p.highways.min_margin = 1.0e5);
+    assert_eq!(e.field(), "highways.min_margin", "{e}");
+    let e = with(|p| (p.highways.step, p.highways.sample) = (40.0, 20.0));
+    assert!(matches!(e, ParamError::TooMuchWork { .. }), "{e}");
+    assert_eq!(e.field(), "highways.step", "{e}");
+    // The largest link allowed still makes a system, with a coarser grid.
+    let mut p = RoadSystemParams::default();
+    (p.max_link, p.highways.max_length) = (MAX_LINK, MAX_LINK);
+    p.highways.step = 150.0;
+    RoadSystem::new(p).unwrap();
 }

@@ -46,6 +46,20 @@ pub enum ParamError {
         /// That field's length.
         other_len: usize,
     },
+    /// Settings that together ask for more work than a bound allows.
+    #[error("{field}: {what} would be {value:.0}, more than {max:.0}: {advice}")]
+    TooMuchWork {
+        /// The field to change first.
+        field: String,
+        /// What would be too large.
+        what: &'static str,
+        /// Its value for these settings.
+        value: f64,
+        /// The bound.
+        max: f64,
+        /// What to change.
+        advice: &'static str,
+    },
     /// A number lies outside its allowed range.
     #[error("{field}: {value} is outside {min} ..= {max}")]
     OutOfRange {
@@ -138,6 +152,7 @@ impl ParamError {
             Self::ProfileLength { field, .. }
             | Self::NotFinite { field, .. }
             | Self::VectorCount { field, .. }
+            | Self::TooMuchWork { field, .. }
             | Self::OutOfRange { field, .. } => *field = join(parent, field),
         }
         self
@@ -156,6 +171,7 @@ impl ParamError {
             | Self::NotFinite { field, .. }
             | Self::VectorCount { field, .. }
             | Self::LengthMismatch { field, .. }
+            | Self::TooMuchWork { field, .. }
             | Self::OutOfRange { field, .. } => field,
         }
     }
