@@ -8,13 +8,13 @@
 //! distance to `to`, the heuristic; cached per cell) and by the state's
 //! label (p2, schedule, dither), added per step.
 
-use super::PlannerParams;
 use super::bridge::Deck;
 use super::cost::{SegTerrain, smooth_turn, tie_hash, tie_key};
 use super::frame::Frame;
 use super::lattice::Lattice;
 use super::paged::Paged;
 use super::togo::CostToGo;
+use super::{MAX_WINDOW_SAMPLES, PlanError, PlannerParams, check_request};
 use crate::terrain::Terrain;
 use glam::DVec2;
 
@@ -104,8 +104,33 @@ pub struct SearchGraph<'t> {
 }
 
 impl<'t> SearchGraph<'t> {
-    /// The graph of a request (not checked: see [`super::RoadPlanner::plan`]).
-    pub fn new(terrain: &'t Terrain, from: DVec2, to: DVec2, params: &PlannerParams) -> Self {
+    /// The graph of a request, checked as the planners check one (the
+    /// same errors), and [`PlanError::TooShort`] for ends closer than half
+    /// a `step`, which have no grid.
+    pub fn new(
+        terrain: &'t Terrain,
+        from: DVec2,
+        to: DVec2,
+        params: &PlannerParams,
+    ) -> Result<Self, PlanError> {
+        if check_request(terrain, from, to, params)?.is_some() {
+            return Err(PlanError::TooShort {
+                length: from.distance(to),
+                min: params.step * 0.5,
+            });
+        }
+        Self::build(terrain, from, to, params)
+    }
+
+    /// The graph of a checked request with ends at least half a step
+    /// apart; [`PlanError::WindowTooLarge`] before anything is allocated
+    /// when its window holds over [`MAX_WINDOW_SAMPLES`] terrain samples.
+    pub(super) fn build(
+        terrain: &'t Terrain,
+        from: DVec2,
+        to: DVec2,
+        params: &PlannerParams,
+    ) -> Result<Self, PlanError> {
         let frame = Frame::new(terrain, from, to, params);
         let moves: Vec<(i64, i64)> = params
             .connexity
@@ -132,6 +157,16 @@ impl<'t> SearchGraph<'t> {
         let margin = (params.window * frame.direct * params.distance_factor).max(params.min_margin);
         let m = (margin / frame.cell).ceil() as i64 + 1;
         let win = (-m, frame.n + m, -m, m);
+        // The lattice caches span the window `sub` times finer, a sample
+        // beyond it on each side.
+        let side = |a: i64, b: i64| (b - a + 1) as u128 * frame.sub as u128 + 2;
+        let samples = side(win.0, win.1) * side(win.2, win.3);
+        if samples > MAX_WINDOW_SAMPLES as u128 {
+            return Err(PlanError::WindowTooLarge {
+                samples: samples.min(u64::MAX as u128) as u64,
+                max: MAX_WINDOW_SAMPLES,
+            });
+        }
         let lattice = Lattice::new(&frame, win, &moves);
         let walk_len = lattice.walk_lengths();
         let outs = Paged::new(win.0, win.1, win.2, win.3, k, UNKNOWN);
@@ -165,7 +200,7 @@ impl<'t> SearchGraph<'t> {
                     .collect()
             })
             .collect();
-        Self {
+        Ok(Self {
             turns_from,
             togo,
             terrain,
@@ -184,7 +219,7 @@ impl<'t> SearchGraph<'t> {
             z_goal,
             lmax,
             frame,
-        }
+        })
     }
 
     /// The start state.

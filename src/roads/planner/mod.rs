@@ -14,7 +14,11 @@
 //!   expanded states.
 //!
 //! Both return a [`PlannedRoad`] scored by the same function
-//! ([`score_path`]), so their costs compare. [`GameplayParams`] (speed,
+//! ([`score_path`]), so their costs compare. Ends closer than half a
+//! `step` get the straight road between them, unsearched (on a bridge, or
+//! [`PlanError::NoRoad`], where it crosses water): a grid cell is never
+//! finer than that, so A*'s window stays bounded; a window over
+//! [`MAX_WINDOW_SAMPLES`] terrain samples is refused before it is made. [`GameplayParams`] (speed,
 //! fun, realism, difficulty, or your own) move several weights at once
 //! (thesis §6.4). Plain Rust, no Bevy.
 //!
@@ -37,13 +41,13 @@ mod gameplay;
 mod graph;
 mod lake;
 mod lattice;
+#[cfg(test)]
+mod limits;
 mod paged;
 mod sequential;
 mod smooth;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod timing;
 mod togo;
 mod trail;
 
@@ -162,6 +166,7 @@ pub struct PlannerParams {
     /// Desired road length over the direct distance, ≥ 1 (§6.3.1).
     pub distance_factor: f64,
     /// Segment length (sequential) and grid cell (A*), metres (40: ours).
+    /// Ends closer than half of it are joined by a straight road.
     pub step: f64,
     /// Spacing of the terrain samples Bresenham walks between two points
     /// for p3 and p4 (§5.4, §6.3.2), metres, from `step / 16` to `step`;
@@ -181,7 +186,8 @@ pub struct PlannerParams {
     pub max_length: f64,
     /// Sharpest turn between two segments, radians (0 < t ≤ π).
     pub max_turn: f64,
-    /// Sequential: candidates in the fan (thesis app. D: 5 to 15).
+    /// Sequential: candidates in the fan (thesis app. D: 5 to 15); a fan
+    /// wider than 22.5° per gap between them gets more, one per 22.5°.
     pub candidates: usize,
     /// Sequential: the fan's spread at the start, degrees (§6.1: about 180).
     pub fan_start: f64,
@@ -343,7 +349,50 @@ pub enum PlanError {
     /// [`GameplayParams::set`] was given a name it does not hold.
     #[error("no gameplay parameter named {0:?}")]
     UnknownGameplay(String),
+    /// The A* search window would hold more terrain samples than
+    /// [`MAX_WINDOW_SAMPLES`].
+    #[error(
+        "the A* search window would hold {samples} terrain samples, more than {max}: \
+         lower `window` or `min_margin`, or raise `step` or `sample`"
+    )]
+    WindowTooLarge {
+        /// Lattice points in the window.
+        samples: u64,
+        /// [`MAX_WINDOW_SAMPLES`].
+        max: u64,
+    },
+    /// [`SearchGraph::new`] was asked for ends closer than half a `step`,
+    /// for which there is no grid (the planners return the straight road).
+    #[error("ends {length} m apart are closer than half a step ({min} m): no grid to search")]
+    TooShort {
+        /// The straight distance asked for.
+        length: f64,
+        /// `step / 2`.
+        min: f64,
+    },
+    /// Point `{0}` of a path given to [`score_path`] or [`cardinal_spline`]
+    /// is not finite or lies beyond the world's limit.
+    #[error("path point {0} is not finite or lies beyond the world's limit")]
+    PathPoint(usize),
+    /// Scoring a path would walk more terrain samples than [`MAX_SCORE_SAMPLES`].
+    #[error(
+        "scoring the path would take {samples} terrain samples, more than {max}: \
+         raise `sample` (or `step`), or score a shorter path"
+    )]
+    PathTooFine {
+        /// Samples the path's segments hold (about its length over the spacing).
+        samples: u64,
+        /// [`MAX_SCORE_SAMPLES`].
+        max: u64,
+    },
 }
+
+/// Most terrain samples (lattice points) an A* search window may hold:
+/// its caches' page directories stay under about 200 MiB.
+pub const MAX_WINDOW_SAMPLES: u64 = 1 << 30;
+
+/// Most terrain samples [`score_path`] walks (about a second).
+pub const MAX_SCORE_SAMPLES: u64 = 1 << 24;
 
 /// A road planner: a road from `from` to `to` on `terrain`.
 pub trait RoadPlanner {
@@ -358,8 +407,9 @@ pub trait RoadPlanner {
 }
 
 /// Checks a request (parameters, end points, length; cheap) and answers the
-/// trivial one: `Some(road)` when `from == to`, `None` when there is a road
-/// to plan.
+/// trivial one: `Some(road)` for ends closer than half a `step` (the
+/// straight road, as the sequential planner's last step; `[from, from]`
+/// for coincident ends), `None` when there is a road to plan.
 pub(crate) fn check_request(
     terrain: &Terrain,
     from: DVec2,
@@ -388,7 +438,34 @@ pub(crate) fn check_request(
             max: params.max_length,
         });
     }
-    Ok((from == to).then(|| finish(terrain, params, vec![from, to], Vec::new(), 0)))
+    if length >= params.step * 0.5 {
+        return Ok(None);
+    }
+    straight(terrain, from, to, params).map(Some)
+}
+
+/// The straight road between ends closer than half a `step` (a grid cell
+/// would be finer than the planners' own floor): dry, a bridge where it
+/// crosses water and bridges are allowed (and it fits `max_span`), else
+/// [`PlanError::NoRoad`].
+fn straight(
+    terrain: &Terrain,
+    from: DVec2,
+    to: DVec2,
+    params: &PlannerParams,
+) -> Result<PlannedRoad, PlanError> {
+    let frame = frame::Frame::new(terrain, from, to, params);
+    let (zf, zt) = (terrain.height(from.x, from.y), terrain.height(to.x, to.y));
+    let bridges = if from == to || frame.dry(terrain, from, to, zf, zt) {
+        Vec::new()
+    } else if params.bridges && from.distance(to) <= params.max_span {
+        vec![(0, 1)]
+    } else {
+        return Err(PlanError::NoRoad(
+            "the straight road between ends closer than half a step crosses water",
+        ));
+    };
+    Ok(finish(terrain, params, vec![from, to], bridges, 0))
 }
 
 /// Builds the [`PlannedRoad`] for a planner's points: scored by the shared
@@ -400,9 +477,9 @@ pub(crate) fn finish(
     bridges: Vec<(usize, usize)>,
     work: usize,
 ) -> PlannedRoad {
-    let breakdown = score_path(terrain, &points, &bridges, params);
+    let breakdown = cost::score(terrain, &points, &bridges, params);
     let smoothed = if params.smoothing {
-        cardinal_spline(&points, params.tension, params.spline_points)
+        smooth::spline(&points, params.tension, params.spline_points)
     } else {
         Vec::new()
     };
