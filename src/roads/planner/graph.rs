@@ -14,7 +14,7 @@ use super::frame::Frame;
 use super::lattice::Lattice;
 use super::paged::Paged;
 use super::togo::CostToGo;
-use super::{MAX_WINDOW_SAMPLES, PlanError, PlannerParams, check_request};
+use super::{MAX_WINDOW_BYTES, PlanError, PlannerParams, check_request};
 use crate::terrain::Terrain;
 use glam::DVec2;
 
@@ -124,7 +124,8 @@ impl<'t> SearchGraph<'t> {
 
     /// The graph of a checked request with ends at least half a step
     /// apart; [`PlanError::WindowTooLarge`] before anything is allocated
-    /// when its window holds over [`MAX_WINDOW_SAMPLES`] terrain samples.
+    /// when its caches' page directories would take over
+    /// [`MAX_WINDOW_BYTES`].
     pub(super) fn build(
         terrain: &'t Terrain,
         from: DVec2,
@@ -157,14 +158,18 @@ impl<'t> SearchGraph<'t> {
         let margin = (params.window * frame.direct * params.distance_factor).max(params.min_margin);
         let m = (margin / frame.cell).ceil() as i64 + 1;
         let win = (-m, frame.n + m, -m, m);
-        // The lattice caches span the window `sub` times finer, a sample
-        // beyond it on each side.
-        let side = |a: i64, b: i64| (b - a + 1) as u128 * frame.sub as u128 + 2;
-        let samples = side(win.0, win.1) * side(win.2, win.3);
-        if samples > MAX_WINDOW_SAMPLES as u128 {
+        // Each cache's page directory is dense over the window: 4 bytes per
+        // 8 × 8 cells (five caches, a sixth with bridges) or lattice points
+        // (three, over the window `sub` times finer and a sample beyond).
+        let pages = |a: i64, b: i64, s: i64| ((b - a + 1) as u128 * s as u128 + 2) / 8 + 1;
+        let sub = frame.sub;
+        let bytes = 4
+            * (3 * pages(win.0, win.1, sub) * pages(win.2, win.3, sub)
+                + 6 * pages(win.0, win.1, 1) * pages(win.2, win.3, 1));
+        if bytes > MAX_WINDOW_BYTES as u128 {
             return Err(PlanError::WindowTooLarge {
-                samples: samples.min(u64::MAX as u128) as u64,
-                max: MAX_WINDOW_SAMPLES,
+                bytes: bytes.min(u64::MAX as u128) as u64,
+                max: MAX_WINDOW_BYTES,
             });
         }
         let lattice = Lattice::new(&frame, win, &moves);

@@ -114,10 +114,10 @@ fn a_window_too_large_to_cache_is_refused() {
     };
     let (from, to) = (DVec2::new(0.0, 0.0), DVec2::new(0.0, 4000.0));
     let e = AStarPlanner.plan(&t, from, to, &p).unwrap_err();
-    let PlanError::WindowTooLarge { samples, max } = e else {
+    let PlanError::WindowTooLarge { bytes, max } = e else {
         panic!("{e:?}");
     };
-    assert!(samples > max && max == MAX_WINDOW_SAMPLES);
+    assert!(bytes > max && max == MAX_WINDOW_BYTES);
     assert!(e.to_string().contains("window"), "{e}");
     let e = SearchGraph::new(&t, from, to, &p).err();
     assert!(matches!(e, Some(PlanError::WindowTooLarge { .. })), "{e:?}");

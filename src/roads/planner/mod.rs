@@ -14,13 +14,15 @@
 //!   expanded states.
 //!
 //! Both return a [`PlannedRoad`] scored by the same function
-//! ([`score_path`]), so their costs compare. Ends closer than half a
-//! `step` get the straight road between them, unsearched (on a bridge, or
-//! [`PlanError::NoRoad`], where it crosses water): a grid cell is never
-//! finer than that, so A*'s window stays bounded; a window over
-//! [`MAX_WINDOW_SAMPLES`] terrain samples is refused before it is made. [`GameplayParams`] (speed,
+//! ([`score_path`]), so their costs compare. [`GameplayParams`] (speed,
 //! fun, realism, difficulty, or your own) move several weights at once
 //! (thesis §6.4). Plain Rust, no Bevy.
+//!
+//! Ends closer than half a `step` get the straight road between them,
+//! unsearched (on a bridge, or [`PlanError::NoRoad`], where it crosses
+//! water): no grid cell is finer than that, so A*'s window stays bounded,
+//! and one whose caches would take over [`MAX_WINDOW_BYTES`] is refused
+//! before it is made.
 //!
 //! ```
 //! use bevy_relief::roads::planner::{AStarPlanner, PlannerParams, RoadPlanner};
@@ -35,6 +37,7 @@
 mod astar;
 mod bridge;
 mod cost;
+mod error;
 mod expand;
 mod frame;
 mod gameplay;
@@ -53,6 +56,7 @@ mod trail;
 
 pub use astar::AStarPlanner;
 pub use cost::{CostBreakdown, score_path};
+pub use error::{End, MAX_SCORE_SAMPLES, MAX_WINDOW_BYTES, PlanError};
 pub use gameplay::{Curve, GameplayParam, GameplayParams, Weight, WeightLink};
 pub use graph::{SearchGraph, SearchState};
 pub use sequential::SequentialPlanner;
@@ -62,7 +66,6 @@ pub use crate::terrain::ParamError;
 use crate::terrain::Terrain;
 use glam::DVec2;
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
 
 /// Which grid neighbours an A* state may move to (thesis fig. 6.6).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -306,93 +309,6 @@ impl PlannedRoad {
         self.points.windows(2).map(|w| w[0].distance(w[1])).sum()
     }
 }
-
-/// Which end of a request a [`PlanError`] is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum End {
-    /// The start point.
-    From,
-    /// The end point.
-    To,
-}
-
-/// Why a road could not be planned.
-#[derive(Clone, Debug, PartialEq, Error)]
-pub enum PlanError {
-    /// The parameters are invalid.
-    #[error("planner parameters: {0}")]
-    Params(#[from] ParamError),
-    /// An end point is NaN or infinite.
-    #[error("{0:?} point is not finite")]
-    NotFinite(End),
-    /// An end point lies beyond the world's limit (±2⁵² m).
-    #[error("{0:?} point {1} lies beyond the world's limit")]
-    OutsideWorld(End, DVec2),
-    /// An end point is in a lake.
-    #[error("{0:?} point {1} is in water")]
-    InWater(End, DVec2),
-    /// The request is longer than `max_length`.
-    #[error("request of {length} m is longer than the maximum {max} m")]
-    TooLong {
-        /// The straight distance asked for.
-        length: f64,
-        /// `PlannerParams::max_length`.
-        max: f64,
-    },
-    /// A* expanded `max_expansions` states without reaching the end.
-    #[error("search gave up after {0} expanded states")]
-    TooMuchWork(usize),
-    /// No dry road exists inside the search window (A*), or every candidate
-    /// is wet or too sharp a turn (sequential).
-    #[error("no road found ({0})")]
-    NoRoad(&'static str),
-    /// [`GameplayParams::set`] was given a name it does not hold.
-    #[error("no gameplay parameter named {0:?}")]
-    UnknownGameplay(String),
-    /// The A* search window would hold more terrain samples than
-    /// [`MAX_WINDOW_SAMPLES`].
-    #[error(
-        "the A* search window would hold {samples} terrain samples, more than {max}: \
-         lower `window` or `min_margin`, or raise `step` or `sample`"
-    )]
-    WindowTooLarge {
-        /// Lattice points in the window.
-        samples: u64,
-        /// [`MAX_WINDOW_SAMPLES`].
-        max: u64,
-    },
-    /// [`SearchGraph::new`] was asked for ends closer than half a `step`,
-    /// for which there is no grid (the planners return the straight road).
-    #[error("ends {length} m apart are closer than half a step ({min} m): no grid to search")]
-    TooShort {
-        /// The straight distance asked for.
-        length: f64,
-        /// `step / 2`.
-        min: f64,
-    },
-    /// Point `{0}` of a path given to [`score_path`] or [`cardinal_spline`]
-    /// is not finite or lies beyond the world's limit.
-    #[error("path point {0} is not finite or lies beyond the world's limit")]
-    PathPoint(usize),
-    /// Scoring a path would walk more terrain samples than [`MAX_SCORE_SAMPLES`].
-    #[error(
-        "scoring the path would take {samples} terrain samples, more than {max}: \
-         raise `sample` (or `step`), or score a shorter path"
-    )]
-    PathTooFine {
-        /// Samples the path's segments hold (about its length over the spacing).
-        samples: u64,
-        /// [`MAX_SCORE_SAMPLES`].
-        max: u64,
-    },
-}
-
-/// Most terrain samples (lattice points) an A* search window may hold:
-/// its caches' page directories stay under about 200 MiB.
-pub const MAX_WINDOW_SAMPLES: u64 = 1 << 30;
-
-/// Most terrain samples [`score_path`] walks (about a second).
-pub const MAX_SCORE_SAMPLES: u64 = 1 << 24;
 
 /// A road planner: a road from `from` to `to` on `terrain`.
 pub trait RoadPlanner {
