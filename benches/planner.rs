@@ -4,10 +4,15 @@
 //! graph with the same cost (thesis figures, C# 2012: A* 375 ms, sequential
 //! 15 ms for 4000 px).
 //!
+//! Also 10 km highways with the road system's planner settings (bridges,
+//! 100 m grid, the "speed" profile). Each line gives the median and, in
+//! brackets, the best run (steadier on a shared machine).
+//!
 //! `cargo bench --no-default-features --bench planner`
 
 mod common;
 
+use bevy_relief::roads::RoadSystemParams;
 use bevy_relief::roads::planner::{
     AStarPlanner, PlannedRoad, PlannerParams, RoadPlanner, SearchGraph, SearchState,
     SequentialPlanner,
@@ -55,7 +60,7 @@ fn pathfinding_astar(
     params: &PlannerParams,
     relaxed: bool,
 ) -> (Vec<SearchState>, f64) {
-    let graph = RefCell::new(SearchGraph::new(terrain, from, to, params));
+    let graph = RefCell::new(SearchGraph::new(terrain, from, to, params).expect("a valid request"));
     let start = graph.borrow().start();
     let (path, cost) = pathfinding::directed::astar::astar(
         &start,
@@ -129,8 +134,8 @@ fn main() {
     let mut sum = (0.0, 0.0);
     for &((ax, ay), (bx, by)) in &PAIRS {
         let (from, to) = (DVec2::new(ax, ay), DVec2::new(bx, by));
-        let (a_ms, _, a) = time_ms(7, || AStarPlanner.plan(&terrain, from, to, &params));
-        let (s_ms, _, s) = time_ms(31, || SequentialPlanner.plan(&terrain, from, to, &params));
+        let (a_ms, a_best, a) = time_ms(7, || AStarPlanner.plan(&terrain, from, to, &params));
+        let (s_ms, s_best, s) = time_ms(31, || SequentialPlanner.plan(&terrain, from, to, &params));
         let (a, s): (PlannedRoad, PlannedRoad) = match (a, s) {
             (Ok(a), Ok(s)) => (a, s),
             (a, s) => {
@@ -143,7 +148,7 @@ fn main() {
             }
         };
         println!(
-            "{:.0} m ({ax}, {ay}) -> ({bx}, {by}): A* 16-conn {a_ms:7.2} ms ({} expanded, cost {:.1}, {:.0} m); sequential {s_ms:6.3} ms (cost {:.1}, {:.0} m)",
+            "{:.0} m ({ax}, {ay}) -> ({bx}, {by}): A* 16-conn {a_ms:7.2} ms [{a_best:.2}] ({} expanded, cost {:.1}, {:.0} m); sequential {s_ms:6.3} ms [{s_best:.3}] (cost {:.1}, {:.0} m)",
             from.distance(to),
             a.work,
             a.cost,
@@ -203,4 +208,28 @@ fn main() {
     println!(
         "mean speed-up over pathfinding::astar: {r_plain:.2}x with its plain heuristic, {r_same:.2}x with ours"
     );
+    highways(&terrain);
+}
+
+/// 10 km highways by A* with the road system's planner settings.
+fn highways(terrain: &Terrain) {
+    let p = RoadSystemParams::default().highways;
+    for ((ax, ay), (bx, by)) in [
+        ((0.0, 0.0), (8000.0, 6000.0)),
+        ((5000.0, 0.0), (5000.0, 10000.0)),
+    ] {
+        let (from, to) = (DVec2::new(ax, ay), DVec2::new(bx, by));
+        let (ms, best, road) = time_ms(3, || AStarPlanner.plan(terrain, from, to, &p));
+        match road {
+            Ok(r) => println!(
+                "highway {:.0} m ({ax}, {ay}) -> ({bx}, {by}): A* {ms:7.2} ms [{best:.2}] ({} expanded, cost {:.1}, {:.0} m, {} bridges)",
+                from.distance(to),
+                r.work,
+                r.cost,
+                r.length(),
+                r.bridges.len()
+            ),
+            Err(e) => println!("highway ({ax}, {ay}) -> ({bx}, {by}): {e}"),
+        }
+    }
 }

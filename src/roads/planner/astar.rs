@@ -37,7 +37,7 @@ impl RoadPlanner for AStarPlanner {
         if let Some(road) = check_request(terrain, from, to, params)? {
             return Ok(road);
         }
-        let mut graph = SearchGraph::new(terrain, from, to, params);
+        let mut graph = SearchGraph::build(terrain, from, to, params)?;
         let found = search(&mut graph)?;
         Ok(finish(
             terrain,

@@ -26,7 +26,7 @@
 //!   hash of the segment's grid cells and the seed (§6.2.1: about 0.1 %).
 
 use super::frame::{Frame, bresenham_inner};
-use super::{CostWeights, PlannerParams};
+use super::{CostWeights, MAX_SCORE_SAMPLES, PlanError, PlannerParams};
 use crate::terrain::Terrain;
 use glam::DVec2;
 use rand_chacha::ChaCha8Rng;
@@ -246,17 +246,79 @@ pub(crate) fn tie_hash(a: (i64, i64), b: (i64, i64), key: u64) -> f64 {
 /// Scores a road with the shared cost function. `points` run from the
 /// request's start to its end; `bridges` are the point-index ranges that
 /// cross water on a deck (as in [`super::PlannedRoad::bridges`]).
+///
+/// Checked: the parameters ([`PlannerParams::validate`]), every point
+/// finite and inside the world ([`PlanError::PathPoint`]), and the terrain
+/// samples the segments' walks take, at most [`MAX_SCORE_SAMPLES`]
+/// ([`PlanError::PathTooFine`]).
 pub fn score_path(
     terrain: &Terrain,
     points: &[DVec2],
     bridges: &[(usize, usize)],
     params: &PlannerParams,
-) -> CostBreakdown {
-    let mut total = CostBreakdown::default();
+) -> Result<CostBreakdown, PlanError> {
+    params.validate()?;
+    let limit = crate::num::WORLD_LIMIT_F64;
+    if let Some(k) = points
+        .iter()
+        .position(|p| !(p.x.abs() <= limit && p.y.abs() <= limit))
+    {
+        return Err(PlanError::PathPoint(k));
+    }
     let (Some(&from), Some(&to)) = (points.first(), points.last()) else {
-        return total;
+        return Ok(CostBreakdown::default());
+    };
+    // A segment's walk visits at most its length over the sample spacing,
+    // plus one, lattice points.
+    let frame = Frame::new(terrain, from, to, params);
+    let spacing = frame.cell / frame.sub as f64;
+    let samples: f64 = points
+        .windows(2)
+        .map(|w| w[0].distance(w[1]) / spacing + 2.0)
+        .sum();
+    if samples > MAX_SCORE_SAMPLES as f64 {
+        return Err(PlanError::PathTooFine {
+            samples: samples as u64,
+            max: MAX_SCORE_SAMPLES,
+        });
+    }
+    Ok(score_in(terrain, &frame, points, bridges, params))
+}
+
+/// [`score_path`] unchecked, for a planner's own road.
+pub(crate) fn score(
+    terrain: &Terrain,
+    points: &[DVec2],
+    bridges: &[(usize, usize)],
+    params: &PlannerParams,
+) -> CostBreakdown {
+    let (Some(&from), Some(&to)) = (points.first(), points.last()) else {
+        return CostBreakdown::default();
     };
     let frame = Frame::new(terrain, from, to, params);
+    score_in(terrain, &frame, points, bridges, params)
+}
+
+/// Scores `points` (at least one) on the frame of their ends.
+fn score_in(
+    terrain: &Terrain,
+    frame: &Frame,
+    points: &[DVec2],
+    bridges: &[(usize, usize)],
+    params: &PlannerParams,
+) -> CostBreakdown {
+    let mut total = CostBreakdown::default();
+    let from = points[0];
+    // Segment `k` (ending at point `k`) is a deck when some range `(a, b)`
+    // has `a < k ≤ b`: a running count over the ranges' starts and ends.
+    let mut open = vec![0i64; points.len() + 1];
+    for &(a, b) in bridges {
+        let (a, b) = (a.saturating_add(1), b.min(points.len() - 1));
+        if a <= b {
+            open[a] += 1;
+            open[b + 1] -= 1;
+        }
+    }
     let key = tie_key(params.seed);
     let mut height = |a: i64, b: i64| {
         let p = frame.lattice(a, b);
@@ -264,16 +326,17 @@ pub fn score_path(
     };
     let dither = params.weights.dither > 0.0;
     let mut dirs: Vec<DVec2> = Vec::with_capacity(points.len());
-    let (mut length, mut prev_grade) = (0.0, None);
+    let (mut length, mut prev_grade, mut decks) = (0.0, None, open[0]);
     let mut zp = terrain.height(from.x, from.y);
     for k in 1..points.len() {
         let (p, q) = (points[k - 1], points[k]);
         let zq = terrain.height(q.x, q.y);
-        let bridge = bridges.iter().any(|&(a, b)| a < k && k <= b);
+        decks += open[k];
+        let bridge = decks > 0;
         let seg = if bridge {
             deck(p, q, zp, zq)
         } else {
-            seg_terrain(&frame, p, q, zp, zq, &mut height)
+            seg_terrain(frame, p, q, zp, zq, &mut height)
         };
         let d = q - p;
         let back = |n: usize| (dirs.len() >= n).then(|| angle(d, dirs[dirs.len() - n]));

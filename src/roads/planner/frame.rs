@@ -16,7 +16,8 @@ pub(crate) struct Frame {
     pub u: DVec2,
     /// `u` turned left.
     pub v: DVec2,
-    /// `to` is cell `(n, 0)`.
+    /// `to` is cell `(n, 0)` (`n` ≥ 1), or off the grid for ends closer
+    /// than half a step (`n` = 0; the planners do not search those).
     pub n: i64,
     /// Cell size, metres (the step, adjusted so `to` falls on the grid).
     pub cell: f64,
@@ -45,8 +46,15 @@ impl Frame {
         let d = to - from;
         let direct = d.length();
         let u = if direct > 0.0 { d / direct } else { DVec2::X };
-        let n = ((direct / params.step).round() as i64).max(1);
-        let cell = if direct > 0.0 {
+        // Ends closer than half a step get no grid of their own (a cell
+        // that small would make the window's cell count unbounded): the
+        // cell stays `step` and `to` is off the grid (`n` = 0).
+        let n = if direct >= params.step * 0.5 {
+            ((direct / params.step).round() as i64).max(1)
+        } else {
+            0
+        };
+        let cell = if n > 0 {
             direct / n as f64
         } else {
             params.step

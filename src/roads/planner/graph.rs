@@ -8,13 +8,13 @@
 //! distance to `to`, the heuristic; cached per cell) and by the state's
 //! label (p2, schedule, dither), added per step.
 
-use super::PlannerParams;
 use super::bridge::Deck;
 use super::cost::{SegTerrain, smooth_turn, tie_hash, tie_key};
 use super::frame::Frame;
 use super::lattice::Lattice;
 use super::paged::Paged;
 use super::togo::CostToGo;
+use super::{MAX_WINDOW_BYTES, PlanError, PlannerParams, check_request};
 use crate::terrain::Terrain;
 use glam::DVec2;
 
@@ -104,8 +104,34 @@ pub struct SearchGraph<'t> {
 }
 
 impl<'t> SearchGraph<'t> {
-    /// The graph of a request (not checked: see [`super::RoadPlanner::plan`]).
-    pub fn new(terrain: &'t Terrain, from: DVec2, to: DVec2, params: &PlannerParams) -> Self {
+    /// The graph of a request, checked as the planners check one (the
+    /// same errors), and [`PlanError::TooShort`] for ends closer than half
+    /// a `step`, which have no grid.
+    pub fn new(
+        terrain: &'t Terrain,
+        from: DVec2,
+        to: DVec2,
+        params: &PlannerParams,
+    ) -> Result<Self, PlanError> {
+        if check_request(terrain, from, to, params)?.is_some() {
+            return Err(PlanError::TooShort {
+                length: from.distance(to),
+                min: params.step * 0.5,
+            });
+        }
+        Self::build(terrain, from, to, params)
+    }
+
+    /// The graph of a checked request with ends at least half a step
+    /// apart; [`PlanError::WindowTooLarge`] before anything is allocated
+    /// when its caches' page directories would take over
+    /// [`MAX_WINDOW_BYTES`].
+    pub(super) fn build(
+        terrain: &'t Terrain,
+        from: DVec2,
+        to: DVec2,
+        params: &PlannerParams,
+    ) -> Result<Self, PlanError> {
         let frame = Frame::new(terrain, from, to, params);
         let moves: Vec<(i64, i64)> = params
             .connexity
@@ -132,6 +158,20 @@ impl<'t> SearchGraph<'t> {
         let margin = (params.window * frame.direct * params.distance_factor).max(params.min_margin);
         let m = (margin / frame.cell).ceil() as i64 + 1;
         let win = (-m, frame.n + m, -m, m);
+        // Each cache's page directory is dense over the window: 4 bytes per
+        // 8 × 8 cells (five caches, a sixth with bridges) or lattice points
+        // (three, over the window `sub` times finer and a sample beyond).
+        let pages = |a: i64, b: i64, s: i64| ((b - a + 1) as u128 * s as u128 + 2) / 8 + 1;
+        let sub = frame.sub;
+        let bytes = 4
+            * (3 * pages(win.0, win.1, sub) * pages(win.2, win.3, sub)
+                + 6 * pages(win.0, win.1, 1) * pages(win.2, win.3, 1));
+        if bytes > MAX_WINDOW_BYTES as u128 {
+            return Err(PlanError::WindowTooLarge {
+                bytes: bytes.min(u64::MAX as u128) as u64,
+                max: MAX_WINDOW_BYTES,
+            });
+        }
         let lattice = Lattice::new(&frame, win, &moves);
         let walk_len = lattice.walk_lengths();
         let outs = Paged::new(win.0, win.1, win.2, win.3, k, UNKNOWN);
@@ -165,7 +205,7 @@ impl<'t> SearchGraph<'t> {
                     .collect()
             })
             .collect();
-        Self {
+        Ok(Self {
             turns_from,
             togo,
             terrain,
@@ -184,7 +224,7 @@ impl<'t> SearchGraph<'t> {
             z_goal,
             lmax,
             frame,
-        }
+        })
     }
 
     /// The start state.

@@ -18,6 +18,12 @@
 //! fun, realism, difficulty, or your own) move several weights at once
 //! (thesis §6.4). Plain Rust, no Bevy.
 //!
+//! Ends closer than half a `step` get the straight road between them,
+//! unsearched (on a bridge, or [`PlanError::NoRoad`], where it crosses
+//! water): no grid cell is finer than that, so A*'s window stays bounded,
+//! and one whose caches would take over [`MAX_WINDOW_BYTES`] is refused
+//! before it is made.
+//!
 //! ```
 //! use bevy_relief::roads::planner::{AStarPlanner, PlannerParams, RoadPlanner};
 //! use bevy_relief::terrain::Terrain;
@@ -31,24 +37,26 @@
 mod astar;
 mod bridge;
 mod cost;
+mod error;
 mod expand;
 mod frame;
 mod gameplay;
 mod graph;
 mod lake;
 mod lattice;
+#[cfg(test)]
+mod limits;
 mod paged;
 mod sequential;
 mod smooth;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod timing;
 mod togo;
 mod trail;
 
 pub use astar::AStarPlanner;
 pub use cost::{CostBreakdown, score_path};
+pub use error::{End, MAX_SCORE_SAMPLES, MAX_WINDOW_BYTES, PlanError};
 pub use gameplay::{Curve, GameplayParam, GameplayParams, Weight, WeightLink};
 pub use graph::{SearchGraph, SearchState};
 pub use sequential::SequentialPlanner;
@@ -58,7 +66,6 @@ pub use crate::terrain::ParamError;
 use crate::terrain::Terrain;
 use glam::DVec2;
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
 
 /// Which grid neighbours an A* state may move to (thesis fig. 6.6).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -162,6 +169,7 @@ pub struct PlannerParams {
     /// Desired road length over the direct distance, ≥ 1 (§6.3.1).
     pub distance_factor: f64,
     /// Segment length (sequential) and grid cell (A*), metres (40: ours).
+    /// Ends closer than half of it are joined by a straight road.
     pub step: f64,
     /// Spacing of the terrain samples Bresenham walks between two points
     /// for p3 and p4 (§5.4, §6.3.2), metres, from `step / 16` to `step`;
@@ -181,7 +189,8 @@ pub struct PlannerParams {
     pub max_length: f64,
     /// Sharpest turn between two segments, radians (0 < t ≤ π).
     pub max_turn: f64,
-    /// Sequential: candidates in the fan (thesis app. D: 5 to 15).
+    /// Sequential: candidates in the fan (thesis app. D: 5 to 15); a fan
+    /// wider than 22.5° per gap between them gets more, one per 22.5°.
     pub candidates: usize,
     /// Sequential: the fan's spread at the start, degrees (§6.1: about 180).
     pub fan_start: f64,
@@ -301,50 +310,6 @@ impl PlannedRoad {
     }
 }
 
-/// Which end of a request a [`PlanError`] is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum End {
-    /// The start point.
-    From,
-    /// The end point.
-    To,
-}
-
-/// Why a road could not be planned.
-#[derive(Clone, Debug, PartialEq, Error)]
-pub enum PlanError {
-    /// The parameters are invalid.
-    #[error("planner parameters: {0}")]
-    Params(#[from] ParamError),
-    /// An end point is NaN or infinite.
-    #[error("{0:?} point is not finite")]
-    NotFinite(End),
-    /// An end point lies beyond the world's limit (±2⁵² m).
-    #[error("{0:?} point {1} lies beyond the world's limit")]
-    OutsideWorld(End, DVec2),
-    /// An end point is in a lake.
-    #[error("{0:?} point {1} is in water")]
-    InWater(End, DVec2),
-    /// The request is longer than `max_length`.
-    #[error("request of {length} m is longer than the maximum {max} m")]
-    TooLong {
-        /// The straight distance asked for.
-        length: f64,
-        /// `PlannerParams::max_length`.
-        max: f64,
-    },
-    /// A* expanded `max_expansions` states without reaching the end.
-    #[error("search gave up after {0} expanded states")]
-    TooMuchWork(usize),
-    /// No dry road exists inside the search window (A*), or every candidate
-    /// is wet or too sharp a turn (sequential).
-    #[error("no road found ({0})")]
-    NoRoad(&'static str),
-    /// [`GameplayParams::set`] was given a name it does not hold.
-    #[error("no gameplay parameter named {0:?}")]
-    UnknownGameplay(String),
-}
-
 /// A road planner: a road from `from` to `to` on `terrain`.
 pub trait RoadPlanner {
     /// Plans one road; the same inputs give the same road, bit for bit.
@@ -358,8 +323,9 @@ pub trait RoadPlanner {
 }
 
 /// Checks a request (parameters, end points, length; cheap) and answers the
-/// trivial one: `Some(road)` when `from == to`, `None` when there is a road
-/// to plan.
+/// trivial one: `Some(road)` for ends closer than half a `step` (the
+/// straight road, as the sequential planner's last step; `[from, from]`
+/// for coincident ends), `None` when there is a road to plan.
 pub(crate) fn check_request(
     terrain: &Terrain,
     from: DVec2,
@@ -388,7 +354,34 @@ pub(crate) fn check_request(
             max: params.max_length,
         });
     }
-    Ok((from == to).then(|| finish(terrain, params, vec![from, to], Vec::new(), 0)))
+    if length >= params.step * 0.5 {
+        return Ok(None);
+    }
+    straight(terrain, from, to, params).map(Some)
+}
+
+/// The straight road between ends closer than half a `step` (a grid cell
+/// would be finer than the planners' own floor): dry, a bridge where it
+/// crosses water and bridges are allowed (and it fits `max_span`), else
+/// [`PlanError::NoRoad`].
+fn straight(
+    terrain: &Terrain,
+    from: DVec2,
+    to: DVec2,
+    params: &PlannerParams,
+) -> Result<PlannedRoad, PlanError> {
+    let frame = frame::Frame::new(terrain, from, to, params);
+    let (zf, zt) = (terrain.height(from.x, from.y), terrain.height(to.x, to.y));
+    let bridges = if from == to || frame.dry(terrain, from, to, zf, zt) {
+        Vec::new()
+    } else if params.bridges && from.distance(to) <= params.max_span {
+        vec![(0, 1)]
+    } else {
+        return Err(PlanError::NoRoad(
+            "the straight road between ends closer than half a step crosses water",
+        ));
+    };
+    Ok(finish(terrain, params, vec![from, to], bridges, 0))
 }
 
 /// Builds the [`PlannedRoad`] for a planner's points: scored by the shared
@@ -400,9 +393,9 @@ pub(crate) fn finish(
     bridges: Vec<(usize, usize)>,
     work: usize,
 ) -> PlannedRoad {
-    let breakdown = score_path(terrain, &points, &bridges, params);
+    let breakdown = cost::score(terrain, &points, &bridges, params);
     let smoothed = if params.smoothing {
-        cardinal_spline(&points, params.tension, params.spline_points)
+        smooth::spline(&points, params.tension, params.spline_points)
     } else {
         Vec::new()
     };

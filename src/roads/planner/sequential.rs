@@ -13,7 +13,9 @@
 //! zigzags instead of coiling over its own track); a road asked to be
 //! longer than the direct line keeps its fan wide enough to keep that
 //! schedule (else it runs ahead, then coils to lose length); a blocked road
-//! looks all around, without dither, and a dead end steps back.
+//! looks all around, without dither, and a dead end steps back; a fan never
+//! leaves more than 22.5° between candidates (it gets more than
+//! `candidates` where needed).
 
 use super::cost::{SegTerrain, Step, angle, deck, seg_terrain, step_cost, tie_hash, tie_key};
 use super::frame::Frame;
@@ -31,6 +33,12 @@ use std::collections::{HashMap, HashSet};
 /// Beyond the half-angle a road needs to keep its schedule, what its fan
 /// keeps for turning (radians, 20°).
 const KEEP_SCHEDULE_ROOM: f64 = 20.0 * std::f64::consts::PI / 180.0;
+
+/// Widest angle between neighbouring candidates of the fan (radians,
+/// 22.5°: the default's 9 across 180°). A wider fan of fewer candidates
+/// offers sharp turns only: three across 180° sent a road sideways,
+/// zigzagging, to 8.7 times the direct line.
+const MAX_GAP: f64 = 22.5 * std::f64::consts::PI / 180.0;
 
 /// The sequential planner (thesis §6.1, "SequentialPlanner").
 #[derive(Clone, Copy, Debug, Default)]
@@ -120,7 +128,14 @@ impl RoadPlanner for SequentialPlanner {
                 let need = (rem.length() / wanted).acos() + KEEP_SCHEDULE_ROOM;
                 spread = spread.max(2.0 * need).min(params.fan_start.to_radians());
             }
-            let mut k = if last { 1 } else { params.candidates };
+            // At most `MAX_GAP` between candidates: a wide fan gets more.
+            let mut k = if last {
+                1
+            } else {
+                params
+                    .candidates
+                    .max((spread / MAX_GAP - 1e-9).ceil() as usize + 1)
+            };
             if widen {
                 // Blocked: look all around (a full circle, its ends apart).
                 spread = std::f64::consts::TAU * (1.0 - 1.0 / (4 * k) as f64);
