@@ -13,7 +13,8 @@ pub mod planner;
 mod system;
 
 pub use contour::{
-    ContourParams, ContourRoads, MAX_ROAD_AREA, MAX_ROAD_STEPS, RoadAreaError, RoadStart, RoadWork,
+    ContourParams, ContourRoads, MAX_ROAD_AREA, MAX_ROAD_COORD, MAX_ROAD_STEPS, RoadAreaError,
+    RoadStart, RoadWork,
 };
 pub use generator::{RoadError, RoadGenerator};
 pub use layer::RoadLayer;

@@ -36,7 +36,14 @@ impl Sim<'_> {
             .zip(extra)
             .map(|(i, mut ins)| {
                 let pts = &self.paths[i].points;
-                ins.sort_by(|a, b| a.seg.cmp(&b.seg).then(a.u.total_cmp(&b.u)));
+                // Along each segment by distance from its start.
+                let along = |i: &Insert| pts[i.seg].distance_squared(i.point);
+                ins.sort_by(|a, b| {
+                    (a.seg.cmp(&b.seg))
+                        .then(along(a).total_cmp(&along(b)))
+                        .then(a.point.x.total_cmp(&b.point.x))
+                        .then(a.point.y.total_cmp(&b.point.y))
+                });
                 let mut out: Vec<DVec2> = Vec::with_capacity(pts.len() + ins.len());
                 let mut k = 0;
                 for (s, &p) in pts.iter().enumerate() {
@@ -58,6 +65,8 @@ impl Sim<'_> {
                     width: self.p.width,
                 }
             })
+            // A road is two distinct points at least.
+            .filter(|r| r.points.len() >= 2)
             .collect()
     }
 }

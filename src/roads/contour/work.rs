@@ -196,7 +196,11 @@ mod tests {
                 assert!(e.to_string().contains(work.advice()), "{e}");
                 false
             }
-            Err(RoadAreaError::TooMuchGrowth { .. } | RoadAreaError::TooLarge { .. }) => false,
+            Err(
+                RoadAreaError::TooMuchGrowth { .. }
+                | RoadAreaError::TooLarge { .. }
+                | RoadAreaError::TooFar { .. },
+            ) => false,
         };
         for w in RoadWork::ALL {
             assert!(
