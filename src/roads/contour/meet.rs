@@ -15,7 +15,7 @@ use glam::DVec2;
 
 /// Points this close (metres) count as one: far above the rounding in a
 /// point computed on a segment, far below anything a road can mean.
-const TOUCH: f64 = 1e-6;
+pub(super) const TOUCH: f64 = 1e-6;
 
 /// Below this sine of their angle, two segments that meet run along each
 /// other: where they cross is too ill-conditioned to split both there.

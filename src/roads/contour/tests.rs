@@ -402,3 +402,34 @@ fn areas_too_far_for_exact_positions_are_refused() {
         assert_roads_go_forward(&net, &format!("{at}"));
     }
 }
+
+#[test]
+fn paths_crossing_at_one_point_share_one_junction() {
+    // Three paths of one start cross at one point in the same round (large
+    // turns, dense starts); each pair's crossing came out an ulp from the
+    // others', and the roads shared two junctions in opposite orders.
+    let t = Terrain::default();
+    for (step, density, at) in [
+        (5.0, 1000.0, DVec2::new(-1200.0, 400.0)),
+        (20.0, 1000.0, DVec2::new(-1200.0, 400.0)),
+        (20.0, 300.0, DVec2::new(-7000.0, 5000.0)),
+    ] {
+        let p = ContourParams {
+            density,
+            step,
+            max_points: 12,
+            turn: 1.2,
+            ..Default::default()
+        };
+        let net = ContourRoads::new(p).unwrap().generate(&t, at, at + 400.0);
+        assert!(
+            net.roads.len() > 50,
+            "step {step}: {} roads",
+            net.roads.len()
+        );
+        if let Err(e) = net.check_planar() {
+            panic!("step {step}, density {density}: not planar at {}", e.at);
+        }
+        assert_roads_go_forward(&net, &format!("step {step}, density {density}"));
+    }
+}
