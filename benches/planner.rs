@@ -12,12 +12,12 @@
 
 mod common;
 
-use bevy_relief::roads::RoadSystemParams;
 use bevy_relief::roads::planner::{
     AStarPlanner, PlannedRoad, PlannerParams, RoadPlanner, SearchGraph, SearchState,
     SequentialPlanner,
 };
 use bevy_relief::terrain::Terrain;
+use bevy_relief::world::RoadSystemParams;
 use common::time_ms;
 use glam::DVec2;
 use pathfinding::num_traits::Zero;

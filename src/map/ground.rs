@@ -2,7 +2,7 @@
 //! marching squares, shore lines and buildings.
 
 use super::cities::{Shown, covers};
-use super::{BUILDING_SIDE, BUILDING_TILE, MapImage, View, colors};
+use super::{BUILDING_SIDE, BUILDING_TILE, MapError, MapImage, View, colors};
 use crate::terrain::{Terrain, TerrainKind};
 use glam::DVec2;
 
@@ -42,20 +42,18 @@ pub(super) fn contours(
     v: &View,
     interval: f64,
     water: &[bool],
-) -> Result<(), String> {
+) -> Result<(), MapError> {
     let (width, height, s) = (v.width, v.height, v.s);
     let lake = terrain.params().lake_level;
     let mut h = Vec::new();
-    terrain
-        .heights_grid(
-            v.x0,
-            v.y0 - height as f64 * s,
-            s,
-            width + 1,
-            height + 1,
-            &mut h,
-        )
-        .map_err(|e| e.to_string())?;
+    terrain.heights_grid(
+        v.x0,
+        v.y0 - height as f64 * s,
+        s,
+        width + 1,
+        height + 1,
+        &mut h,
+    )?;
     // heights_grid rows run south to north; pixel rows north to south.
     let corner = |px: usize, py: usize| h[(height - py) * (width + 1) + px];
     let iv = interval;

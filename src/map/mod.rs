@@ -5,6 +5,7 @@
 //! Pure Rust: the same renderer makes PNG files and the in-game overlay.
 
 mod cities;
+mod error;
 mod font;
 mod ground;
 mod raster;
@@ -18,6 +19,7 @@ use crate::network::RoadNetwork;
 use crate::terrain::{Stream, Terrain};
 use glam::DVec2;
 
+pub use error::MapError;
 pub use sketch::Sketch;
 
 /// What to draw, and how.
@@ -139,7 +141,8 @@ pub struct MapLayers<'a> {
 }
 
 /// Draws the map of `width × height` pixels centred on `centre`.
-/// Errors for sizes beyond [`MAX_MAP_PIXELS`] or a bad scale.
+/// Errors for sizes beyond [`MAX_MAP_PIXELS`], a bad scale, contour
+/// interval or centre.
 ///
 /// The work is bounded by the pixel count (plus the layers' own points):
 /// buildings are drawn up to 12 m per pixel (where one covers a pixel),
@@ -152,18 +155,18 @@ pub fn render_map(
     height: usize,
     style: &MapStyle,
     layers: MapLayers<'_>,
-) -> Result<MapImage, String> {
+) -> Result<MapImage, MapError> {
     let s = style.metres_per_pixel;
     if !(s.is_finite() && s > 0.0 && s <= 1000.0) {
-        return Err(format!("metres_per_pixel: {s} is outside (0, 1000]"));
+        return Err(MapError::Scale(s));
     }
-    if width == 0 || height == 0 || width.saturating_mul(height) > MAX_MAP_PIXELS {
-        return Err(format!(
-            "map size {width} × {height} must be 1 ..= {MAX_MAP_PIXELS} pixels"
-        ));
+    MapError::check_size(width, height)?;
+    let interval = style.contour_interval;
+    if !(interval.is_finite() && interval > 0.0) {
+        return Err(MapError::ContourInterval(interval));
     }
-    if !(centre.is_finite() && style.contour_interval.is_finite() && style.contour_interval > 0.0) {
-        return Err("centre and contour_interval must be finite (interval > 0)".into());
+    if !centre.is_finite() {
+        return Err(MapError::Centre(centre));
     }
     let mut img = MapImage::new(width, height);
     let v = View {

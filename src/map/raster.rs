@@ -2,7 +2,7 @@
 //! rectangles and the label font, each clipped to the image so the work is
 //! bounded by its size wherever the shapes lie.
 
-use super::{MapImage, Rgb, View, font};
+use super::{MapError, MapImage, Rgb, View, font};
 use glam::DVec2;
 
 impl MapImage {
@@ -87,15 +87,26 @@ impl MapImage {
         }
     }
 
-    /// The image as PNG bytes.
-    pub fn to_png(&self) -> Result<Vec<u8>, String> {
+    /// The image as PNG bytes; refused when its size is not 1 ..=
+    /// [`MAX_MAP_PIXELS`](super::MAX_MAP_PIXELS) pixels or `rgba` does not
+    /// hold exactly its pixels.
+    pub fn to_png(&self) -> Result<Vec<u8>, MapError> {
+        MapError::check_size(self.width, self.height)?;
+        // (Within the cap, neither the product nor a side overflows.)
+        let expected = self.width * self.height * 4;
+        if self.rgba.len() != expected {
+            return Err(MapError::PixelData {
+                expected,
+                len: self.rgba.len(),
+            });
+        }
         let mut out = Vec::new();
         let mut enc = png::Encoder::new(&mut out, self.width as u32, self.height as u32);
         enc.set_color(png::ColorType::Rgba);
         enc.set_depth(png::BitDepth::Eight);
-        let mut w = enc.write_header().map_err(|e| e.to_string())?;
-        w.write_image_data(&self.rgba).map_err(|e| e.to_string())?;
-        w.finish().map_err(|e| e.to_string())?;
+        let mut w = enc.write_header()?;
+        w.write_image_data(&self.rgba)?;
+        w.finish()?;
         Ok(out)
     }
 }

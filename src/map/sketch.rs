@@ -4,7 +4,7 @@
 //! plus its own points.
 
 use super::raster::Scanlines;
-use super::{MAX_MAP_PIXELS, MapImage, Rgb, View};
+use super::{MapError, MapImage, Rgb, View};
 use glam::DVec2;
 
 /// A world rectangle drawn on an image, north up.
@@ -17,18 +17,14 @@ pub struct Sketch {
 impl Sketch {
     /// A blank `background` image of `width` pixels showing `[min, max]`
     /// (the height follows the rectangle's shape).
-    pub fn new(min: DVec2, max: DVec2, width: usize, background: Rgb) -> Result<Self, String> {
+    pub fn new(min: DVec2, max: DVec2, width: usize, background: Rgb) -> Result<Self, MapError> {
         let size = max - min;
         if !(min.is_finite() && size.is_finite() && size.x > 0.0 && size.y > 0.0) {
-            return Err(format!("sketch area {min} .. {max} is empty or not finite"));
+            return Err(MapError::SketchArea { min, max });
         }
         let s = size.x / width.max(1) as f64;
         let height = (size.y / s).ceil() as usize;
-        if width == 0 || height == 0 || width.saturating_mul(height) > MAX_MAP_PIXELS {
-            return Err(format!(
-                "sketch size {width} × {height} must be 1 ..= {MAX_MAP_PIXELS} pixels"
-            ));
-        }
+        MapError::check_size(width, height)?;
         let mut img = MapImage::new(width, height);
         for px in img.rgba.chunks_exact_mut(4) {
             px[..3].copy_from_slice(&background);
@@ -92,7 +88,7 @@ impl Sketch {
     }
 
     /// The image as PNG bytes.
-    pub fn to_png(&self) -> Result<Vec<u8>, String> {
+    pub fn to_png(&self) -> Result<Vec<u8>, MapError> {
         self.img.to_png()
     }
 }
@@ -128,7 +124,14 @@ mod tests {
         assert_eq!(at(40.0, 20.0), [255, 255, 255]);
         assert_eq!(at(75.0, 25.0), [255, 0, 0]);
         assert_eq!(at(75.0, 35.0), [255, 255, 255]);
-        assert!(Sketch::new(DVec2::ZERO, DVec2::new(f64::NAN, 1.0), 10, [0; 3]).is_err());
-        assert!(Sketch::new(DVec2::ZERO, DVec2::new(1.0, 1e9), 10, [0; 3]).is_err());
+        let nan = DVec2::new(f64::NAN, 1.0);
+        assert!(matches!(
+            Sketch::new(DVec2::ZERO, nan, 10, [0; 3]),
+            Err(MapError::SketchArea { .. })
+        ));
+        assert!(matches!(
+            Sketch::new(DVec2::ZERO, DVec2::new(1.0, 1e9), 10, [0; 3]),
+            Err(MapError::Size { width: 10, .. })
+        ));
     }
 }

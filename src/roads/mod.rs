@@ -9,8 +9,8 @@ mod generator;
 pub mod planner;
 
 pub use contour::{
-    ContourParams, ContourRoads, MAX_ROAD_AREA, MAX_ROAD_SIDE, MAX_ROAD_STEPS, RoadAreaError,
-    RoadStart, RoadWork,
+    ContourParams, ContourRoads, MAX_ROAD_AREA, MAX_ROAD_COORD, MAX_ROAD_SIDE, MAX_ROAD_STEPS,
+    RoadAreaError, RoadStart, RoadWork,
 };
 #[cfg(test)]
 pub(crate) use generator::check_conformance;

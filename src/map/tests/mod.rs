@@ -51,7 +51,56 @@ fn a_map_has_lakes_shores_and_contours() {
         metres_per_pixel: f64::NAN,
         ..Default::default()
     };
-    assert!(render_map(&t, DVec2::ZERO, 10, 10, &bad, MapLayers::default()).is_err());
+    assert!(matches!(
+        render_map(&t, DVec2::ZERO, 10, 10, &bad, MapLayers::default()),
+        Err(MapError::Scale(_))
+    ));
+    let bad = MapStyle {
+        contour_interval: 0.0,
+        ..Default::default()
+    };
+    let err = render_map(&t, DVec2::ZERO, 10, 10, &bad, MapLayers::default()).unwrap_err();
+    assert!(matches!(err, MapError::ContourInterval(_)), "{err:?}");
+    assert!(err.to_string().starts_with("contour_interval"), "{err}");
+    let far = DVec2::new(f64::INFINITY, 0.0);
+    assert!(matches!(
+        render_map(&t, far, 10, 10, &plain(), MapLayers::default()),
+        Err(MapError::Centre(_))
+    ));
+}
+
+#[test]
+fn png_refuses_images_it_cannot_hold() {
+    let image = |width: usize, height: usize, len: usize| MapImage {
+        width,
+        height,
+        rgba: vec![255; len],
+    };
+    // A side beyond u32 (once written as 1 × 1), no pixels, too many.
+    for (w, h) in [
+        (1 << 32 | 1, 1),
+        (1, 1 << 32 | 1),
+        (0, 0),
+        (0, 5),
+        (4097, 4096),
+    ] {
+        let err = image(w, h, 4).to_png().unwrap_err();
+        assert!(
+            matches!(err, MapError::Size { width, height } if (width, height) == (w, h)),
+            "{w} {h}: {err:?}"
+        );
+        assert!(err.to_string().contains("change width or height"), "{err}");
+    }
+    // Pixel data that is not the image's size.
+    assert!(matches!(
+        image(3, 2, 4).to_png(),
+        Err(MapError::PixelData {
+            expected: 24,
+            len: 4
+        })
+    ));
+    let png = image(3, 2, 24).to_png().unwrap();
+    assert_eq!(&png[1..4], b"PNG");
 }
 
 fn plain() -> MapStyle {
@@ -222,7 +271,10 @@ fn extreme_centres_sizes_and_layers_are_safe() {
         (4097, 4096),
     ] {
         let r = render_map(&t, DVec2::ZERO, w, h, &plain(), MapLayers::default());
-        assert!(r.unwrap_err().contains("map size"), "{w} {h}");
+        assert!(
+            matches!(r, Err(MapError::Size { width, height }) if (width, height) == (w, h)),
+            "{w} {h}"
+        );
     }
     // A long thin map is fine, and bounded by its pixels.
     let img = render_map(&t, DVec2::ZERO, 20_000, 1, &plain(), MapLayers::default()).unwrap();

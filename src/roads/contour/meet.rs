@@ -15,7 +15,7 @@ use glam::DVec2;
 
 /// Points this close (metres) count as one: far above the rounding in a
 /// point computed on a segment, far below anything a road can mean.
-const TOUCH: f64 = 1e-6;
+pub(super) const TOUCH: f64 = 1e-6;
 
 /// Below this sine of their angle, two segments that meet run along each
 /// other: where they cross is too ill-conditioned to split both there.
@@ -85,11 +85,13 @@ pub(super) fn contact(a: DVec2, b: DVec2, c0: DVec2, c1: DVec2) -> Option<Contac
     })
 }
 
-/// A junction point to insert into a path's segment.
+/// A junction point to insert into a path's segment. (Its place along the
+/// segment is its distance from the segment's start: a fraction would be of
+/// the segment proposed or of the one laid, which differ where the path
+/// stopped short.)
 pub(super) struct Insert {
     pub(super) path: usize,
     pub(super) seg: usize,
-    pub(super) u: f64,
     pub(super) point: DVec2,
 }
 

@@ -85,6 +85,13 @@ pub const MAX_ROAD_SIDE: f64 = 50_000.0;
 /// [`RoadWork::Steps`].)
 pub const MAX_ROAD_STEPS: f64 = 2.0e7;
 
+/// Farthest coordinate (metres, either axis) a road request may reach with
+/// its margin. Here `f64` positions are about 1.2e-7 m apart, an eighth of
+/// the micrometre within which crossings count points as one; much farther
+/// that rounding would decide which roads meet, and at 1e17 m it exceeds the
+/// step itself (a step would not move). The cities' limit too.
+pub const MAX_ROAD_COORD: f64 = 1.0e9;
+
 /// Why a road request was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Error)]
 pub enum RoadAreaError {
@@ -108,6 +115,15 @@ pub enum RoadAreaError {
         width: f64,
         /// Height asked for.
         height: f64,
+    },
+    /// The area with its margin reaches beyond [`MAX_ROAD_COORD`] from the
+    /// origin, where positions are too coarse for exact roads.
+    #[error(
+        "road area reaches {coord} m from the origin (with its margin), beyond {MAX_ROAD_COORD} m where positions are too coarse for roads: ask for an area nearer the origin"
+    )]
+    TooFar {
+        /// The farthest coordinate, including the margin.
+        coord: f64,
     },
     /// The parameters allow more growth than [`MAX_ROAD_STEPS`] here.
     #[error(
@@ -222,7 +238,8 @@ impl ContourRoads {
     }
 
     /// [`Self::generate`], refusing areas (with their margin) beyond
-    /// [`MAX_ROAD_AREA`] or not finite, and parameters that could need more
+    /// [`MAX_ROAD_AREA`], not finite or reaching beyond [`MAX_ROAD_COORD`],
+    /// and parameters that could need more
     /// than [`MAX_ROAD_STEPS`] growth steps there, at once; and requests
     /// that turn out to need more of some work than its budget allows (see
     /// [`RoadWork`]), as soon as they do.
@@ -254,6 +271,10 @@ impl ContourRoads {
                     width: size.x,
                     height: size.y,
                 });
+            }
+            let coord = (f0 - reach).abs().max((f1 + reach).abs()).max_element();
+            if coord > MAX_ROAD_COORD {
+                return Err(RoadAreaError::TooFar { coord });
             }
             let cells = (size / self.cell + 3.0).element_product();
             let steps = cells * 4.0 * self.params.horizon();

@@ -331,13 +331,11 @@ impl<'a> Sim<'a> {
                     self.inserts.push(Insert {
                         path: i,
                         seg: props[i].seg,
-                        u: t,
                         point: c.point,
                     });
                     self.inserts.push(Insert {
                         path: j,
                         seg: seg_j,
-                        u,
                         point: c.point,
                     });
                 }
@@ -375,7 +373,6 @@ impl<'a> Sim<'a> {
                                 self.inserts.push(Insert {
                                     path,
                                     seg,
-                                    u,
                                     point: p,
                                 });
                                 p
@@ -386,7 +383,6 @@ impl<'a> Sim<'a> {
                                 self.inserts.push(Insert {
                                     path,
                                     seg: o.seg,
-                                    u,
                                     point: p,
                                 });
                                 p

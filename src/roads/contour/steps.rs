@@ -213,10 +213,61 @@ mod tests {
     use super::*;
     use crate::num::hash_unit;
 
+    /// One tip's step done plainly, one branch at a time, as the seed
+    /// states it: the oracle every kernel of the lanes must match bit for
+    /// bit. Its outputs in the order of [`Steps::bits`].
+    fn one_step(
+        c: &StepConsts,
+        tip: DVec2,
+        u: DVec2,
+        h: f64,
+        cand: [f64; 3],
+        disk: DVec2,
+    ) -> Vec<u64> {
+        // The bearing turned by `s` (the sine of ± the turn) by the
+        // angle-sum formulas.
+        let (st, ct) = c.turn;
+        let turned = |s: f64| DVec2::new(u.x * ct - u.y * s, u.y * ct + u.x * s);
+        let dirs = [u, turned(st), turned(-st)];
+        // The candidate whose height is nearest the tip's; the straight one
+        // unless a turn is strictly nearer than both others.
+        let d = cand.map(|hc| (h - hc).abs());
+        let best = if d[1] < d[0] && d[1] < d[2] {
+            1
+        } else if d[2] < d[0] && d[2] < d[1] {
+            2
+        } else {
+            0
+        };
+        let (dir, hb) = (dirs[best], cand[best]);
+        let next = DVec2::new(tip.x + dir.x * c.step, tip.y + dir.y * c.step);
+        let cell = |v: f64, o: f64, last: i64| cell_coord(v, o, last, |v| v.floor() as i64);
+        let inside = |p: DVec2| {
+            let e = p - disk;
+            e.x * e.x + e.y * e.y <= c.disk * c.disk
+        };
+        let seg = next - tip;
+        let len = (seg.x * seg.x + seg.y * seg.y).sqrt();
+        let lake_clear = (h + hb - len * c.steepest) / 2.0 >= c.lake_floor;
+        let mut out: Vec<u64> = [dir.x, dir.y, next.x, next.y, hb]
+            .map(f64::to_bits)
+            .to_vec();
+        out.extend([
+            cell(next.x, c.origin.x, c.last.0) as u64,
+            cell(next.y, c.origin.y, c.last.1) as u64,
+            (inside(tip) && inside(next)) as u64,
+            lake_clear as u64,
+        ]);
+        let near = near_box(c.origin, tip.into(), next.into());
+        out.extend(near.0.map(|v| v.to_bits() as u64));
+        out
+    }
+
     #[test]
-    fn step_lanes_give_the_same_bits_on_every_path() {
-        // The vectorised arithmetic (where the CPU has it) against the plain
-        // one, on tips near and far from the origin, with near ties.
+    fn step_lanes_match_a_plain_step_on_every_kernel() {
+        // The lanes as this CPU runs them (vectorised where it can), and the
+        // plain lanes, against the plain step of each tip, on tips near and
+        // far from the origin, with near ties and tips beyond the cells.
         let consts = StepConsts {
             kernel: StepKernel::detect(),
             turn: 0.09f64.sin_cos(),
@@ -231,9 +282,11 @@ mod tests {
         for n in 0..500i64 {
             let h = |k: usize, salt: i64| hash_unit(n * 16 + k as i64, salt, 11);
             let mut lanes = Steps::default();
+            let mut expected = Vec::new();
             for k in 0..LANES {
                 let tip = consts.origin + DVec2::new(h(k, 1), h(k, 2)) * 36_000.0 - 50.0;
                 let a = h(k, 3) * std::f64::consts::TAU;
+                let dir = DVec2::new(a.sin(), a.cos());
                 let base = h(k, 4) * 300.0;
                 // Some candidates tie with each other or with the tip.
                 let cand = [
@@ -241,17 +294,19 @@ mod tests {
                     base + h(k, 6).round(),
                     base + h(k, 7),
                 ];
-                lanes.load(k, tip, DVec2::new(a.sin(), a.cos()), base, &cand);
-                (lanes.disk_x[k], lanes.disk_y[k]) = (tip.x + h(k, 8) * 40.0, tip.y);
+                let disk = DVec2::new(tip.x + h(k, 8) * 40.0, tip.y);
+                lanes.load(k, tip, dir, base, &cand);
+                (lanes.disk_x[k], lanes.disk_y[k]) = (disk.x, disk.y);
+                expected.extend(one_step(&consts, tip, dir, base, cand, disk));
             }
             let mut plain = Steps::default();
             plain.load_all_from(&lanes);
             ran = Some(lanes.run(&consts));
             plain.run_lanes(&consts, floor_i64);
-            assert_eq!(lanes.bits(), plain.bits(), "set {n}");
+            assert_eq!(lanes.bits(), expected, "set {n}, {ran:?}");
+            assert_eq!(plain.bits(), expected, "set {n}, plain lanes");
         }
-        // The vectorised code must have run wherever the CPU has it;
-        // elsewhere this compared the plain lanes with themselves.
+        // The vectorised code must have run wherever the CPU has it.
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::is_x86_feature_detected as has;
@@ -260,12 +315,14 @@ mod tests {
                 assert_eq!(ran, Some(StepKernel::Avx512));
             } else {
                 eprintln!(
-                    "step lanes: no AVX-512 on this CPU, only the plain lanes ran ({ran:?}): \
-                     their AVX-512 build is untested here"
+                    "step lanes: no AVX-512 on this CPU, only the plain lanes ran ({ran:?}) \
+                     against the plain step: their AVX-512 build is untested here"
                 );
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
-        eprintln!("step lanes: not x86-64, only the plain lanes exist ({ran:?})");
+        eprintln!(
+            "step lanes: not x86-64, only the plain lanes ran against the plain step ({ran:?})"
+        );
     }
 }

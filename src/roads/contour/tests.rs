@@ -378,3 +378,109 @@ fn laid_roads_show_in_terra_and_keep_trees_and_buildings_off() {
     let (_, q, d) = layer.nearest(mid + DVec2::new(3.0, 0.0), 100.0).unwrap();
     assert!(d <= 3.0 + 1e-9 && q.distance(mid) <= 10.0);
 }
+
+/// Every road has two distinct points at least and never turns back on
+/// itself (the turn is at most a right angle, junction points lie on the
+/// segments).
+fn assert_roads_go_forward(net: &RoadNetwork, what: &str) {
+    for r in &net.roads {
+        assert!(r.points.len() >= 2, "{what}: a road of {:?}", r.points);
+        for w in r.points.windows(3) {
+            let (d0, d1) = (w[1] - w[0], w[2] - w[1]);
+            assert!(d0 != DVec2::ZERO && d1 != DVec2::ZERO, "{what}: {w:?}");
+            assert!(d0.dot(d1) >= 0.0, "{what}: a road turns back at {w:?}");
+        }
+    }
+}
+
+#[test]
+fn junctions_on_a_path_stopped_short_keep_their_order() {
+    // Dense starts, 20 m steps: a path stops short on another road, after
+    // paths of the same round ended on its proposed segment and before
+    // later ones ended on the part it laid. Their junction points were
+    // ordered by fractions of different segments, and the road ran back
+    // and forth along its line.
+    let t = Terrain::default();
+    let c = ContourRoads::new(ContourParams {
+        density: 1000.0,
+        step: 20.0,
+        max_points: 5,
+        ..Default::default()
+    })
+    .unwrap();
+    for at in [
+        DVec2::new(19000.0, 1260.0),
+        DVec2::new(-2300.0, 400.0),
+        DVec2::new(3000.0, 3000.0),
+    ] {
+        let net = c.try_generate(&t, at, at + 500.0).unwrap();
+        assert!(net.roads.len() > 100, "{at}: {} roads", net.roads.len());
+        if let Err(e) = net.check_planar() {
+            panic!("{at}: not planar at {}", e.at);
+        }
+        assert_roads_go_forward(&net, &format!("{at}"));
+    }
+}
+
+#[test]
+fn areas_too_far_for_exact_positions_are_refused() {
+    let t = Terrain::default();
+    let c = ContourRoads::new(ContourParams::default()).unwrap();
+    // At 1e17 m positions are 16 m apart, more than a step.
+    let far = DVec2::splat(1e17);
+    let err = c.try_generate(&t, far, far + 500.0).unwrap_err();
+    assert!(matches!(err, RoadAreaError::TooFar { .. }), "{err:?}");
+    assert!(err.to_string().contains("nearer the origin"), "{err}");
+    assert_eq!(c.generate(&t, far, far + 500.0), RoadNetwork::default());
+    // Just too far once the margin is counted, on either side.
+    for at in [
+        DVec2::new(0.0, MAX_ROAD_COORD - 600.0),
+        DVec2::splat(-MAX_ROAD_COORD),
+    ] {
+        assert!(matches!(
+            c.try_generate(&t, at, at + 100.0),
+            Err(RoadAreaError::TooFar { .. })
+        ));
+    }
+    // Within the limit: planar roads of two points or more.
+    for at in [
+        DVec2::splat(1.0e8),
+        DVec2::new(MAX_ROAD_COORD - 3000.0, -MAX_ROAD_COORD + 2500.0),
+    ] {
+        let net = c.try_generate(&t, at, at + 500.0).unwrap();
+        assert!(!net.roads.is_empty(), "{at}");
+        net.check_planar().unwrap();
+        assert_roads_go_forward(&net, &format!("{at}"));
+    }
+}
+
+#[test]
+fn paths_crossing_at_one_point_share_one_junction() {
+    // Three paths of one start cross at one point in the same round (large
+    // turns, dense starts); each pair's crossing came out an ulp from the
+    // others', and the roads shared two junctions in opposite orders.
+    let t = Terrain::default();
+    for (step, density, at) in [
+        (5.0, 1000.0, DVec2::new(-1200.0, 400.0)),
+        (20.0, 1000.0, DVec2::new(-1200.0, 400.0)),
+        (20.0, 300.0, DVec2::new(-7000.0, 5000.0)),
+    ] {
+        let p = ContourParams {
+            density,
+            step,
+            max_points: 12,
+            turn: 1.2,
+            ..Default::default()
+        };
+        let net = ContourRoads::new(p).unwrap().generate(&t, at, at + 400.0);
+        assert!(
+            net.roads.len() > 50,
+            "step {step}: {} roads",
+            net.roads.len()
+        );
+        if let Err(e) = net.check_planar() {
+            panic!("step {step}, density {density}: not planar at {}", e.at);
+        }
+        assert_roads_go_forward(&net, &format!("step {step}, density {density}"));
+    }
+}
