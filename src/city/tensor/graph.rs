@@ -4,6 +4,7 @@
 //! the [`PlanarGraph`] and the network are planar.
 
 use super::lines::{Level, PointHash, TracedStreets, key};
+use crate::city::polygon::signed_area;
 use crate::city::{EdgeRole, Streets};
 use crate::geom::{
     Contact, PlanarGraph, cells_along_segment_into, contact_point, distance_to_segment,
@@ -22,6 +23,10 @@ const MAX_NODING_PASSES: usize = 3;
 const NEAR: f64 = 1.0e-9;
 /// Most edges dropped after the noding passes.
 const MAX_DROPPED_EDGES: usize = 64;
+
+/// Blocks of at most this area (m²) are dropped: slivers of rounding, not
+/// places for lots.
+pub const MIN_BLOCK_AREA: f64 = 1.0e-3;
 
 /// Words of the junction filter of [`TracedStreets::simplified`].
 const FILTER_WORDS: usize = 1 << 12;
@@ -117,8 +122,15 @@ impl TracedStreets {
 
     /// The planar street graph: boundary ([`EdgeRole::Ring`]), obstacles,
     /// fixed roads and simplified lines (`Main`, `Street(0)`, `Street(1)`),
-    /// noded at every contact.
+    /// noded at every contact. Streets that reach neither the ring nor a
+    /// fixed road nor an obstacle (dead ends joined to nothing, which would
+    /// make faces of no area or blocks inside blocks) are left out.
     pub fn graph(&self) -> PlanarGraph {
+        drop_unreached(self.noded())
+    }
+
+    /// [`graph`](Self::graph) with every street.
+    fn noded(&self) -> PlanarGraph {
         let closed = |ring: &[DVec2]| {
             let mut r = ring.to_vec();
             r.extend(ring.first());
@@ -155,14 +167,41 @@ impl TracedStreets {
 
     /// The streets: the planar graph's network (main roads as
     /// [`RoadClass::Road`](crate::roads::RoadClass::Road), streets as
-    /// [`RoadClass::Street`](crate::roads::RoadClass::Street)) and its blocks.
+    /// [`RoadClass::Street`](crate::roads::RoadClass::Street)) and its blocks
+    /// (each of more than [`MIN_BLOCK_AREA`]).
     pub fn to_streets(&self) -> Streets {
-        Streets::from_owned_graph(
+        let mut s = Streets::from_owned_graph(
             self.graph(),
             self.obstacles.clone(),
             EdgeRole::default_style,
-        )
+        );
+        if s.blocks.iter().any(|b| signed_area(b) <= MIN_BLOCK_AREA) {
+            let (blocks, widths) = std::mem::take(&mut s.blocks)
+                .into_iter()
+                .zip(std::mem::take(&mut s.block_widths))
+                .filter(|(b, _)| signed_area(b) > MIN_BLOCK_AREA)
+                .unzip();
+            (s.blocks, s.block_widths) = (blocks, widths);
+        }
+        s
     }
+}
+
+/// `graph` without the connected parts made of generated streets alone
+/// (no ring, fixed road or obstacle edge); rebuilt only if there are any.
+fn drop_unreached(graph: PlanarGraph) -> PlanarGraph {
+    let parts = graph.components();
+    let mut reached = vec![false; graph.node_count()];
+    for e in graph.edges() {
+        if EdgeRole::from_label(e.label).is_given() {
+            reached[parts[e.ends[0] as usize] as usize] = true;
+        }
+    }
+    let keep = |e: &crate::geom::Edge| reached[parts[e.ends[0] as usize] as usize];
+    if graph.edges().iter().all(keep) {
+        return graph;
+    }
+    graph.retain_edges(keep)
 }
 
 /// A graph of `polys` (points, label) with a node at every point where two

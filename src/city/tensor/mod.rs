@@ -43,6 +43,7 @@
 //! ```
 
 mod basis;
+mod budget;
 mod field;
 mod generate;
 mod graph;
@@ -53,10 +54,14 @@ mod seeds;
 mod store;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_limits;
 mod trace;
 
 pub use basis::{BasisField, BasisKind, GradientGrid, MAX_HEIGHTMAP_SAMPLES, MAX_POLYLINE_POINTS};
+pub use budget::{MAX_ESTIMATED_SEEDS, MAX_ESTIMATED_STEPS};
 pub use field::{DEGENERATE, MAX_BASIS_FIELDS, SampledField, TensorField, major_of};
+pub use graph::MIN_BLOCK_AREA;
 pub use lines::{Level, LineEnd, Streamline, TracedStreets};
 pub use params::{DensityParams, MAX_LINE_STEPS, MAX_SEED_TRIES, StreamlineParams, TensorParams};
 pub use trace::Family;
@@ -92,6 +97,22 @@ pub enum TensorError {
         what: &'static str,
         /// What is wrong with it.
         why: &'static str,
+    },
+    /// The parameters would trace too much on this boundary (see
+    /// [`MAX_ESTIMATED_STEPS`], [`MAX_ESTIMATED_SEEDS`]); `field` is the one
+    /// to raise.
+    #[error(
+        "{field}: about {estimate:.2e} {what} on this boundary, more than allowed ({limit:.0e}); raise it or trace a smaller area"
+    )]
+    Budget {
+        /// The parameter to raise, e.g. `minor.dstep`.
+        field: &'static str,
+        /// What would be too many.
+        what: &'static str,
+        /// The estimate.
+        estimate: f64,
+        /// The most allowed.
+        limit: f64,
     },
     /// The area needs too many cells.
     #[error("{what}: {count} is more than allowed ({MAX_FIELD_CELLS})")]
@@ -140,6 +161,8 @@ impl TensorStreets {
     ) -> Result<TracedStreets, TensorError> {
         field.validate()?;
         check_input(input)?;
+        let area = crate::city::polygon::signed_area(&input.boundary).abs();
+        budget::check(&self.params, area)?;
         let (lo, hi) = crate::geom::bounds(&input.boundary);
         let cell = self.params.field_cell;
         let pad = DVec2::splat(2.0 * cell);
