@@ -15,7 +15,35 @@ use super::params::{StreamlineParams, TensorParams};
 /// Most integration steps a run may be estimated to take (all levels).
 pub const MAX_ESTIMATED_STEPS: f64 = 1.0e7;
 /// Most seed candidates a run may be estimated to lay (all levels).
-pub const MAX_ESTIMATED_SEEDS: f64 = 4.0e6;
+pub const MAX_ESTIMATED_SEEDS: f64 = 1.5e6;
+
+/// Field `name` of level `level` (0: main), as a path in [`TensorParams`].
+fn field(level: usize, name: &str) -> &'static str {
+    const PATHS: [[&str; 3]; 3] = [
+        ["main.dstep", "main.dtest", "main.dsep"],
+        ["major.dstep", "major.dtest", "major.dsep"],
+        ["minor.dstep", "minor.dtest", "minor.dsep"],
+    ];
+    let k = ["dstep", "dtest", "dsep"].iter().position(|&n| n == name);
+    PATHS[level.min(2)][k.unwrap_or(2)]
+}
+
+/// The error of a run that traced its whole step budget at level `level`
+/// (parameters `sp`): it names `dstep` unless that is at its most (half
+/// `dtest`), else `dtest` (lines packed close).
+pub(crate) fn traced_too_much(sp: &StreamlineParams, level: usize) -> TensorError {
+    let name = if 2.0 * sp.dstep < sp.dtest {
+        "dstep"
+    } else {
+        "dtest"
+    };
+    TensorError::Budget {
+        field: field(level, name),
+        what: "integration steps traced",
+        estimate: super::MAX_TRACE_STEPS as f64,
+        limit: super::MAX_TRACE_STEPS as f64,
+    }
+}
 
 /// A level's estimated integration steps over `area` square metres.
 fn steps(sp: &StreamlineParams, area: f64) -> f64 {
@@ -42,18 +70,8 @@ pub(crate) fn check(params: &TensorParams, area: f64) -> Result<(), TensorError>
     let total = |cost: fn(&StreamlineParams, f64) -> f64| {
         levels.iter().map(|sp| cost(sp, area)).sum::<f64>()
     };
-    let field = |i: usize, name: &str| -> &'static str {
-        match (i, name) {
-            (0, "dstep") => "main.dstep",
-            (1, "dstep") => "major.dstep",
-            (2, "dstep") => "minor.dstep",
-            (0, _) => "main.dsep",
-            (1, _) => "major.dsep",
-            _ => "minor.dsep",
-        }
-    };
     let estimate = total(steps);
-    if !(estimate <= MAX_ESTIMATED_STEPS) {
+    if estimate.is_nan() || estimate > MAX_ESTIMATED_STEPS {
         let (i, worst) = costliest(steps);
         let sp = levels[i];
         // The dstep that would bring this level alone down to the share
@@ -73,7 +91,7 @@ pub(crate) fn check(params: &TensorParams, area: f64) -> Result<(), TensorError>
         });
     }
     let estimate = total(seeds);
-    if !(estimate <= MAX_ESTIMATED_SEEDS) {
+    if estimate.is_nan() || estimate > MAX_ESTIMATED_SEEDS {
         let (i, _) = costliest(seeds);
         return Err(TensorError::Budget {
             field: field(i, "dsep"),

@@ -13,8 +13,12 @@ use crate::geom::{
 use glam::DVec2;
 use std::collections::HashMap;
 
-/// Side of the cells used to find touching segments.
-const NODE_CELL: f64 = 40.0;
+/// Most side of the cells used to find touching segments (and of the
+/// graph's index); it is twice the finest `dsep` where that is less, so a
+/// cell holds about as many segments however dense the streets.
+pub(crate) const NODE_CELL: f64 = 40.0;
+/// Least side of those cells.
+pub(crate) const MIN_NODE_CELL: f64 = 1.0;
 /// Noding passes before offending edges are dropped (a pass only fails on
 /// rounding at near-coincident crossings).
 const MAX_NODING_PASSES: usize = 3;
@@ -143,7 +147,7 @@ impl TracedStreets {
         polys.extend(
             (self.simplified().into_iter()).map(|(pts, level)| (pts, level.role().label())),
         );
-        let (mut graph, mut close) = node(&polys);
+        let (mut graph, mut close) = node(&polys, self.node_cell);
         for _ in 1..MAX_NODING_PASSES {
             if !close || graph.check_planar().is_ok() {
                 return graph;
@@ -151,7 +155,7 @@ impl TracedStreets {
             let edges: Vec<(Vec<DVec2>, u32)> = (graph.edges().iter())
                 .map(|e| (vec![graph.pos(e.ends[0]), graph.pos(e.ends[1])], e.label))
                 .collect();
-            (graph, close) = node(&edges);
+            (graph, close) = node(&edges, self.node_cell);
         }
         // Still touching after the passes: drop generated edges until planar.
         for _ in 0..MAX_DROPPED_EDGES {
@@ -209,7 +213,7 @@ fn drop_unreached(graph: PlanarGraph) -> PlanarGraph {
 /// the ends of collinear overlaps; and whether a computed crossing point
 /// lies so close to a third segment that rounding may have made the graph
 /// non-planar (otherwise it is planar by construction).
-fn node(polys: &[(Vec<DVec2>, u32)]) -> (PlanarGraph, bool) {
+fn node(polys: &[(Vec<DVec2>, u32)], cell: f64) -> (PlanarGraph, bool) {
     // Segments and the cells they pass.
     let mut segs: Vec<(DVec2, DVec2, u32)> = Vec::new();
     for (pts, label) in polys {
@@ -222,7 +226,7 @@ fn node(polys: &[(Vec<DVec2>, u32)]) -> (PlanarGraph, bool) {
     let mut filed: Vec<((i64, i64), u32)> = Vec::new();
     let mut cells = Vec::new();
     for (i, s) in segs.iter().enumerate() {
-        cells_along_segment_into(s.0, s.1, NODE_CELL, 0.0, &mut cells);
+        cells_along_segment_into(s.0, s.1, cell, 0.0, &mut cells);
         filed.extend(cells.iter().map(|&c| (c, i as u32)));
     }
     sort_by_cell(&mut filed);
@@ -269,7 +273,7 @@ fn node(polys: &[(Vec<DVec2>, u32)]) -> (PlanarGraph, bool) {
     }
     // A crossing point within rounding of a third segment may break planarity.
     let close = crossings.iter().any(|&(p, i, j)| {
-        cells_along_segment_into(p, p, NODE_CELL, 0.0, &mut cells);
+        cells_along_segment_into(p, p, cell, 0.0, &mut cells);
         cells.iter().any(|c| {
             let from = filed.partition_point(|f| f.0 < *c);
             filed[from..].iter().take_while(|f| f.0 == *c).any(|f| {
@@ -280,7 +284,7 @@ fn node(polys: &[(Vec<DVec2>, u32)]) -> (PlanarGraph, bool) {
             })
         })
     });
-    let mut graph = PlanarGraph::new(NODE_CELL);
+    let mut graph = PlanarGraph::new(cell);
     let mut ids: HashMap<(u64, u64), u32, PointHash> = HashMap::default();
     let mut node_at = |g: &mut PlanarGraph, p: DVec2| {
         *ids.entry(key(p))

@@ -73,8 +73,9 @@ use thiserror::Error;
 
 /// Most cells in the sampled field and in the region raster.
 pub const MAX_FIELD_CELLS: f64 = 2.0e6;
-/// Most integration steps of one run (all lines of all levels); tracing
-/// stops there.
+/// Most integration steps of one run (all lines of all levels); a run
+/// that needs more is an error ([`TensorError::Budget`]). Runs are also
+/// refused up front by their estimate ([`MAX_ESTIMATED_STEPS`]).
 pub const MAX_TRACE_STEPS: u64 = 20_000_000;
 /// Most points in the boundary, and in all obstacles together.
 pub const MAX_INPUT_POINTS: usize = 100_000;
@@ -153,11 +154,23 @@ impl TensorStreets {
     }
 
     /// The raw lines, before simplification and noding. `input.seeds` are
-    /// not used (the field and the density place the seeds).
+    /// not used (the field and the density place the seeds). Tracing more
+    /// than [`MAX_TRACE_STEPS`] in all is an error too (lines packed far
+    /// closer than `dsep`, which the estimate cannot foresee).
     pub fn trace(
         &self,
         field: &TensorField,
         input: &StreetsInput,
+    ) -> Result<TracedStreets, TensorError> {
+        self.trace_within(field, input, MAX_TRACE_STEPS)
+    }
+
+    /// [`trace`](Self::trace) with at most `steps` integration steps.
+    pub(crate) fn trace_within(
+        &self,
+        field: &TensorField,
+        input: &StreetsInput,
+        steps: u64,
     ) -> Result<TracedStreets, TensorError> {
         field.validate()?;
         check_input(input)?;
@@ -184,7 +197,7 @@ impl TensorStreets {
             .filter(|f| f.len() >= 2)
             .cloned()
             .collect();
-        generate::Generator::new(&self.params, sampled, region, fixed).run()
+        generate::Generator::new(&self.params, sampled, region, fixed, steps).run()
     }
 }
 

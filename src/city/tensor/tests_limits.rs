@@ -36,14 +36,16 @@ fn mixed_field(side: f64) -> TensorField {
 #[test]
 fn too_fine_spacings_are_refused_naming_the_field_to_raise() {
     // Valid, but tens of millions of steps on a 400 m square.
-    let mut params = TensorParams::default();
-    params.minor = StreamlineParams {
-        dstep: 0.05,
-        dtest: 0.1,
-        dsep: 0.1,
-        simplify_tolerance: 0.05,
-        min_length: 0.1,
-        ..StreamlineParams::minor()
+    let mut params = TensorParams {
+        minor: StreamlineParams {
+            dstep: 0.05,
+            dtest: 0.1,
+            dsep: 0.1,
+            simplify_tolerance: 0.05,
+            min_length: 0.1,
+            ..StreamlineParams::minor()
+        },
+        ..TensorParams::default()
     };
     let g = TensorStreets::new(params.clone()).unwrap();
     let err = g
@@ -108,6 +110,25 @@ fn too_fine_spacings_are_refused_naming_the_field_to_raise() {
     let most = MAX_FIELD_CELLS * TensorParams::default().field_cell.powi(2);
     assert!(budget::check(&TensorParams::default(), most).is_ok());
     assert!(budget::check(&TensorParams::default(), 1.5 * most).is_ok());
+}
+
+#[test]
+fn a_run_past_its_step_budget_is_an_error() {
+    let g = TensorStreets::new(TensorParams::default()).unwrap();
+    let (field, ring) = (mixed_field(600.0), input(square(0.0, 600.0)));
+    let err = g.trace_within(&field, &ring, 20_000).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            TensorError::Budget {
+                field: "major.dstep" | "minor.dstep",
+                what: "integration steps traced",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(g.trace_within(&field, &ring, 10_000_000).is_ok());
 }
 
 #[test]
@@ -194,7 +215,9 @@ fn fields_without_weight_give_no_streets() {
         assert!(field.major(v(300.0, 300.0)).is_none());
         let t = g.trace(&field, &ring).unwrap();
         assert!(t.lines.is_empty(), "{}", t.lines.len());
+        let t1 = std::time::Instant::now();
         let s = t.to_streets();
+        println!("to_streets in {:?}", t1.elapsed());
         assert_eq!(s.network.roads.len(), 1);
         assert_eq!(s.blocks.len(), 1);
     }
