@@ -20,7 +20,14 @@
 //!   stretch, or at `max_length`; dangling ends then join the nearest line
 //!   ahead within `dlookahead` and the join angle;
 //! - lines are simplified (junctions kept) and noded against each other and
-//!   the boundary, so every crossing is a junction.
+//!   the boundary, so every crossing is a junction; streets that reach
+//!   nothing given (ring, fixed road, obstacle) are left out, and blocks of
+//!   no area ([`MIN_BLOCK_AREA`]) dropped.
+//!
+//! A run is refused up front when the boundary's area and a level's
+//! spacings promise too much work ([`MAX_ESTIMATED_STEPS`],
+//! [`MAX_ESTIMATED_SEEDS`]), and fails if it traces more than
+//! [`MAX_TRACE_STEPS`] after all; either error names the field to raise.
 //!
 //! ```
 //! use bevy_relief::city::{Streets, StreetsInput};
