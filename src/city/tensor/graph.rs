@@ -4,6 +4,7 @@
 //! the [`PlanarGraph`] and the network are planar.
 
 use super::lines::{Level, PointHash, TracedStreets, key};
+use crate::city::polygon::signed_area;
 use crate::city::{EdgeRole, Streets};
 use crate::geom::{
     Contact, PlanarGraph, cells_along_segment_into, contact_point, distance_to_segment,
@@ -12,8 +13,12 @@ use crate::geom::{
 use glam::DVec2;
 use std::collections::HashMap;
 
-/// Side of the cells used to find touching segments.
-const NODE_CELL: f64 = 40.0;
+/// Most side of the cells used to find touching segments (and of the
+/// graph's index); it is twice the finest `dsep` where that is less, so a
+/// cell holds about as many segments however dense the streets.
+pub(crate) const NODE_CELL: f64 = 40.0;
+/// Least side of those cells.
+pub(crate) const MIN_NODE_CELL: f64 = 1.0;
 /// Noding passes before offending edges are dropped (a pass only fails on
 /// rounding at near-coincident crossings).
 const MAX_NODING_PASSES: usize = 3;
@@ -22,6 +27,10 @@ const MAX_NODING_PASSES: usize = 3;
 const NEAR: f64 = 1.0e-9;
 /// Most edges dropped after the noding passes.
 const MAX_DROPPED_EDGES: usize = 64;
+
+/// Blocks of at most this area (m²) are dropped: slivers of rounding, not
+/// places for lots.
+pub const MIN_BLOCK_AREA: f64 = 1.0e-3;
 
 /// Words of the junction filter of [`TracedStreets::simplified`].
 const FILTER_WORDS: usize = 1 << 12;
@@ -117,8 +126,15 @@ impl TracedStreets {
 
     /// The planar street graph: boundary ([`EdgeRole::Ring`]), obstacles,
     /// fixed roads and simplified lines (`Main`, `Street(0)`, `Street(1)`),
-    /// noded at every contact.
+    /// noded at every contact. Streets that reach neither the ring nor a
+    /// fixed road nor an obstacle (dead ends joined to nothing, which would
+    /// make faces of no area or blocks inside blocks) are left out.
     pub fn graph(&self) -> PlanarGraph {
+        drop_unreached(self.noded())
+    }
+
+    /// [`graph`](Self::graph) with every street.
+    fn noded(&self) -> PlanarGraph {
         let closed = |ring: &[DVec2]| {
             let mut r = ring.to_vec();
             r.extend(ring.first());
@@ -131,7 +147,7 @@ impl TracedStreets {
         polys.extend(
             (self.simplified().into_iter()).map(|(pts, level)| (pts, level.role().label())),
         );
-        let (mut graph, mut close) = node(&polys);
+        let (mut graph, mut close) = node(&polys, self.node_cell);
         for _ in 1..MAX_NODING_PASSES {
             if !close || graph.check_planar().is_ok() {
                 return graph;
@@ -139,7 +155,7 @@ impl TracedStreets {
             let edges: Vec<(Vec<DVec2>, u32)> = (graph.edges().iter())
                 .map(|e| (vec![graph.pos(e.ends[0]), graph.pos(e.ends[1])], e.label))
                 .collect();
-            (graph, close) = node(&edges);
+            (graph, close) = node(&edges, self.node_cell);
         }
         // Still touching after the passes: drop generated edges until planar.
         for _ in 0..MAX_DROPPED_EDGES {
@@ -155,14 +171,41 @@ impl TracedStreets {
 
     /// The streets: the planar graph's network (main roads as
     /// [`RoadClass::Road`](crate::network::RoadClass::Road), streets as
-    /// [`RoadClass::Street`](crate::network::RoadClass::Street)) and its blocks.
+    /// [`RoadClass::Street`](crate::network::RoadClass::Street)) and its blocks
+    /// (each of more than [`MIN_BLOCK_AREA`]).
     pub fn to_streets(&self) -> Streets {
-        Streets::from_owned_graph(
+        let mut s = Streets::from_owned_graph(
             self.graph(),
             self.obstacles.clone(),
             EdgeRole::default_style,
-        )
+        );
+        if s.blocks.iter().any(|b| signed_area(b) <= MIN_BLOCK_AREA) {
+            let (blocks, widths) = std::mem::take(&mut s.blocks)
+                .into_iter()
+                .zip(std::mem::take(&mut s.block_widths))
+                .filter(|(b, _)| signed_area(b) > MIN_BLOCK_AREA)
+                .unzip();
+            (s.blocks, s.block_widths) = (blocks, widths);
+        }
+        s
     }
+}
+
+/// `graph` without the connected parts made of generated streets alone
+/// (no ring, fixed road or obstacle edge); rebuilt only if there are any.
+fn drop_unreached(graph: PlanarGraph) -> PlanarGraph {
+    let parts = graph.components();
+    let mut reached = vec![false; graph.node_count()];
+    for e in graph.edges() {
+        if EdgeRole::from_label(e.label).is_given() {
+            reached[parts[e.ends[0] as usize] as usize] = true;
+        }
+    }
+    let keep = |e: &crate::geom::Edge| reached[parts[e.ends[0] as usize] as usize];
+    if graph.edges().iter().all(keep) {
+        return graph;
+    }
+    graph.retain_edges(keep)
 }
 
 /// A graph of `polys` (points, label) with a node at every point where two
@@ -170,7 +213,7 @@ impl TracedStreets {
 /// the ends of collinear overlaps; and whether a computed crossing point
 /// lies so close to a third segment that rounding may have made the graph
 /// non-planar (otherwise it is planar by construction).
-fn node(polys: &[(Vec<DVec2>, u32)]) -> (PlanarGraph, bool) {
+fn node(polys: &[(Vec<DVec2>, u32)], cell: f64) -> (PlanarGraph, bool) {
     // Segments and the cells they pass.
     let mut segs: Vec<(DVec2, DVec2, u32)> = Vec::new();
     for (pts, label) in polys {
@@ -183,7 +226,7 @@ fn node(polys: &[(Vec<DVec2>, u32)]) -> (PlanarGraph, bool) {
     let mut filed: Vec<((i64, i64), u32)> = Vec::new();
     let mut cells = Vec::new();
     for (i, s) in segs.iter().enumerate() {
-        cells_along_segment_into(s.0, s.1, NODE_CELL, 0.0, &mut cells);
+        cells_along_segment_into(s.0, s.1, cell, 0.0, &mut cells);
         filed.extend(cells.iter().map(|&c| (c, i as u32)));
     }
     sort_by_cell(&mut filed);
@@ -230,7 +273,7 @@ fn node(polys: &[(Vec<DVec2>, u32)]) -> (PlanarGraph, bool) {
     }
     // A crossing point within rounding of a third segment may break planarity.
     let close = crossings.iter().any(|&(p, i, j)| {
-        cells_along_segment_into(p, p, NODE_CELL, 0.0, &mut cells);
+        cells_along_segment_into(p, p, cell, 0.0, &mut cells);
         cells.iter().any(|c| {
             let from = filed.partition_point(|f| f.0 < *c);
             filed[from..].iter().take_while(|f| f.0 == *c).any(|f| {
@@ -241,7 +284,7 @@ fn node(polys: &[(Vec<DVec2>, u32)]) -> (PlanarGraph, bool) {
             })
         })
     });
-    let mut graph = PlanarGraph::new(NODE_CELL);
+    let mut graph = PlanarGraph::new(cell);
     let mut ids: HashMap<(u64, u64), u32, PointHash> = HashMap::default();
     let mut node_at = |g: &mut PlanarGraph, p: DVec2| {
         *ids.entry(key(p))

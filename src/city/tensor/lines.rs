@@ -48,7 +48,8 @@ pub enum LineEnd {
     Close,
     /// It reached `max_length`.
     Length,
-    /// The run's step budget ran out.
+    /// The run's step budget ran out (never in a finished run: running
+    /// out is an error).
     Budget,
     /// Joined onto another line, the boundary or a fixed road.
     Joined,
@@ -108,6 +109,8 @@ pub struct TracedStreets {
     pub(crate) junctions: HashSet<(u64, u64), PointHash>,
     /// Simplification tolerance per level.
     pub(crate) tolerance: [f64; 3],
+    /// Side of the cells that find touching segments when noding.
+    pub(crate) node_cell: f64,
 }
 
 impl TracedStreets {

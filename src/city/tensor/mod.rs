@@ -20,7 +20,14 @@
 //!   stretch, or at `max_length`; dangling ends then join the nearest line
 //!   ahead within `dlookahead` and the join angle;
 //! - lines are simplified (junctions kept) and noded against each other and
-//!   the boundary, so every crossing is a junction.
+//!   the boundary, so every crossing is a junction; streets that reach
+//!   nothing given (ring, fixed road, obstacle) are left out, and blocks of
+//!   no area ([`MIN_BLOCK_AREA`]) dropped.
+//!
+//! A run is refused up front when the boundary's area and a level's
+//! spacings promise too much work ([`MAX_ESTIMATED_STEPS`],
+//! [`MAX_ESTIMATED_SEEDS`]), and fails if it traces more than
+//! [`MAX_TRACE_STEPS`] after all; either error names the field to raise.
 //!
 //! ```
 //! use bevy_relief::city::{Streets, StreetsInput};
@@ -43,6 +50,7 @@
 //! ```
 
 mod basis;
+mod budget;
 mod field;
 mod generate;
 mod graph;
@@ -53,10 +61,14 @@ mod seeds;
 mod store;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_limits;
 mod trace;
 
 pub use basis::{BasisField, BasisKind, GradientGrid, MAX_HEIGHTMAP_SAMPLES, MAX_POLYLINE_POINTS};
+pub use budget::{MAX_ESTIMATED_SEEDS, MAX_ESTIMATED_STEPS};
 pub use field::{DEGENERATE, MAX_BASIS_FIELDS, SampledField, TensorField, major_of};
+pub use graph::MIN_BLOCK_AREA;
 pub use lines::{Level, LineEnd, Streamline, TracedStreets};
 pub use params::{DensityParams, MAX_LINE_STEPS, MAX_SEED_TRIES, StreamlineParams, TensorParams};
 pub use trace::Family;
@@ -68,8 +80,9 @@ use thiserror::Error;
 
 /// Most cells in the sampled field and in the region raster.
 pub const MAX_FIELD_CELLS: f64 = 2.0e6;
-/// Most integration steps of one run (all lines of all levels); tracing
-/// stops there.
+/// Most integration steps of one run (all lines of all levels); a run
+/// that needs more is an error ([`TensorError::Budget`]). Runs are also
+/// refused up front by their estimate ([`MAX_ESTIMATED_STEPS`]).
 pub const MAX_TRACE_STEPS: u64 = 20_000_000;
 /// Most points in the boundary, and in all obstacles together.
 pub const MAX_INPUT_POINTS: usize = 100_000;
@@ -92,6 +105,22 @@ pub enum TensorError {
         what: &'static str,
         /// What is wrong with it.
         why: &'static str,
+    },
+    /// The parameters would trace too much on this boundary (see
+    /// [`MAX_ESTIMATED_STEPS`], [`MAX_ESTIMATED_SEEDS`]); `field` is the one
+    /// to raise.
+    #[error(
+        "{field}: about {estimate:.2e} {what} on this boundary, more than allowed ({limit:.0e}); raise it or trace a smaller area"
+    )]
+    Budget {
+        /// The parameter to raise, e.g. `minor.dstep`.
+        field: &'static str,
+        /// What would be too many.
+        what: &'static str,
+        /// The estimate.
+        estimate: f64,
+        /// The most allowed.
+        limit: f64,
     },
     /// The area needs too many cells.
     #[error("{what}: {count} is more than allowed ({MAX_FIELD_CELLS})")]
@@ -132,14 +161,28 @@ impl TensorStreets {
     }
 
     /// The raw lines, before simplification and noding. `input.seeds` are
-    /// not used (the field and the density place the seeds).
+    /// not used (the field and the density place the seeds). Tracing more
+    /// than [`MAX_TRACE_STEPS`] in all is an error too (lines packed far
+    /// closer than `dsep`, which the estimate cannot foresee).
     pub fn trace(
         &self,
         field: &TensorField,
         input: &StreetsInput,
     ) -> Result<TracedStreets, TensorError> {
+        self.trace_within(field, input, MAX_TRACE_STEPS)
+    }
+
+    /// [`trace`](Self::trace) with at most `steps` integration steps.
+    pub(crate) fn trace_within(
+        &self,
+        field: &TensorField,
+        input: &StreetsInput,
+        steps: u64,
+    ) -> Result<TracedStreets, TensorError> {
         field.validate()?;
         check_input(input)?;
+        let area = crate::city::polygon::signed_area(&input.boundary).abs();
+        budget::check(&self.params, area)?;
         let (lo, hi) = crate::geom::bounds(&input.boundary);
         let cell = self.params.field_cell;
         let pad = DVec2::splat(2.0 * cell);
@@ -161,7 +204,7 @@ impl TensorStreets {
             .filter(|f| f.len() >= 2)
             .cloned()
             .collect();
-        generate::Generator::new(&self.params, sampled, region, fixed).run()
+        generate::Generator::new(&self.params, sampled, region, fixed, steps).run()
     }
 }
 

@@ -10,6 +10,10 @@ use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use std::collections::BinaryHeap;
 
+/// Most candidates one level queues (a backstop: the run's estimate,
+/// [`MAX_ESTIMATED_SEEDS`](super::MAX_ESTIMATED_SEEDS), is far below).
+pub(crate) const MAX_QUEUED_SEEDS: usize = 1 << 23;
+
 /// The density field: 1 at the centre, linearly down to the floor at the
 /// radius and beyond (see [`DensityParams`]).
 #[derive(Clone, Copy, Debug)]
@@ -140,7 +144,7 @@ impl SeedQueue {
         keep: impl Fn(Family, DVec2) -> bool,
     ) {
         let priority = self.density.at(pos) * (1.0 - self.jitter * self.unit());
-        if !keep(family, pos) {
+        if !keep(family, pos) || self.cands.len() >= MAX_QUEUED_SEEDS {
             return;
         }
         let seq = self.cands.len() as u64;

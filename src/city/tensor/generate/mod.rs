@@ -6,7 +6,9 @@
 
 mod joins;
 
+use super::TensorError;
 use super::field::SampledField;
+use super::graph::{MIN_NODE_CELL, NODE_CELL};
 use super::lines::{
     Insert, Level, LineEnd, PointHash, Streamline, TracedStreets, insert_points, key,
 };
@@ -15,7 +17,6 @@ use super::region::Region;
 use super::seeds::{Band, Density, SeedQueue};
 use super::store::Store;
 use super::trace::{Family, Limits, Stop, direction, trace_both};
-use super::{MAX_TRACE_STEPS, TensorError};
 use glam::DVec2;
 use std::collections::HashSet;
 
@@ -67,6 +68,7 @@ impl<'a> Generator<'a> {
         field: SampledField,
         region: Region,
         fixed: Vec<Vec<DVec2>>,
+        budget: u64,
     ) -> Self {
         let boundary = &region.polys()[0];
         let density = Density::new(&params.density, boundary);
@@ -88,7 +90,7 @@ impl<'a> Generator<'a> {
             region,
             density,
             lines: Vec::new(),
-            budget: MAX_TRACE_STEPS,
+            budget,
             junctions: HashSet::default(),
             poly_inserts: Vec::new(),
             fixed,
@@ -104,6 +106,9 @@ impl<'a> Generator<'a> {
             let sp = self.params.levels()[i];
             let mut st = self.level_state(level, sp);
             self.trace_level(&mut st, i as u64);
+            if self.budget == 0 {
+                return Err(super::budget::traced_too_much(sp, i));
+            }
             self.join_level(&st);
         }
         self.link_gates();
@@ -128,6 +133,12 @@ impl<'a> Generator<'a> {
                 p.major.simplify_tolerance,
                 p.minor.simplify_tolerance,
             ],
+            node_cell: (2.0
+                * p.levels()
+                    .iter()
+                    .map(|l| l.dsep)
+                    .fold(f64::INFINITY, f64::min))
+            .clamp(MIN_NODE_CELL, NODE_CELL),
         })
     }
 
