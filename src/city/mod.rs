@@ -33,6 +33,8 @@
 mod design;
 mod ground;
 mod layout;
+#[cfg(test)]
+mod layout_tests;
 pub mod lots;
 mod params;
 pub mod planar;
@@ -45,7 +47,9 @@ mod tests;
 
 pub use design::{CityBases, city_field, designed_bases};
 pub use ground::CityGround;
-pub use layout::{CityLayout, CityParams, LayoutError, lay_out};
+pub use layout::{
+    CityLayout, CityParams, LayoutError, MAX_OBSTACLE_CELLS, lay_out, max_city_extent,
+};
 pub use params::{MAX_RAY_STEPS, SettlementParams};
 pub use settlements::{City, CityAreaError, CityStyle, MAX_AREA_CELLS, Settlements};
 pub use streets::{EdgeRole, SeedNode, Streets, StreetsInput};

@@ -328,9 +328,13 @@ impl Settlements {
         let limits: Vec<f64> = rays.iter().map(|r| r.walked).collect();
         let slope = p.max_ray_slope * site.radius * TAU / rays.len() as f64;
         let lengths = smooth_rays(&limits, slope);
+        let mut ends: Vec<u32> = (rays.iter().zip(&lengths))
+            .map(|(ray, &len)| ray.sample_index_at_most(len, p.core_radius))
+            .collect();
+        keep_edges_dry(terrain, c, &rays, &mut ends, p.core_radius)?;
         let mut boundary: Vec<DVec2> = Vec::with_capacity(rays.len());
-        for (ray, &len) in rays.iter().zip(&lengths) {
-            let end = c + ray.dir * ray.sample_at_most(len, p.core_radius);
+        for (ray, &k) in rays.iter().zip(&ends) {
+            let end = c + ray.dir * ray.sample(k);
             if boundary.last() != Some(&end) {
                 boundary.push(end);
             }
@@ -430,13 +434,85 @@ impl Ray {
     /// The distance of the last walked sample no farther than `len`, but
     /// not short of the first one reaching `core` (walked rays all reach it).
     /// At most `samples` steps.
-    fn sample_at_most(&self, len: f64, core: f64) -> f64 {
+    fn sample_index_at_most(&self, len: f64, core: f64) -> u32 {
         let mut k = self.samples;
         while k > 1 && self.sample(k) > len && self.sample(k - 1) >= core {
             k -= 1;
         }
-        self.sample(k)
+        k
     }
+}
+
+/// Most distance between two samples of a footprint edge that are tested
+/// for water, metres.
+pub(crate) const EDGE_STEP: f64 = 2.0;
+
+/// Whether every sample of segment `a–b` (its ends and points at most
+/// [`EDGE_STEP`] apart) is dry.
+fn edge_is_dry(terrain: &Terrain, a: DVec2, b: DVec2, shore: f64) -> bool {
+    let n = (a.distance(b) / EDGE_STEP).ceil().max(1.0);
+    (0..=n as u32).all(|k| {
+        let q = a.lerp(b, k as f64 / n);
+        dry(terrain.height(q.x, q.y), shore)
+    })
+}
+
+/// Pulls footprint vertices in along their rays (to earlier walked
+/// samples, never short of the core) until every edge between neighbouring
+/// rays' ends `ends` (sample indices) is dry: of a wet edge's two ends the
+/// farther one moves in by one sample (the one nearer the water on a tie).
+/// The rays' order is kept, so the footprint stays star-shaped and simple.
+/// `None` when an edge stays wet with both ends at the core.
+fn keep_edges_dry(
+    terrain: &Terrain,
+    c: DVec2,
+    rays: &[Ray],
+    ends: &mut [u32],
+    core: f64,
+) -> Option<()> {
+    let shore = Settlements::shore(terrain);
+    let n = rays.len();
+    let at = |i: usize, ends: &[u32]| c + rays[i].dir * rays[i].sample(ends[i]);
+    // An end may move in while the sample before it is walked and it stays
+    // at or beyond the first sample that reaches the core (as walked rays do).
+    let can_move = |i: usize, ends: &[u32]| ends[i] > 1 && rays[i].sample(ends[i] - 1) >= core;
+    let mut todo: Vec<usize> = (0..n).rev().collect();
+    let mut queued = vec![true; n];
+    while let Some(i) = todo.pop() {
+        queued[i] = false;
+        let j = (i + 1) % n;
+        if i == j {
+            continue;
+        }
+        let (a, b) = (at(i, ends), at(j, ends));
+        if edge_is_dry(terrain, a, b, shore) {
+            continue;
+        }
+        let (da, db) = (rays[i].sample(ends[i]), rays[j].sample(ends[j]));
+        let pick = match (can_move(i, ends), can_move(j, ends)) {
+            (false, false) => return None,
+            (true, false) => i,
+            (false, true) => j,
+            (true, true) if da > db => i,
+            (true, true) if db > da => j,
+            (true, true) => {
+                let wet = (0..=8)
+                    .map(|k| a.lerp(b, k as f64 / 8.0))
+                    .position(|q| !dry(terrain.height(q.x, q.y), shore))
+                    .unwrap_or(4);
+                if wet <= 4 { i } else { j }
+            }
+        };
+        ends[pick] -= 1;
+        // The edges on both sides of the moved end are tested again.
+        for e in [(pick + n - 1) % n, pick] {
+            if !queued[e] {
+                queued[e] = true;
+                todo.push(e);
+            }
+        }
+    }
+    Some(())
 }
 
 /// Passes of the `[1, 2, 1] / 4` filter that round a footprint's corners.
