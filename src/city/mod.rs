@@ -32,6 +32,7 @@
 
 mod design;
 mod ground;
+mod holes;
 mod layout;
 #[cfg(test)]
 mod layout_tests;

@@ -183,3 +183,32 @@ fn a_block_too_detailed_to_simplify_is_skipped() {
     assert_eq!(s.blocks.len(), 1);
     assert!(subdivide(&s, &LotParams::default()).is_empty());
 }
+
+/// A lake no street reaches, inside a block: the block excludes it and no
+/// lot lies on it.
+#[test]
+fn a_lake_inside_a_block_is_cut_out_of_it() {
+    let lake = circle(v(60., 60.), 25.0);
+    let mut nodes: Vec<(f64, f64)> = vec![(0., 0.), (120., 0.), (120., 120.), (0., 120.)];
+    // The lake's outline, clockwise, as obstacle edges.
+    nodes.extend(lake.iter().rev().map(|p| (p.x, p.y)));
+    let mut edges = ring(0, 4);
+    edges.extend((0..24).map(|i| (4 + i, 4 + (i + 1) % 24, EdgeRole::Obstacle)));
+    let s = streets(&nodes, &edges, vec![lake.clone()]);
+    assert_eq!(s.blocks.len(), 1);
+    let area = signed_area(&s.blocks[0]);
+    assert!(
+        (area - (120.0 * 120.0 - signed_area(&lake))).abs() < 1e-6,
+        "{area}"
+    );
+    let p = LotParams::default();
+    let lots = subdivide(&s, &p);
+    assert!(lots.len() >= 4, "{}", lots.len());
+    check(&s, &p, &lots);
+    for l in &lots {
+        let c = l.polygon.iter().sum::<DVec2>() / l.polygon.len() as f64;
+        assert!(!polygon::polygon_contains(&lake, c), "{c}");
+        let (_, inside) = outside_inside(&l.polygon, &lake);
+        assert!(inside < 1e-3, "{inside}");
+    }
+}
