@@ -314,9 +314,10 @@ fn from_gates(city: &City, highways: &[&[DVec2]]) -> Vec<Vec<DVec2>> {
 }
 
 /// Wet or steep ground inside the footprint's box, as polygons: the union
-/// of the grid cells that are wet anywhere on their corners or centre (so
-/// their outlines run on dry ground) or steeper than the limit (outer
-/// outlines only: what such ground encloses is left alone too).
+/// of the grid cells with a corner or the centre in the footprint that are
+/// wet anywhere on their corners or centre (so their outlines run on dry
+/// ground) or steeper than the limit (outer outlines only: what such
+/// ground encloses is left alone too).
 fn obstacles(city: &City, terrain: &Terrain, params: &CityParams) -> Vec<Vec<DVec2>> {
     let (lo, hi) = city.bounds();
     let c = params.obstacle_cell;
@@ -343,10 +344,8 @@ fn obstacles(city: &City, terrain: &Terrain, params: &CityParams) -> Vec<Vec<DVe
             let p = corner(i, j) + DVec2::splat(c / 2.0);
             // Cells the footprint's edge cuts count too: water just inside
             // the ring is kept free even where the cell's centre is outside.
-            let inside = [(0, 0), (1, 0), (0, 1), (1, 1)]
-                .iter()
-                .map(|&(di, dj)| corner(i + di, j + dj))
-                .chain([p])
+            let inside = std::iter::once(p)
+                .chain([(0, 0), (1, 0), (0, 1), (1, 1)].map(|(di, dj)| corner(i + di, j + dj)))
                 .any(|q| city.contains(q));
             if !inside {
                 continue;

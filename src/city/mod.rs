@@ -7,7 +7,9 @@
 //! nominal radius (0.5–1.5 km), a [`CityStyle`] that later layers turn into
 //! streets, and a footprint polygon traced by rays from the centre that stop
 //! at lake shores, steep steps and `gap / 2` short of the bisector with a
-//! neighbouring site, so footprints never overlap.
+//! neighbouring site, so footprints never overlap; its vertices are pulled
+//! in where an edge between them would cross water, so the ring road it
+//! becomes stays on dry ground.
 //!
 //! Everything about a site comes from hashing its cell (and sampling the
 //! terrain around it and its eight neighbours), so the layer is
@@ -40,6 +42,7 @@ pub mod lots;
 mod params;
 pub mod planar;
 mod polygon;
+mod rays;
 mod settlements;
 mod streets;
 pub mod tensor;

@@ -388,7 +388,7 @@ fn far_away_cities_keep_simple_boundaries() {
 
 #[test]
 fn ray_smoothing_cuts_spikes_opens_slits_and_never_passes_a_limit() {
-    use super::settlements::smooth_rays;
+    use super::rays::smooth_rays;
     let mut limits = vec![1000.0; 48];
     limits[5] = 3000.0; // a spike
     limits[20] = 150.0; // a slit (water or a cliff)
