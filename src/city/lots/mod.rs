@@ -290,7 +290,14 @@ pub fn subdivide(streets: &Streets, params: &LotParams) -> Vec<Lot> {
             parcel::split(piece, params, &mut rng, &mut rings, cap - lots.len());
         }
         for ring in rings {
-            let building = building::footprint(&ring, &near, params).map(|footprint| {
+            let local;
+            let near = if near.len() > MANY_RIBBONS {
+                local = within_reach(&near, &ring.pts, params.setback);
+                &local
+            } else {
+                &near
+            };
+            let building = building::footprint(&ring, near, params).map(|footprint| {
                 let c = footprint.iter().sum::<DVec2>() / footprint.len() as f64;
                 Building {
                     height: params.height_at(c),
@@ -305,6 +312,24 @@ pub fn subdivide(streets: &Streets, params: &LotParams) -> Vec<Lot> {
         }
     }
     lots
+}
+
+/// Ribbons near a block above which each lot's building looks only at
+/// those within its reach ([`within_reach`]).
+const MANY_RIBBONS: usize = 256;
+
+/// The ribbons of `near` whose box comes within their half width plus
+/// `extra` of the box of `poly`: all that keeping a shape inside `poly`
+/// `extra` clear of the ribbons can meet.
+fn within_reach(near: &[ribbons::Ribbon], poly: &[DVec2], extra: f64) -> Vec<ribbons::Ribbon> {
+    let (lo, hi) = crate::geom::bounds(poly);
+    (near.iter())
+        .filter(|r| {
+            let reach = DVec2::splat(r.half + extra + 1e-6);
+            r.a.min(r.b).cmplt(hi + reach).all() && r.a.max(r.b).cmpgt(lo - reach).all()
+        })
+        .copied()
+        .collect()
 }
 
 /// A block's seed: its vertices' mean (to the centimetre) and count, hashed
