@@ -7,10 +7,10 @@
 
 use super::design::{CityBases, city_field};
 use super::lots::{Lot, LotParams, subdivide};
-use super::planar::{PlanarParams, PlanarStreets};
+use super::planar::{PlanarParams, PlanarStreets, StreetsError};
 use super::polygon::signed_area;
 use super::streets::{Streets, StreetsInput};
-use super::tensor::{TensorParams, TensorStreets};
+use super::tensor::{MAX_HEIGHTMAP_SAMPLES, TensorError, TensorParams, TensorStreets};
 use super::{City, CityStyle};
 use crate::geom::polyline_prefix;
 use crate::terrain::{ParamError, Terrain};
@@ -94,14 +94,59 @@ pub enum LayoutError {
     /// The parameters are not valid.
     #[error("city parameters: {0}")]
     Params(#[from] ParamError),
-    /// The street generator refused.
-    #[error("city {id:?}: {why}")]
-    Streets {
+    /// The footprint is wider than the obstacle grid or a planned city's
+    /// slope field may cover.
+    #[error(
+        "city {id:?} too large: {across:.0} m across, at most {most:.0} m \
+         (raise obstacle_cell{}, or make the city smaller)",
+        if *.planned { " or slope_cell" } else { "" }
+    )]
+    TooLarge {
         /// The city.
         id: (i64, i64),
-        /// What went wrong.
-        why: String,
+        /// The footprint's larger side, metres.
+        across: f64,
+        /// The most allowed with these parameters, metres.
+        most: f64,
+        /// Whether the city is planned (its slope field bounds it too).
+        planned: bool,
     },
+    /// The planar street generator refused (organic cities).
+    #[error("city {id:?}: planar streets: {source}")]
+    Planar {
+        /// The city.
+        id: (i64, i64),
+        /// Why.
+        #[source]
+        source: StreetsError,
+    },
+    /// The tensor street generator refused (planned cities).
+    #[error("city {id:?}: tensor streets: {source}")]
+    Tensor {
+        /// The city.
+        id: (i64, i64),
+        /// Why.
+        #[source]
+        source: TensorError,
+    },
+}
+
+/// Most cells along each side of the obstacle grid.
+pub const MAX_OBSTACLE_CELLS: usize = 2048;
+
+/// The widest footprint (its bounding box's larger side) these parameters
+/// lay out for a city of `style`: the obstacle grid's and, for a planned
+/// city, the slope field's sample caps.
+pub fn max_city_extent(params: &CityParams, style: CityStyle) -> f64 {
+    let grid = MAX_OBSTACLE_CELLS as f64 * params.obstacle_cell;
+    match style {
+        CityStyle::Organic => grid,
+        CityStyle::Planned => {
+            // `BasisField::heightmap` samples `(side / cell + 2)²` points.
+            let side = (MAX_HEIGHTMAP_SAMPLES as f64).sqrt().floor() - 2.0;
+            grid.min(side * params.slope_cell)
+        }
+    }
 }
 
 /// A city's streets, lots and buildings.
@@ -134,6 +179,22 @@ pub fn lay_out(
     params: &CityParams,
 ) -> Result<CityLayout, LayoutError> {
     params.validate()?;
+    let (lo, hi) = city.bounds();
+    let finite = city.boundary.iter().all(|p| p.is_finite());
+    let across = if finite {
+        (hi - lo).max_element()
+    } else {
+        f64::INFINITY
+    };
+    let most = max_city_extent(params, city.style);
+    if !across.is_finite() || across > most {
+        return Err(LayoutError::TooLarge {
+            id: city.id,
+            across,
+            most,
+            planned: city.style == CityStyle::Planned,
+        });
+    }
     let outward = from_gates(city, highways);
     let input = StreetsInput {
         boundary: city.boundary.clone(),
@@ -148,7 +209,9 @@ pub fn lay_out(
             .collect(),
         obstacles: obstacles(city, terrain, params),
     };
-    let err = |why: String| LayoutError::Streets { id: city.id, why };
+    let id = city.id;
+    let planar_err = |source: StreetsError| LayoutError::Planar { id, source };
+    let tensor_err = |source: TensorError| LayoutError::Tensor { id, source };
     let mut used_field = None;
     let streets = match city.style {
         CityStyle::Organic => {
@@ -157,9 +220,9 @@ pub fn lay_out(
                 ..params.planar.clone()
             };
             PlanarStreets::new(planar)
-                .map_err(|e| err(e.to_string()))?
+                .map_err(|e| planar_err(e.into()))?
                 .generate(&input)
-                .map_err(|e| err(e.to_string()))?
+                .map_err(planar_err)?
         }
         CityStyle::Planned => {
             let tensor = TensorParams {
@@ -178,9 +241,9 @@ pub fn lay_out(
                 params.full_slope,
             )?;
             let streets = TensorStreets::new(tensor)
-                .map_err(|e| err(e.to_string()))?
+                .map_err(|e| tensor_err(e.into()))?
                 .generate(&field, &input)
-                .map_err(|e| err(e.to_string()))?;
+                .map_err(tensor_err)?;
             used_field = Some(field);
             streets
         }
@@ -194,12 +257,25 @@ pub fn lay_out(
             ..params.lots.clone()
         },
     );
+    let lots = off_water(lots, terrain);
     Ok(CityLayout {
         city: city.clone(),
         streets,
         lots,
         field: used_field,
     })
+}
+
+/// `lots` less those with a vertex or their centre on water: puddles
+/// smaller than the obstacle grid sees.
+fn off_water(mut lots: Vec<Lot>, terrain: &Terrain) -> Vec<Lot> {
+    let wet = terrain.params().lake_level;
+    let dry = |p: &DVec2| terrain.height(p.x, p.y) >= wet;
+    lots.retain(|l| {
+        let centre = l.polygon.iter().sum::<DVec2>() / l.polygon.len().max(1) as f64;
+        l.polygon.iter().all(dry) && dry(&centre)
+    });
+    lots
 }
 
 /// A seed mixed with a city's id (SplitMix64 steps), so cities differ.
@@ -238,15 +314,20 @@ fn from_gates(city: &City, highways: &[&[DVec2]]) -> Vec<Vec<DVec2>> {
 }
 
 /// Wet or steep ground inside the footprint's box, as polygons: the union
-/// of the grid cells that are wet anywhere on their corners or centre (so
-/// their outlines run on dry ground) or steeper than the limit (outer
-/// outlines only: what such ground encloses is left alone too).
+/// of the grid cells with a corner or the centre in the footprint that are
+/// wet anywhere on their corners or centre (so their outlines run on dry
+/// ground) or steeper than the limit (outer outlines only: what such
+/// ground encloses is left alone too).
 fn obstacles(city: &City, terrain: &Terrain, params: &CityParams) -> Vec<Vec<DVec2>> {
     let (lo, hi) = city.bounds();
     let c = params.obstacle_cell;
     let (nx, ny) = (
-        ((hi.x - lo.x) / c).ceil().clamp(1.0, 2048.0) as usize,
-        ((hi.y - lo.y) / c).ceil().clamp(1.0, 2048.0) as usize,
+        ((hi.x - lo.x) / c)
+            .ceil()
+            .clamp(1.0, MAX_OBSTACLE_CELLS as f64) as usize,
+        ((hi.y - lo.y) / c)
+            .ceil()
+            .clamp(1.0, MAX_OBSTACLE_CELLS as f64) as usize,
     );
     let wet = terrain.params().lake_level + WET_MARGIN;
     let h = |p: DVec2| terrain.height(p.x, p.y);
@@ -261,7 +342,12 @@ fn obstacles(city: &City, terrain: &Terrain, params: &CityParams) -> Vec<Vec<DVe
     for j in 0..ny {
         for i in 0..nx {
             let p = corner(i, j) + DVec2::splat(c / 2.0);
-            if !city.contains(p) {
+            // Cells the footprint's edge cuts count too: water just inside
+            // the ring is kept free even where the cell's centre is outside.
+            let inside = std::iter::once(p)
+                .chain([(0, 0), (1, 0), (0, 1), (1, 1)].map(|(di, dj)| corner(i + di, j + dj)))
+                .any(|q| city.contains(q));
+            if !inside {
                 continue;
             }
             let z = [at(i, j), at(i + 1, j), at(i, j + 1), at(i + 1, j + 1), h(p)];

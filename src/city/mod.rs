@@ -7,7 +7,9 @@
 //! nominal radius (0.5–1.5 km), a [`CityStyle`] that later layers turn into
 //! streets, and a footprint polygon traced by rays from the centre that stop
 //! at lake shores, steep steps and `gap / 2` short of the bisector with a
-//! neighbouring site, so footprints never overlap.
+//! neighbouring site, so footprints never overlap; its vertices are pulled
+//! in where an edge between them would cross water, so the ring road it
+//! becomes stays on dry ground.
 //!
 //! Everything about a site comes from hashing its cell (and sampling the
 //! terrain around it and its eight neighbours), so the layer is
@@ -32,11 +34,15 @@
 
 mod design;
 mod ground;
+mod holes;
 mod layout;
+#[cfg(test)]
+mod layout_tests;
 pub mod lots;
 mod params;
 pub mod planar;
 mod polygon;
+mod rays;
 mod settlements;
 mod streets;
 pub mod tensor;
@@ -45,7 +51,9 @@ mod tests;
 
 pub use design::{CityBases, city_field, designed_bases};
 pub use ground::CityGround;
-pub use layout::{CityLayout, CityParams, LayoutError, lay_out};
+pub use layout::{
+    CityLayout, CityParams, LayoutError, MAX_OBSTACLE_CELLS, lay_out, max_city_extent,
+};
 pub use params::{MAX_RAY_STEPS, SettlementParams};
 pub use settlements::{City, CityAreaError, CityStyle, MAX_AREA_CELLS, Settlements};
 pub use streets::{EdgeRole, SeedNode, Streets, StreetsInput};

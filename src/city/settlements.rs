@@ -2,6 +2,7 @@
 
 use super::params::SettlementParams;
 use super::polygon::{polygon_contains, segment_meets_box, signed_area};
+use super::rays::{Ray, dry, keep_edges_dry, smooth_rays};
 pub(crate) use crate::geom::bounds;
 use crate::num::{WORLD_LIMIT_F64, floor_i64, hash2, unit};
 use crate::terrain::{ParamError, Terrain};
@@ -37,7 +38,8 @@ pub struct City {
     /// How its streets will be laid out.
     pub style: CityStyle,
     /// The footprint: a simple, counter-clockwise, star-shaped polygon
-    /// around the centre, first point not repeated; every vertex is dry.
+    /// around the centre, first point not repeated; every vertex is dry,
+    /// and so is every edge (sampled at most 2 m apart).
     pub boundary: Vec<DVec2>,
 }
 
@@ -313,8 +315,9 @@ impl Settlements {
     /// neighbouring site), walked to the last sample before water or a steep
     /// step; then the rays are smoothed ([`smooth_rays`]: never past where
     /// their walk stopped) and each ends at its last walked sample within
-    /// its smoothed length. `None` when a ray stays inside the core or the
-    /// area is too small.
+    /// its smoothed length, pulled in further where an edge would cross
+    /// water ([`keep_edges_dry`]). `None` when a ray stays inside the core,
+    /// an edge by the core stays wet or the area is too small.
     fn footprint(
         &self,
         terrain: &Terrain,
@@ -328,9 +331,20 @@ impl Settlements {
         let limits: Vec<f64> = rays.iter().map(|r| r.walked).collect();
         let slope = p.max_ray_slope * site.radius * TAU / rays.len() as f64;
         let lengths = smooth_rays(&limits, slope);
+        let mut ends: Vec<u32> = (rays.iter().zip(&lengths))
+            .map(|(ray, &len)| ray.sample_index_at_most(len, p.core_radius))
+            .collect();
+        keep_edges_dry(
+            terrain,
+            c,
+            &rays,
+            &mut ends,
+            p.core_radius,
+            Self::shore(terrain),
+        )?;
         let mut boundary: Vec<DVec2> = Vec::with_capacity(rays.len());
-        for (ray, &len) in rays.iter().zip(&lengths) {
-            let end = c + ray.dir * ray.sample_at_most(len, p.core_radius);
+        for (ray, &k) in rays.iter().zip(&ends) {
+            let end = c + ray.dir * ray.sample(k);
             if boundary.last() != Some(&end) {
                 boundary.push(end);
             }
@@ -408,72 +422,4 @@ impl Settlements {
         }
         Some(rays)
     }
-}
-
-/// One walked footprint ray: the samples at `reach · k / steps` for `k` in
-/// `1 ..= samples` are dry and passed the step test; `walked` is the last.
-#[derive(Clone, Copy, Debug)]
-struct Ray {
-    dir: DVec2,
-    reach: f64,
-    steps: f64,
-    samples: u32,
-    walked: f64,
-}
-
-impl Ray {
-    /// The distance of sample `k`, exactly as walked.
-    fn sample(&self, k: u32) -> f64 {
-        self.reach * k as f64 / self.steps
-    }
-
-    /// The distance of the last walked sample no farther than `len`, but
-    /// not short of the first one reaching `core` (walked rays all reach it).
-    /// At most `samples` steps.
-    fn sample_at_most(&self, len: f64, core: f64) -> f64 {
-        let mut k = self.samples;
-        while k > 1 && self.sample(k) > len && self.sample(k - 1) >= core {
-            k -= 1;
-        }
-        self.sample(k)
-    }
-}
-
-/// Passes of the `[1, 2, 1] / 4` filter that round a footprint's corners.
-const ROUNDING_PASSES: usize = 3;
-
-/// Smoothed ray lengths, never longer than `limits` (so a ray never passes
-/// where its walk stopped). First the largest lengths whose neighbours
-/// differ by at most `slope` per ray, around the circle: a lone long ray
-/// (spike) is cut down to its neighbours' level, a lone short ray (slit)
-/// opens into a bay whose sides rise by `slope` per ray, and no two
-/// neighbouring rays leave a long saw-tooth edge between them. Then a few
-/// passes of a `[1, 2, 1] / 4` filter (still capped by `limits`) round the
-/// corners that leaves. `O(n²)`, deterministic.
-pub(crate) fn smooth_rays(limits: &[f64], slope: f64) -> Vec<f64> {
-    let n = limits.len();
-    let mut r: Vec<f64> = (0..n)
-        .map(|i| {
-            (0..n)
-                .map(|j| {
-                    let d = i.abs_diff(j);
-                    limits[j] + slope * d.min(n - d) as f64
-                })
-                .fold(f64::INFINITY, f64::min)
-        })
-        .collect();
-    for _ in 0..ROUNDING_PASSES {
-        r = (0..n)
-            .map(|i| {
-                let mean = (r[(i + n - 1) % n] + 2.0 * r[i] + r[(i + 1) % n]) / 4.0;
-                mean.min(limits[i])
-            })
-            .collect();
-    }
-    r
-}
-
-/// Whether ground of height `h` is dry (a NaN height is not).
-fn dry(h: f64, shore: f64) -> bool {
-    h >= shore
 }

@@ -98,8 +98,10 @@ pub struct Streets {
     /// The ring, fixed roads and streets as one planar network (streets
     /// are [`RoadClass::Street`]).
     pub network: RoadNetwork,
-    /// The bounded faces of the street graph, counter-clockwise (a point
-    /// repeats where a dead-end street enters a block).
+    /// The bounded faces of the street graph, counter-clockwise, less the
+    /// obstacles inside them (a point repeats where a dead-end street
+    /// enters a block, and at both ends of a bridge to an obstacle's
+    /// outline).
     pub blocks: Vec<Vec<DVec2>>,
     /// Per block, per edge `blocks[b][i] → blocks[b][i + 1]` (cyclic), the
     /// width of the road along it.
@@ -116,7 +118,9 @@ impl Streets {
     /// network is styled by `style` (obstacle outlines are never roads),
     /// blocks are the bounded faces but those bounded by obstacle outlines
     /// alone (the obstacles' insides). A block along a shore keeps the
-    /// shore as an edge of width 0.
+    /// shore as an edge of width 0; an obstacle outline inside a block that
+    /// no street reaches is cut out of it (the block's ring runs to it along
+    /// a bridge, around it clockwise and back, all of width 0).
     pub fn from_graph(
         graph: &PlanarGraph,
         obstacles: Vec<Vec<DVec2>>,
@@ -145,14 +149,22 @@ impl Streets {
         let network = RoadNetwork::from_graph(&graph, style);
         let label = |e: u32| graph.edges()[e as usize].label;
         let width = |e: u32| style(label(e)).map_or(0.0, |s| s.1);
-        let faces: Vec<Face> = (graph.faces().into_iter())
-            .filter(|f| !f.is_outer() && !f.edges.iter().all(|&(e, _)| label(e) == obstacle))
+        let only_obstacles = |f: &Face| f.edges.iter().all(|&(e, _)| label(e) == obstacle);
+        // Obstacle outlines no street reaches: their outer walks, cut out
+        // of the blocks holding them below.
+        let (faces, holes): (Vec<Face>, Vec<Face>) = (graph.faces().into_iter())
+            .filter(|f| !only_obstacles(f) || f.area < 0.0)
+            .partition(|f| !f.is_outer() && !only_obstacles(f));
+        let holes: Vec<Vec<DVec2>> = (holes.iter())
+            .filter(|f| f.area < 0.0 && only_obstacles(f))
+            .map(|f| graph.face_polygon(f))
             .collect();
-        let blocks = faces.iter().map(|f| graph.face_polygon(f)).collect();
-        let block_widths = faces
+        let mut blocks: Vec<Vec<DVec2>> = faces.iter().map(|f| graph.face_polygon(f)).collect();
+        let mut block_widths: Vec<Vec<f64>> = faces
             .iter()
             .map(|f| f.edges.iter().map(|&(e, _)| width(e)).collect())
             .collect();
+        super::holes::cut_holes(&mut blocks, &mut block_widths, &holes);
         Self {
             network,
             blocks,
@@ -212,6 +224,22 @@ mod tests {
         }
         let s = Streets::from_graph(&h, vec![], EdgeRole::default_style);
         assert_eq!(s.blocks.len(), 2);
+        // The pond is cut out of its block, along a bridge of width 0.
+        let areas: Vec<f64> = s
+            .blocks
+            .iter()
+            .map(|b| crate::city::polygon::signed_area(b))
+            .collect();
+        assert!(
+            (areas.iter().sum::<f64>() - (100.0 * 100.0 - 200.0)).abs() < 1e-9,
+            "{areas:?}"
+        );
+        let east = (s.blocks.iter()).position(|b| b.len() > 4).unwrap();
+        assert_eq!(s.blocks[east].len(), 4 + 3 + 2);
+        assert_eq!(
+            s.block_widths[east].iter().filter(|&&w| w == 0.0).count(),
+            5
+        );
         assert!(
             s.blocks
                 .iter()

@@ -369,36 +369,6 @@ fn city_ground_lays_town_without_trees_or_buildings() {
     assert_eq!(overlay.city_at(city.centre), Some(&city));
 }
 
-/// A one-off timing: `cargo test --release --no-default-features --lib
-/// city::tests::timing -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn timing() {
-    let t = Terrain::default();
-    let s = layer();
-    for (min, max) in [
-        (v(0.0, 0.0), v(10_000.0, 10_000.0)),
-        (v(-5000.0, -5000.0), v(5000.0, 5000.0)),
-        WIDE,
-    ] {
-        let start = std::time::Instant::now();
-        let n = s.cities_in(&t, min, max).len();
-        println!("{min} .. {max}: {n} cities in {:?}", start.elapsed());
-    }
-    // Density and styles over 240 × 240 km (1600 cells).
-    let cities = s.cities_in(&t, v(-120e3, -120e3), v(120e3, 120e3));
-    let planned = cities
-        .iter()
-        .filter(|c| c.style == CityStyle::Planned)
-        .count();
-    let area: f64 = cities.iter().map(City::area).sum::<f64>() / cities.len() as f64;
-    println!(
-        "240 × 240 km: {} cities ({planned} planned), mean footprint {:.2} km²",
-        cities.len(),
-        area / 1e6
-    );
-}
-
 #[test]
 fn far_away_cities_keep_simple_boundaries() {
     // Out to 4·10¹⁵ m, where an f64 step is half a metre.
@@ -416,35 +386,9 @@ fn far_away_cities_keep_simple_boundaries() {
     assert!(n > 10, "{n}");
 }
 
-/// A one-off cost of the overlay: `cargo test --release --no-default-features
-/// --lib city::tests::overlay_timing -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn overlay_timing() {
-    let t = Arc::new(Terrain::default());
-    let cities = layer().cities_in(&t, WIDE.0, WIDE.1);
-    let overlay = CityGround::new(cities.clone());
-    let c = &cities[0];
-    let (lo, hi) = (c.centre - 3000.0, c.centre + 3000.0);
-    let pts: Vec<DVec2> = (0..1_000_000)
-        .map(|k| lo + (hi - lo) * v((k % 1000) as f64 / 1000.0, (k / 1000) as f64 / 1000.0))
-        .collect();
-    use crate::terrain::Overlay;
-    let start = std::time::Instant::now();
-    let n = pts.iter().filter(|p| overlay.covers(**p)).count();
-    println!("covers: {n} of 1e6 in {:?}", start.elapsed());
-    let ground = LaidGround::new(t.clone()).with(LaidKind::Town, Arc::new(overlay));
-    let start = std::time::Instant::now();
-    let s: f64 = pts.iter().map(|p| t.terra(p.x, p.y).height).sum();
-    println!("bare terra: {:?} ({s})", start.elapsed());
-    let start = std::time::Instant::now();
-    let s: f64 = pts.iter().map(|p| ground.terra(p.x, p.y).height).sum();
-    println!("laid terra: {:?} ({s})", start.elapsed());
-}
-
 #[test]
 fn ray_smoothing_cuts_spikes_opens_slits_and_never_passes_a_limit() {
-    use super::settlements::smooth_rays;
+    use super::rays::smooth_rays;
     let mut limits = vec![1000.0; 48];
     limits[5] = 3000.0; // a spike
     limits[20] = 150.0; // a slit (water or a cliff)
@@ -469,4 +413,31 @@ fn ray_smoothing_cuts_spikes_opens_slits_and_never_passes_a_limit() {
     let wild: Vec<f64> = (0..48).map(|i| 300.0 + 50.0 * (i % 7) as f64).collect();
     let kept = smooth_rays(&wild, 1e9);
     assert!(kept.iter().zip(&wild).all(|(k, w)| k <= w));
+}
+
+/// Every footprint edge of the cities around the reference lakes is dry at
+/// samples at most 2 m apart (city (2, 1)'s ring once crossed a lake).
+#[test]
+fn footprint_edges_stay_on_dry_ground() {
+    let t = Terrain::default();
+    let lake = t.params().lake_level;
+    let cities = layer().cities_in(&t, v(0.0, -6000.0), v(24_000.0, 18_000.0));
+    assert!(cities.iter().any(|c| c.id == (2, 1)), "{cities:?}");
+    for c in &cities {
+        let n = c.boundary.len();
+        for i in 0..n {
+            let (a, b) = (c.boundary[i], c.boundary[(i + 1) % n]);
+            let k = (a.distance(b) / 2.0).ceil().max(1.0);
+            let wet = (0..=k as u32)
+                .map(|j| a.lerp(b, j as f64 / k))
+                .filter(|q| t.height(q.x, q.y) < lake)
+                .count();
+            assert_eq!(
+                wet, 0,
+                "city {:?}: edge {a} -> {b} has {wet} wet samples",
+                c.id
+            );
+        }
+        assert!(is_simple(&c.boundary) && c.area() > 0.0 && c.contains(c.centre));
+    }
 }

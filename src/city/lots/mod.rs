@@ -43,10 +43,12 @@ mod inset;
 mod parcel;
 mod ribbons;
 mod shape;
+mod simplify;
 #[cfg(test)]
 mod tests;
 
 pub use building::MAX_FOOTPRINT_VERTICES;
+pub use simplify::{SIMPLIFY_ABOVE, TOLERANCE as SIMPLIFY_TOLERANCE};
 
 use super::Streets;
 use super::polygon::signed_area;
@@ -61,6 +63,10 @@ use serde::{Deserialize, Serialize};
 pub const MAX_LOTS: u32 = 10_000_000;
 /// Blocks with more vertices than this are skipped.
 pub const MAX_BLOCK_VERTICES: usize = 100_000;
+/// Blocks with more vertices than this once simplified (see
+/// [`SIMPLIFY_ABOVE`]) are skipped: the cuts cost about the square of a
+/// block's vertex count, and this many take well under a second.
+pub const MAX_SIMPLIFIED_VERTICES: usize = 2048;
 
 /// How blocks become lots and buildings. `Default` suits a European town.
 ///
@@ -229,6 +235,9 @@ impl LotSummary {
 /// block order). Empty when the parameters do not validate or the streets
 /// hold a non-finite point or width; blocks that are not finite, not
 /// counter-clockwise or larger than [`MAX_BLOCK_VERTICES`] are skipped.
+/// Blocks of more than [`SIMPLIFY_ABOVE`] vertices are simplified first
+/// (runs of nearly straight edges merged within [`SIMPLIFY_TOLERANCE`]);
+/// those still above [`MAX_SIMPLIFIED_VERTICES`] are skipped too.
 pub fn subdivide(streets: &Streets, params: &LotParams) -> Vec<Lot> {
     let mut lots = Vec::new();
     if params.validate().is_err() {
@@ -256,20 +265,39 @@ pub fn subdivide(streets: &Streets, params: &LotParams) -> Vec<Lot> {
         {
             continue;
         }
+        let seed = block_seed(block, params.seed);
+        let mut widths = streets.block_widths.get(b).map(Vec::as_slice);
+        let simplified;
+        let block = if block.len() > SIMPLIFY_ABOVE {
+            simplified = simplify::simplify(block, widths);
+            widths = simplified.1.as_deref();
+            &simplified.0
+        } else {
+            block
+        };
+        if block.len() > MAX_SIMPLIFIED_VERTICES {
+            continue;
+        }
         let near = ribbons.near(block);
         let (lo, hi) = crate::geom::bounds(block);
         let obs: Vec<&[DVec2]> = (obstacles.iter())
             .filter(|((olo, ohi), _)| olo.cmple(hi).all() && ohi.cmpge(lo).all())
             .map(|o| o.1)
             .collect();
-        let mut rng = ChaCha8Rng::seed_from_u64(block_seed(block, params.seed));
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut rings = Vec::new();
-        let widths = streets.block_widths.get(b).map(Vec::as_slice);
         for piece in inset::inset(block, widths, &near, &obs) {
             parcel::split(piece, params, &mut rng, &mut rings, cap - lots.len());
         }
         for ring in rings {
-            let building = building::footprint(&ring, &near, params).map(|footprint| {
+            let local;
+            let near = if near.len() > MANY_RIBBONS {
+                local = within_reach(&near, &ring.pts, params.setback);
+                &local
+            } else {
+                &near
+            };
+            let building = building::footprint(&ring, near, params).map(|footprint| {
                 let c = footprint.iter().sum::<DVec2>() / footprint.len() as f64;
                 Building {
                     height: params.height_at(c),
@@ -284,6 +312,24 @@ pub fn subdivide(streets: &Streets, params: &LotParams) -> Vec<Lot> {
         }
     }
     lots
+}
+
+/// Ribbons near a block above which each lot's building looks only at
+/// those within its reach ([`within_reach`]).
+const MANY_RIBBONS: usize = 256;
+
+/// The ribbons of `near` whose box comes within their half width plus
+/// `extra` of the box of `poly`: all that keeping a shape inside `poly`
+/// `extra` clear of the ribbons can meet.
+fn within_reach(near: &[ribbons::Ribbon], poly: &[DVec2], extra: f64) -> Vec<ribbons::Ribbon> {
+    let (lo, hi) = crate::geom::bounds(poly);
+    (near.iter())
+        .filter(|r| {
+            let reach = DVec2::splat(r.half + extra + 1e-6);
+            r.a.min(r.b).cmplt(hi + reach).all() && r.a.max(r.b).cmpgt(lo - reach).all()
+        })
+        .copied()
+        .collect()
 }
 
 /// A block's seed: its vertices' mean (to the centimetre) and count, hashed

@@ -165,17 +165,10 @@ fn connected(s: &Streets) -> bool {
     (0..g.node_count() as u32).all(|n| !road(n) || Some(parts[n as usize]) == first)
 }
 
-/// The blocks' areas, less the holes in them (obstacle outlines no street
-/// reaches), add up to the ring's, less the obstacles inside it.
+/// The blocks' areas (obstacle outlines no street reaches are cut out of
+/// them) add up to the ring's, less the obstacles inside it.
 fn tiles(s: &Streets, ring: &[DVec2]) -> bool {
-    let g = &s.graph;
-    let parts = g.components();
-    let main = parts[0];
-    let holes: f64 = (g.faces().iter())
-        .filter(|f| f.is_outer() && parts[f.nodes[0] as usize] != main)
-        .map(|f| -f.area)
-        .sum();
-    let sum: f64 = s.blocks.iter().map(|b| signed_area(b)).sum::<f64>() - holes;
+    let sum: f64 = s.blocks.iter().map(|b| signed_area(b)).sum::<f64>();
     let inside: f64 = (s.obstacles.iter())
         .filter(|o| o.iter().all(|&p| polygon_contains(ring, p)))
         .map(|o| signed_area(o).abs())

@@ -128,3 +128,87 @@ fn lakes_are_kept_out_of_lots() {
     assert!(check(&s, &p, &lots) >= 0.7);
     assert!(lots.len() >= 8);
 }
+
+/// A ring road of `n` points around an ellipse of 300 × 240 m: one block.
+fn fine_ring(n: usize) -> Streets {
+    let mut g = PlanarGraph::new(64.0);
+    for i in 0..n {
+        let a = i as f64 / n as f64 * std::f64::consts::TAU;
+        g.add_node(v(300.0 * a.cos(), 240.0 * a.sin()));
+    }
+    for i in 0..n {
+        g.add_edge(i as u32, ((i + 1) % n) as u32, EdgeRole::Ring.label());
+    }
+    Streets::from_graph(&g, vec![], EdgeRole::default_style)
+}
+
+/// A block of 100,000 vertices (once over a minute) is simplified first:
+/// its lots are about those of a coarse twin, and keep every invariant.
+#[test]
+fn a_finely_sampled_block_is_cut_like_a_coarse_one() {
+    let p = LotParams::default();
+    let fine = fine_ring(100_000);
+    assert_eq!(fine.blocks.len(), 1);
+    assert!(fine.blocks[0].len() > MAX_SIMPLIFIED_VERTICES);
+    let lots = subdivide(&fine, &p);
+    let twin = fine_ring(720);
+    let coarse = subdivide(&twin, &p);
+    let (a, b) = (lots.len() as f64, coarse.len() as f64);
+    assert!(a > 50.0 && (a - b).abs() <= 0.1 * b, "{a} vs {b}");
+    // Every lot is simple, inside the ring and off its ribbon (half of 8 m;
+    // the twin's ring is within 3 mm of the fine one).
+    let ring = &twin.blocks[0];
+    for lot in &lots {
+        assert!(simple(&lot.polygon) && signed_area(&lot.polygon) > 0.0);
+        for &q in &lot.polygon {
+            assert!(polygon::polygon_contains(ring, q), "{q}");
+            let d = (0..ring.len())
+                .map(|i| crate::geom::distance_to_segment(q, ring[i], ring[(i + 1) % ring.len()]))
+                .fold(f64::INFINITY, f64::min);
+            assert!(d >= 4.0 - 0.01, "{q}: {d}");
+        }
+    }
+}
+
+/// A block that stays large once simplified (a saw tooth of 10,000 teeth)
+/// is skipped, quickly.
+#[test]
+fn a_block_too_detailed_to_simplify_is_skipped() {
+    let mut nodes: Vec<(f64, f64)> = (0..=20_000)
+        .map(|i| (i as f64 * 0.1, if i % 2 == 0 { 0.0 } else { 1.0 }))
+        .collect();
+    nodes.extend([(2000.0, 300.0), (0.0, 300.0)]);
+    let n = nodes.len();
+    let s = streets(&nodes, &ring(0, n), vec![]);
+    assert_eq!(s.blocks.len(), 1);
+    assert!(subdivide(&s, &LotParams::default()).is_empty());
+}
+
+/// A lake no street reaches, inside a block: the block excludes it and no
+/// lot lies on it.
+#[test]
+fn a_lake_inside_a_block_is_cut_out_of_it() {
+    let lake = circle(v(60., 60.), 25.0);
+    let mut nodes: Vec<(f64, f64)> = vec![(0., 0.), (120., 0.), (120., 120.), (0., 120.)];
+    // The lake's outline, clockwise, as obstacle edges.
+    nodes.extend(lake.iter().rev().map(|p| (p.x, p.y)));
+    let mut edges = ring(0, 4);
+    edges.extend((0..24).map(|i| (4 + i, 4 + (i + 1) % 24, EdgeRole::Obstacle)));
+    let s = streets(&nodes, &edges, vec![lake.clone()]);
+    assert_eq!(s.blocks.len(), 1);
+    let area = signed_area(&s.blocks[0]);
+    assert!(
+        (area - (120.0 * 120.0 - signed_area(&lake))).abs() < 1e-6,
+        "{area}"
+    );
+    let p = LotParams::default();
+    let lots = subdivide(&s, &p);
+    assert!(lots.len() >= 4, "{}", lots.len());
+    check(&s, &p, &lots);
+    for l in &lots {
+        let c = l.polygon.iter().sum::<DVec2>() / l.polygon.len() as f64;
+        assert!(!polygon::polygon_contains(&lake, c), "{c}");
+        let (_, inside) = outside_inside(&l.polygon, &lake);
+        assert!(inside < 1e-3, "{inside}");
+    }
+}

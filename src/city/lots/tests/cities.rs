@@ -21,7 +21,9 @@ fn random_street_graphs_keep_every_invariant() {
 }
 
 /// The planar generator's reference city (the `city` bench's ellipse, with
-/// its many dead ends): slow in debug, so run it with `--release --ignored`.
+/// its many dead ends): slow in debug, so run it with `--release --ignored`
+/// (`cargo test --release --no-default-features --lib the_reference_planar_city
+/// -- --ignored`: under a second).
 #[test]
 #[ignore]
 fn the_reference_planar_city_keeps_every_invariant() {
