@@ -12,7 +12,7 @@ pub use mesh::ChunkMesh;
 pub use ribbons::{Ribbons, build_ribbons};
 pub use select::{ChunkKey, select_chunks};
 
-use super::ReliefAssets;
+use crate::plugin::ReliefAssets;
 use super::coords::{FocusState, RenderOrigin, WorldAnchor};
 use super::roads::LaidRoads;
 use super::settings::{TerrainState, ViewSettings};

@@ -2,9 +2,9 @@
 //! chunk's triangles, so the ground never re-meshes when roads are re-laid.
 
 use super::ChunkKey;
-use crate::plugin::coords::to_bevy;
-use crate::plugin::mesh::colored_mesh;
-use crate::plugin::settings::ViewSettings;
+use crate::plugin::stream::coords::to_bevy;
+use crate::plugin::stream::mesh::colored_mesh;
+use crate::plugin::stream::settings::ViewSettings;
 use crate::roads::{RoadClass, RoadLayer};
 use crate::terrain::{StreamLayer, Terrain};
 use bevy::math::{DVec2, DVec3};
