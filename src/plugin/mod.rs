@@ -36,7 +36,9 @@ pub use stream::coords::{
 pub use stream::objects::{CellKey, OBJECT_CELL, ObjectCell, ObjectKind, ReliefObject};
 pub use stream::roads::{LaidRoads, RoadSource};
 pub use stream::settings::{SettingsError, TerrainSettings, TerrainState, ViewSettings};
-pub use stream::tasks::{FewCoresPlugin, Job, ReliefWorkers, single_threaded_schedules};
+pub use stream::tasks::{
+    FewCoresPlugin, Job, ReliefWorkers, relief_task_pools, single_threaded_schedules,
+};
 pub use tools::city_editor::FieldOverlay;
 pub use tools::inspector::{InspectorState, ReliefInspectorPlugin};
 pub use tools::map_overlay::{MapOverlay, ReliefMapPlugin};

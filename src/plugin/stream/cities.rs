@@ -7,13 +7,13 @@
 //! goes; a changed one's mesh is swapped when the new one is ready, so it
 //! never blinks out.
 
-use crate::plugin::ReliefAssets;
 use super::buildings::{MeshLists, add_building};
 use super::coords::{RenderOrigin, WorldAnchor};
 use super::roads::LaidRoads;
 use super::settings::TerrainState;
 use super::tasks::{Job, ReliefWorkers};
 use crate::city::CityLayout;
+use crate::plugin::ReliefAssets;
 use bevy::math::DVec3;
 use bevy::prelude::*;
 use std::collections::BTreeMap;
@@ -171,7 +171,14 @@ pub(crate) fn update_cities(
                 }
             });
             let layout = layout.clone();
-            (cm.pending).insert(id, Keyed { layout, key, item: job });
+            (cm.pending).insert(
+                id,
+                Keyed {
+                    layout,
+                    key,
+                    item: job,
+                },
+            );
         }
     }
     let mut finished = Vec::new();
@@ -219,7 +226,11 @@ mod tests {
         let t = Terrain::default();
         let s = Settlements::new(SettlementParams::default()).unwrap();
         let (min, max) = (DVec2::new(8200.0, 2800.0), DVec2::new(11200.0, 5800.0));
-        let city = s.cities_in(&t, min, max).into_iter().next().expect("a city");
+        let city = s
+            .cities_in(&t, min, max)
+            .into_iter()
+            .next()
+            .expect("a city");
         let layout = lay_out(&city, &t, &[], &CityParams::default()).unwrap();
         assert!(layout.buildings().count() > 0);
         // Another object with the same buildings: the same key.

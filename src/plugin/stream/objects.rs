@@ -13,12 +13,12 @@
 //! keyed on the roads it stands on (their fingerprint), so when roads are
 //! re-laid, exactly the cells whose roads changed are rebuilt.
 
-use crate::plugin::ReliefAssets;
 use super::coords::{FocusState, RenderOrigin, WorldAnchor, to_bevy};
 use super::roads::{LaidRoads, RoadManager};
 use super::settings::TerrainState;
 use super::tasks::{Job, ReliefWorkers};
 use crate::num::hash_unit;
+use crate::plugin::ReliefAssets;
 use crate::terrain::{Feature, LaidGround};
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;

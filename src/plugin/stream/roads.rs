@@ -15,8 +15,8 @@
 use super::coords::FocusState;
 use super::settings::{TerrainSettings, TerrainState};
 use super::tasks::{Job, ReliefWorkers};
-use crate::plugin::{ReliefError, RoadsLaid};
 use crate::city::{CityGround, CityLayout};
+use crate::plugin::{ReliefError, RoadsLaid};
 use crate::roads::{RoadError, RoadGenerator, RoadLayer, RoadNetwork, RoadSystem};
 use crate::terrain::{LaidGround, LaidKind, StreamCache, StreamLayer, Terrain};
 use bevy::math::DVec2;

@@ -3,14 +3,14 @@
 //! add, move, turn and delete them (every edit re-traces the city's
 //! streets), and show the field as a cross-hatch over the ground.
 
+use crate::city::tensor::{BasisField, BasisKind, TensorField};
+use crate::city::{City, CityBases, CityLayout, CityStyle};
+use crate::plugin::ReliefAssets;
+use crate::plugin::stream::coords::RenderOrigin;
 use crate::plugin::stream::coords::WorldAnchor;
 use crate::plugin::stream::mesh::colored_mesh;
 use crate::plugin::stream::roads::LaidRoads;
 use crate::plugin::stream::settings::{TerrainSettings, TerrainState};
-use crate::plugin::ReliefAssets;
-use crate::plugin::stream::coords::RenderOrigin;
-use crate::city::tensor::{BasisField, BasisKind, TensorField};
-use crate::city::{City, CityBases, CityLayout, CityStyle};
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
 use bevy_egui::egui;

@@ -6,9 +6,9 @@
 //! Add [`ReliefInspectorPlugin`] next to `ReliefPlugin` (it adds `EguiPlugin`
 //! and the inspector's config plugin if they are missing). F1 hides it.
 
-use crate::plugin::ReliefStats;
 use super::city_editor::{FieldOverlay, city_section, nearest_city, update_field_overlay};
 use super::editor::{profile_plot, vector_editor};
+use crate::plugin::ReliefStats;
 use crate::plugin::stream::settings::{TerrainSettings, TerrainState};
 use crate::terrain::TerrainParams;
 use bevy::diagnostic::{DiagnosticsStore, FrameTimeDiagnosticsPlugin};
@@ -158,7 +158,8 @@ fn inspector_ui(world: &mut World) {
     let before = settings.clone();
     let mut ist = std::mem::take(&mut *world.resource_mut::<InspectorState>());
     let focus = stats.focus.unwrap_or_default().truncate();
-    let city = (world.get_resource::<crate::plugin::LaidRoads>()).and_then(|l| nearest_city(l, focus));
+    let city =
+        (world.get_resource::<crate::plugin::LaidRoads>()).and_then(|l| nearest_city(l, focus));
     let mut hatch = world.get_resource::<FieldOverlay>().is_some_and(|o| o.on);
 
     egui::Window::new("bevy_relief")

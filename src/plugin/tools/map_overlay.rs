@@ -3,10 +3,10 @@
 //! the roads around and the streams. It is drawn on a worker thread and
 //! redrawn as the player moves or turns.
 
+use crate::map::{MapImage, MapLayers, MapMarker, MapStyle, render_map};
 use crate::plugin::stream::coords::{FocusState, ReliefFocus};
 use crate::plugin::stream::settings::TerrainState;
 use crate::plugin::stream::tasks::{Job, ReliefWorkers};
-use crate::map::{MapImage, MapLayers, MapMarker, MapStyle, render_map};
 use crate::terrain::Stream;
 use bevy::asset::RenderAssetUsages;
 use bevy::math::DVec2;

@@ -251,7 +251,10 @@ fn ribbon(
         // Left, then right.
         for q in [*p - side, *p + side] {
             let z = ground(q) + 1.0;
-            let v = crate::plugin::stream::coords::to_bevy(DVec3::new(q.x - base.x, q.y - base.y, z), DVec2::ZERO);
+            let v = crate::plugin::stream::coords::to_bevy(
+                DVec3::new(q.x - base.x, q.y - base.y, z),
+                DVec2::ZERO,
+            );
             pos.push(v.to_array());
             nor.push([0.0, 1.0, 0.0]);
             col.push([1.0, 0.35, 0.1, 1.0]);
