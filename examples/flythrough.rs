@@ -26,7 +26,7 @@ use bevy::app::{AppExit, ScheduleRunnerPlugin};
 use bevy::math::DVec3;
 use bevy::mesh::MeshPlugin;
 use bevy::prelude::*;
-use bevy_relief::plugin::tasks::{ReliefWorkers, single_threaded_schedules};
+use bevy_relief::plugin::{ReliefWorkers, single_threaded_schedules};
 use bevy_relief::prelude::*;
 use std::time::{Duration, Instant};
 

@@ -19,11 +19,10 @@ use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 use bevy::window::WindowResolution;
 use bevy_egui::input::EguiWantsInput;
-use bevy_relief::plugin::city_editor::FieldOverlay;
-use bevy_relief::plugin::inspector::ReliefInspectorPlugin;
-use bevy_relief::plugin::map_overlay::{MapOverlay, ReliefMapPlugin};
-use bevy_relief::plugin::planner_tool::{PlannerChoice, PlannerTool, ReliefPlannerToolPlugin};
-use bevy_relief::plugin::smoke::is_blank;
+use bevy_relief::plugin::{
+    FieldOverlay, MapOverlay, PlannerChoice, PlannerTool, ReliefInspectorPlugin, ReliefMapPlugin,
+    ReliefPlannerToolPlugin, is_blank,
+};
 use bevy_relief::prelude::*;
 use std::path::PathBuf;
 

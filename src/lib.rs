@@ -44,12 +44,10 @@ pub mod prelude {
     pub use crate::network::{Road, RoadClass, RoadNetwork};
     #[allow(deprecated)]
     pub use crate::plugin::ReliefSet;
-    pub use crate::plugin::coords::{OriginShifted, RenderOrigin};
-    pub use crate::plugin::settings::{TerrainSettings, TerrainState, ViewSettings};
-    pub use crate::plugin::tasks::{FewCoresPlugin, ReliefWorkers};
     pub use crate::plugin::{
-        LaidRoads, ReliefError, ReliefFocus, ReliefPlugin, ReliefPlugins, ReliefStats,
-        ReliefSystems, RoadsLaid, TerrainChunk, TerrainQuery, WorldAnchor,
+        FewCoresPlugin, LaidRoads, OriginShifted, ReliefError, ReliefFocus, ReliefPlugin,
+        ReliefPlugins, ReliefStats, ReliefSystems, ReliefWorkers, RenderOrigin, RoadsLaid,
+        TerrainChunk, TerrainQuery, TerrainSettings, TerrainState, ViewSettings, WorldAnchor,
     };
     pub use crate::roads::RoadGenerator;
     pub use crate::terrain::{Feature, Terra, Terrain, TerrainKind, TerrainParams};

@@ -13,12 +13,13 @@
 //!
 //! [`ReliefPlugin`] adds the whole group.
 
-use super::chunks::{self, ChunkManager};
-use super::coords::{self, FocusState, OriginShifted, RenderOrigin};
-use super::settings::{self, TerrainSettings, TerrainState};
+use super::stream::chunks::{self, ChunkManager};
+use super::stream::coords::{self, FocusState, OriginShifted, RenderOrigin};
+use super::stream::settings::{self, TerrainSettings, TerrainState};
+use super::stream::{cities, objects, roads};
 use super::{
-    ReliefAssets, ReliefError, ReliefPlugin, ReliefStats, ReliefSystems, RoadsLaid, cities,
-    create_assets, objects, roads, update_stats,
+    ReliefAssets, ReliefError, ReliefPlugin, ReliefStats, ReliefSystems, RoadsLaid, create_assets,
+    update_stats,
 };
 use bevy::app::PluginGroupBuilder;
 use bevy::prelude::*;
@@ -48,8 +49,9 @@ impl PluginGroup for ReliefPlugins {
 }
 
 /// What every part needs: the settings and the terrain built from them, the
-/// laid ground (bare until roads come), the focus and render origin, shared
-/// assets, messages, statistics and the order of [`ReliefSystems`].
+/// laid ground (bare until roads come), the focus (read every frame) and
+/// render origin, shared assets, messages, statistics and the order of
+/// [`ReliefSystems`]. The other parts do nothing without it.
 #[derive(Clone, Debug, Default)]
 pub struct ReliefCorePlugin(pub ReliefPlugin);
 
@@ -58,7 +60,7 @@ impl Plugin for ReliefCorePlugin {
         let state = TerrainState::new(&self.0.settings).unwrap_or_else(|e| {
             error!("ReliefPlugin: {e}; using the reference world");
             let mut s = TerrainState::new(&TerrainSettings::default()).expect("defaults are valid");
-            s.error = Some(e.into());
+            s.settings_error = Some(e);
             s
         });
         let laid = roads::LaidRoads::bare(state.terrain.clone());
@@ -66,14 +68,14 @@ impl Plugin for ReliefCorePlugin {
             .insert_resource(state)
             .insert_resource(laid)
             .insert_resource(self.0.roads.clone())
-            .init_resource::<super::tasks::ReliefWorkers>()
+            .init_resource::<super::stream::tasks::ReliefWorkers>()
             .init_resource::<RenderOrigin>()
             .init_resource::<FocusState>()
             .init_resource::<ReliefStats>()
             .add_message::<OriginShifted>()
             .add_message::<ReliefError>()
             .add_message::<RoadsLaid>()
-            .add_systems(Startup, create_assets)
+            .add_systems(Startup, create_assets.in_set(ReliefSystems::Assets))
             .configure_sets(
                 PostUpdate,
                 (
@@ -91,14 +93,17 @@ impl Plugin for ReliefCorePlugin {
                 PostUpdate,
                 (
                     settings::apply_settings.in_set(ReliefSystems::Settings),
+                    coords::read_focus.in_set(ReliefSystems::Origin),
                     update_stats.in_set(ReliefSystems::Stats),
                 ),
             );
     }
 }
 
-/// The floating origin: reads the [`ReliefFocus`](super::ReliefFocus), moves
-/// the render origin after it and re-places anchored entities.
+/// The floating origin: moves the render origin after the
+/// [`ReliefFocus`](super::ReliefFocus) and re-places anchored entities.
+/// Without it the origin stays put (the world still streams around the
+/// focus, with f32 precision fading far from the start).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ReliefOriginPlugin;
 
@@ -108,20 +113,43 @@ impl Plugin for ReliefOriginPlugin {
             PostUpdate,
             (coords::follow_focus, coords::place_anchored)
                 .chain()
-                .in_set(ReliefSystems::Origin),
+                .after(coords::read_focus)
+                .in_set(ReliefSystems::Origin)
+                .run_if(resource_exists::<TerrainState>),
         );
+    }
+
+    fn finish(&self, app: &mut App) {
+        needs_core(app, "ReliefOriginPlugin");
     }
 }
 
 /// Roads and streams around the focus, from the
-/// [`RoadSource`](super::RoadSource), laid on the ground.
+/// [`RoadSource`](super::RoadSource), laid on the ground. Without it the
+/// ground stays bare and objects do not wait for roads.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ReliefRoadsPlugin;
 
 impl Plugin for ReliefRoadsPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<roads::RoadManager>()
-            .add_systems(PostUpdate, roads::update_roads.in_set(ReliefSystems::Roads));
+        app.init_resource::<roads::RoadManager>().add_systems(
+            PostUpdate,
+            roads::update_roads
+                .in_set(ReliefSystems::Roads)
+                .run_if(resource_exists::<TerrainState>),
+        );
+    }
+
+    fn finish(&self, app: &mut App) {
+        needs_core(app, "ReliefRoadsPlugin");
+    }
+}
+
+/// A part without [`ReliefCorePlugin`] has nothing to work on: its systems
+/// stay idle, and this says why.
+fn needs_core(app: &App, part: &str) {
+    if !app.world().contains_resource::<TerrainState>() {
+        error!("{part} needs ReliefCorePlugin (part of ReliefPlugins): it does nothing without it");
     }
 }
 
@@ -144,6 +172,10 @@ impl Plugin for ReliefChunksPlugin {
                 .run_if(resource_exists::<ReliefAssets>),
         );
     }
+
+    fn finish(&self, app: &mut App) {
+        needs_core(app, "ReliefChunksPlugin");
+    }
 }
 
 /// Trees, point features and buildings near the focus, and the cities'
@@ -164,5 +196,9 @@ impl Plugin for ReliefObjectsPlugin {
                     .in_set(ReliefSystems::Objects)
                     .run_if(resource_exists::<ReliefAssets>),
             );
+    }
+
+    fn finish(&self, app: &mut App) {
+        needs_core(app, "ReliefObjectsPlugin");
     }
 }

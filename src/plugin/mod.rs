@@ -1,56 +1,54 @@
 //! The Bevy side: [`ReliefPlugin`] (the plugin group [`ReliefPlugins`])
 //! streams the world around a [`ReliefFocus`].
 //!
-//! - `settings`: [`TerrainSettings`] (live, reflectable) and the terrain built from them;
-//! - `coords`: core ↔ Bevy coordinates and the floating origin;
-//! - `chunks`: the ground as quadtree chunks meshed on worker threads;
-//! - `objects`: trees, point features and buildings near the focus;
-//! - `roads`: the roads (any [`RoadGenerator`])
-//!   and streams around the focus, laid on the ground ([`LaidRoads`]);
-//! - `group`: the plugin group and its parts; `tasks`: the worker threads
-//!   ([`tasks::ReliefWorkers`]) below the frame's priority, and
-//!   [`tasks::FewCoresPlugin`] for machines with two cores or fewer;
-//! - `mesh`, `shapes`: mesh builders; `editor`: egui widgets; `smoke`: CI helpers.
+//! - `group`: the plugin group and its parts;
+//! - `stream`: the streaming core (settings, focus and floating origin,
+//!   roads, chunks, objects, cities, worker threads, mesh builders);
+//! - `tools`: optional plugins: the inspector ([`ReliefInspectorPlugin`]),
+//!   the map overlay ([`ReliefMapPlugin`]) and the road-planner tool
+//!   ([`ReliefPlannerToolPlugin`]).
+//!
+//! Everything a game names is re-exported here; the modules are internal.
 
-pub mod buildings;
-pub mod chunks;
-pub mod cities;
-pub mod city_editor;
-pub mod coords;
-pub mod editor;
-pub mod group;
-pub mod inspector;
-pub mod map_overlay;
-pub mod mesh;
-pub mod objects;
-pub mod planner_tool;
-pub mod roads;
-pub mod settings;
-pub mod shapes;
-pub mod smoke;
-pub mod tasks;
+mod group;
+pub(crate) mod stream;
+pub(crate) mod tools;
 
 use crate::roads::{RoadError, RoadGenerator};
 use crate::terrain::{Feature, LaidGround, ParamError, Terra, Terrain, TerrainParams};
 use bevy::ecs::system::SystemParam;
 use bevy::math::DVec3;
 use bevy::prelude::*;
-use chunks::ChunkManager;
-use coords::{FocusState, RenderOrigin};
-use settings::{SettingsError, TerrainSettings, TerrainState};
 use std::sync::Arc;
+use stream::chunks::ChunkManager;
+use stream::coords::FocusState;
+use stream::{cities, objects, roads, shapes};
 
-pub use chunks::{ChunkKey, TerrainChunk};
-pub use coords::{ReliefFocus, WorldAnchor};
 pub use group::{
     ReliefChunksPlugin, ReliefCorePlugin, ReliefObjectsPlugin, ReliefOriginPlugin, ReliefPlugins,
     ReliefRoadsPlugin,
 };
-pub use roads::{LaidRoads, RoadSource};
+pub use stream::chunks::{ChunkKey, ChunkRoads, ChunkWater, TerrainChunk};
+pub use stream::cities::CityBuildings;
+pub use stream::coords::{
+    OriginShifted, ReliefFocus, RenderOrigin, WorldAnchor, dir_to_bevy, from_bevy, to_bevy,
+};
+pub use stream::objects::{CellKey, OBJECT_CELL, ObjectCell, ObjectKind, ReliefObject};
+pub use stream::roads::{LaidRoads, RoadSource};
+pub use stream::settings::{SettingsError, TerrainSettings, TerrainState, ViewSettings};
+pub use stream::tasks::{
+    FewCoresPlugin, Job, ReliefWorkers, relief_task_pools, single_threaded_schedules,
+};
+pub use tools::city_editor::FieldOverlay;
+pub use tools::inspector::{InspectorState, ReliefInspectorPlugin};
+pub use tools::map_overlay::{MapOverlay, ReliefMapPlugin};
+pub use tools::planner_tool::{PlanSummary, PlannerChoice, PlannerTool, ReliefPlannerToolPlugin};
+pub use tools::smoke::is_blank;
 
-/// Our systems, in the order they run in `PostUpdate` (after game code has
-/// moved the focus in `Update`, before transforms propagate). Order your own
-/// systems around them.
+/// Every system of ours is in one of these sets. The first six run in this
+/// order in `PostUpdate` (after game code has moved the focus in `Update`,
+/// before transforms propagate); the tools' and the start-up's run where
+/// their variant says. Order your own systems around them.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ReliefSystems {
     /// Settings changes rebuild the terrain.
@@ -69,6 +67,27 @@ pub enum ReliefSystems {
     Map,
     /// The inspector window (in the egui pass, with `ReliefInspectorPlugin`).
     Inspector,
+    /// The road-planner tool (in `Update` and the egui pass, with
+    /// `ReliefPlannerToolPlugin`).
+    Planner,
+    /// The shared meshes and materials are made (in `Startup`).
+    Assets,
+}
+
+impl ReliefSystems {
+    /// Every set.
+    pub const ALL: [Self; 10] = [
+        Self::Settings,
+        Self::Origin,
+        Self::Roads,
+        Self::Chunks,
+        Self::Objects,
+        Self::Stats,
+        Self::Map,
+        Self::Inspector,
+        Self::Planner,
+        Self::Assets,
+    ];
 }
 
 /// The old name of [`ReliefSystems`].
@@ -76,7 +95,9 @@ pub enum ReliefSystems {
 pub type ReliefSet = ReliefSystems;
 
 /// Something the world could not do, as a message (also kept in
-/// [`TerrainState::error`] until the next good settings).
+/// [`TerrainState`], one slot per source: [`TerrainState::settings_error`]
+/// until the next good settings, [`TerrainState::roads_error`] until the
+/// next network).
 #[derive(Message, Clone, Debug, PartialEq, thiserror::Error)]
 pub enum ReliefError {
     /// Settings were rejected; the last good world stays.
@@ -149,6 +170,12 @@ pub struct ReliefStats {
     pub roads: usize,
     /// A road network is being generated (objects near the focus wait for it).
     pub roads_pending: bool,
+    /// Cities whose buildings are shown (one mesh each).
+    pub cities: usize,
+    /// City meshes being built.
+    pub cities_pending: usize,
+    /// City meshes built since start.
+    pub city_meshes_built: u64,
 }
 
 /// Adds the Relf world to a Bevy app. `Default` gives the reference world.
@@ -297,31 +324,21 @@ fn create_assets(world: &mut World) {
     world.insert_resource(assets);
 }
 
-/// Removes the finished jobs from `pending` and returns their results
-/// (never blocking).
-fn take_finished<K: Eq + std::hash::Hash, T>(
-    pending: &mut std::collections::HashMap<K, tasks::Job<T>>,
-) -> Vec<T> {
-    let mut done = Vec::new();
-    pending.retain(|_, job| match job.take() {
-        Some(result) => {
-            done.push(result);
-            false
-        }
-        None => true,
-    });
-    done
-}
-
 fn update_stats(
     state: Res<TerrainState>,
     chunks: Option<Res<ChunkManager>>,
     objects: Option<Res<objects::ObjectManager>>,
     roads: Option<Res<roads::RoadManager>>,
+    cities: Option<Res<cities::CityManager>>,
     focus: Res<FocusState>,
     mut stats: ResMut<ReliefStats>,
 ) {
     stats.focus = focus.world;
+    if let Some(cities) = cities {
+        stats.cities = cities.shown_count();
+        stats.cities_pending = cities.pending_count();
+        stats.city_meshes_built = cities.built;
+    }
     if let Some(roads) = roads {
         stats.roads = roads.roads;
         stats.roads_pending = roads.pending();

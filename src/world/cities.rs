@@ -26,6 +26,18 @@ struct Memo {
 }
 
 impl Layouts {
+    /// The layouts `other` made, for a system whose layouts would come out
+    /// the same (see [`RoadSystem::reusing`](super::RoadSystem::reusing)).
+    pub(crate) fn carried_from(other: &Layouts) -> Self {
+        let memo = other.memo.lock().unwrap_or_else(|e| e.into_inner());
+        Self {
+            memo: Mutex::new(Memo {
+                terrain: memo.terrain.clone(),
+                cities: memo.cities.clone(),
+            }),
+        }
+    }
+
     /// The layout of `city` (computed once).
     pub(crate) fn get(
         &self,

@@ -160,9 +160,12 @@ impl RoadSystem {
         })
     }
 
-    /// A road system with these parameters that keeps the highways `old`
-    /// planned when the cities and highway settings are the same (so that
-    /// editing city streets or contour roads live replans no highway).
+    /// A road system with these parameters that keeps what `old` made and
+    /// would make the same: the highways it planned when the settlement and
+    /// highway settings are the same (so that editing city streets or
+    /// contour roads live replans no highway), and with the city settings
+    /// the same too, the cities it laid out (so that editing contour roads
+    /// lays out no city again). Both stay keyed on the terrain.
     pub fn reusing(params: RoadSystemParams, old: &RoadSystem) -> Result<Self, ParamError> {
         let mut new = Self::new(params)?;
         let (a, b) = (&new.params, &old.params);
@@ -172,6 +175,9 @@ impl RoadSystem {
             && a.max_link == b.max_link
         {
             new.highways = Highways::carried_from(&old.highways);
+            if a.cities == b.cities {
+                new.layouts = cities::Layouts::carried_from(&old.layouts);
+            }
         }
         Ok(new)
     }

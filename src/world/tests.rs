@@ -347,3 +347,27 @@ fn highway_extremes_are_refused_naming_the_field() {
     p.highways.step = 150.0;
     RoadSystem::new(p).unwrap();
 }
+
+#[test]
+fn a_system_made_anew_for_contour_edits_keeps_the_laid_out_cities() {
+    let t = Terrain::default();
+    let p = RoadSystemParams {
+        contour_roads: false,
+        ..RoadSystemParams::default()
+    };
+    let old = RoadSystem::new(p.clone()).unwrap();
+    let (min, max) = city_area();
+    let city = (old.settlements().cities_in(&t, min, max).into_iter())
+        .next()
+        .expect("a city");
+    let before = old.layout(&t, &city).unwrap();
+    let mut contour = p.clone();
+    contour.contour.density *= 2.0;
+    let new = RoadSystem::reusing(contour, &old).unwrap();
+    assert!(Arc::ptr_eq(&new.layout(&t, &city).unwrap(), &before));
+    // City settings lay the city out afresh.
+    let mut edited = p;
+    edited.cities.planar.seed += 1;
+    let fresh = RoadSystem::reusing(edited, &old).unwrap();
+    assert!(!Arc::ptr_eq(&fresh.layout(&t, &city).unwrap(), &before));
+}

@@ -4,7 +4,7 @@
 use bevy::math::{DVec2, DVec3};
 use bevy::mesh::MeshPlugin;
 use bevy::prelude::*;
-use bevy_relief::plugin::objects::{ObjectKind, ReliefObject};
+use bevy_relief::plugin::{ObjectKind, ReliefObject};
 use bevy_relief::prelude::*;
 use bevy_relief::terrain::{Overlay, TerrainKind};
 use std::time::{Duration, Instant};
@@ -181,15 +181,8 @@ fn changing_the_settings_regenerates_the_world() {
         .clear();
     app.update();
     let state = app.world().resource::<TerrainState>();
-    assert!(
-        matches!(state.error, Some(ReliefError::Settings(_)))
-            && state
-                .error
-                .as_ref()
-                .unwrap()
-                .to_string()
-                .starts_with("profile")
-    );
+    let e = state.settings_error.as_ref().expect("settings rejected");
+    assert!(e.to_string().starts_with("profile"), "{e}");
     assert_eq!(state.generation, after);
 }
 
@@ -285,9 +278,7 @@ fn roads_are_laid_draped_and_kept_clear() {
     assert_eq!(laid.ground.terra(v.x, v.y).kind, TerrainKind::Road);
     assert_ne!(terrain.terra(v.x, v.y).kind, TerrainKind::Road);
     // Ribbons hang under the chunks near the focus.
-    let mut ribbons = app
-        .world_mut()
-        .query::<&bevy_relief::plugin::chunks::ChunkRoads>();
+    let mut ribbons = app.world_mut().query::<&bevy_relief::plugin::ChunkRoads>();
     assert!(ribbons.iter(app.world()).count() > 0);
     // No tree or feature stands on a road cell.
     let mut q = app.world_mut().query::<&ReliefObject>();
@@ -355,10 +346,8 @@ fn road_settings_apply_live_and_failures_are_reported() {
         s.roads.contour.max_rounds = 100_000;
     }
     run_until(&mut app, "the refusal", |app| {
-        let error = app.world().resource::<TerrainState>().error.clone();
-        error.is_some_and(|e| {
-            matches!(e, ReliefError::Roads(_)) && e.to_string().contains("max_points")
-        })
+        let error = app.world().resource::<TerrainState>().roads_error.clone();
+        error.is_some_and(|e| e.to_string().contains("max_points"))
     });
     run_until(&mut app, "objects without roads", |app| {
         settled(app) && roads(app) == 0
@@ -371,7 +360,7 @@ fn road_settings_apply_live_and_failures_are_reported() {
         .road_radius = 0.0;
     app.update();
     assert!(app.world().resource::<LaidRoads>().ground.is_bare());
-    assert_eq!(app.world().resource::<TerrainState>().error, None);
+    assert_eq!(app.world().resource::<TerrainState>().errors().count(), 0);
 }
 
 #[test]
@@ -409,27 +398,84 @@ fn few_cores_plugin_runs_every_main_schedule_on_the_calling_thread() {
     }
 }
 
-#[test]
-fn plugin_group_parts_can_be_left_out() {
-    use bevy_relief::plugin::ReliefObjectsPlugin;
+/// The world with one part of the group left out.
+fn without<P: Plugin>() -> App {
     let mut app = app_with(
         ReliefPlugin::default()
             .view_distance(1500.0)
+            .object_radius(150.0)
             .plugins()
             .build()
-            .disable::<ReliefObjectsPlugin>(),
+            .disable::<P>(),
     );
     spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
-    run_until(&mut app, "the ground", |app| {
-        let s = app.world().resource::<ReliefStats>();
+    app
+}
+
+/// The world without the floating origin, its focus 5 km east.
+fn without_origin() -> App {
+    let mut app = app_with(
+        ReliefPlugin::default()
+            .view_distance(1500.0)
+            .object_radius(150.0)
+            .plugins()
+            .build()
+            .disable::<bevy_relief::plugin::ReliefOriginPlugin>(),
+    );
+    spawn_focus(&mut app, Vec3::new(5000.0, 600.0, 0.0));
+    app
+}
+
+fn objects(app: &mut App) -> usize {
+    let mut q = app.world_mut().query::<&ReliefObject>();
+    q.iter(app.world()).count()
+}
+
+#[test]
+fn plugin_group_parts_can_be_left_out() {
+    use bevy_relief::plugin::{
+        ReliefChunksPlugin, ReliefCorePlugin, ReliefObjectsPlugin, ReliefRoadsPlugin,
+    };
+    let stats = |app: &App| app.world().resource::<ReliefStats>().clone();
+    // No objects: ground and roads.
+    let mut app = without::<ReliefObjectsPlugin>();
+    run_until(&mut app, "ground and roads", |app| {
+        let s = stats(app);
         s.complete && s.roads > 0
     });
-    let mut q = app.world_mut().query::<&ReliefObject>();
-    assert_eq!(q.iter(app.world()).count(), 0);
-    assert!(
-        !app.world()
-            .contains_resource::<bevy_relief::plugin::objects::ObjectManager>()
-    );
+    assert_eq!(objects(&mut app), 0);
+    // No roads: ground, and objects all the same (they do not wait for
+    // roads that never come).
+    let mut app = without::<ReliefRoadsPlugin>();
+    run_until(&mut app, "ground and objects", |app| {
+        let s = stats(app);
+        s.complete && s.objects > 0 && s.objects_pending == 0
+    });
+    assert!(app.world().resource::<LaidRoads>().ground.is_bare());
+    assert!(objects(&mut app) > 0);
+    // No chunks: roads and objects.
+    let mut app = without::<ReliefChunksPlugin>();
+    run_until(&mut app, "roads and objects", |app| {
+        let s = stats(app);
+        s.roads > 0 && s.objects > 0 && s.objects_pending == 0
+    });
+    assert_eq!(chunk_keys(&mut app).len(), 0);
+    // No floating origin: everything streams around the focus, the origin
+    // stays put.
+    let mut app = without_origin();
+    run_until(&mut app, "the whole world", settled);
+    let s = stats(&app);
+    assert!(s.roads > 0 && s.objects > 0 && s.ground_under_focus);
+    assert_eq!(s.focus.unwrap().truncate(), DVec2::new(5000.0, 0.0));
+    assert_eq!(app.world().resource::<RenderOrigin>().0, DVec2::ZERO);
+    // No core: the other parts have nothing to work on and stay idle (no
+    // panic).
+    let mut app = without::<ReliefCorePlugin>();
+    for _ in 0..5 {
+        app.update();
+    }
+    assert!(!app.world().contains_resource::<TerrainState>());
+    assert_eq!(objects(&mut app), 0);
 }
 
 /// A generator of one straight east–west road through every area, for
@@ -477,9 +523,7 @@ fn a_custom_road_generator_is_laid_and_drawn() {
     );
     assert_eq!(laid.ground.terra(19003.0, 1300.0).kind, TerrainKind::Road);
     // Ribbons hang under the chunks, and no object stands on the road.
-    let mut ribbons = app
-        .world_mut()
-        .query::<&bevy_relief::plugin::chunks::ChunkRoads>();
+    let mut ribbons = app.world_mut().query::<&bevy_relief::plugin::ChunkRoads>();
     assert!(ribbons.iter(app.world()).count() > 0);
     let mut q = app.world_mut().query::<&ReliefObject>();
     for o in q.iter(app.world()) {
@@ -524,7 +568,7 @@ fn cities_are_town_ground_with_highways_and_no_trees() {
     run_until(&mut app, "city buildings", |app| {
         let mut q = app
             .world_mut()
-            .query::<(&bevy_relief::plugin::cities::CityBuildings, &Mesh3d)>();
+            .query::<(&bevy_relief::plugin::CityBuildings, &Mesh3d)>();
         q.iter(app.world()).any(|(b, _)| b.buildings > 100)
     });
     // Objects came, and no tree or village house stands in a city.
@@ -547,15 +591,15 @@ fn cities_are_town_ground_with_highways_and_no_trees() {
 }
 
 /// The planner tool's last road (it must have one, and without an error).
-fn last_road(app: &App) -> bevy_relief::plugin::planner_tool::PlanSummary {
-    use bevy_relief::plugin::planner_tool::PlannerTool;
+fn last_road(app: &App) -> bevy_relief::plugin::PlanSummary {
+    use bevy_relief::plugin::PlannerTool;
     let last = app.world().resource::<PlannerTool>().last.clone();
     last.expect("a road").expect("no planning error")
 }
 
 #[test]
 fn the_planner_tool_plans_and_draws_a_road_and_replans_on_a_change() {
-    use bevy_relief::plugin::planner_tool::{PlannerChoice, PlannerTool, ReliefPlannerToolPlugin};
+    use bevy_relief::plugin::{PlannerChoice, PlannerTool, ReliefPlannerToolPlugin};
     let mut app = app_with((small_world(), ReliefPlannerToolPlugin));
     app.init_resource::<ButtonInput<KeyCode>>();
     spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
@@ -600,4 +644,131 @@ fn the_planner_tool_plans_and_draws_a_road_and_replans_on_a_change() {
         .filter(|n| n.as_str() == "planned road")
         .count();
     assert_eq!(roads, 1, "the old road is replaced");
+}
+
+/// A road source that always fails.
+struct NoRoads;
+
+impl bevy_relief::roads::RoadGenerator for NoRoads {
+    fn generate(
+        &self,
+        _terrain: &Terrain,
+        min: DVec2,
+        max: DVec2,
+    ) -> Result<bevy_relief::network::RoadNetwork, bevy_relief::roads::RoadError> {
+        let size = max - min;
+        Err(bevy_relief::roads::RoadAreaError::TooLarge {
+            width: size.x,
+            height: size.y,
+        }
+        .into())
+    }
+}
+
+#[test]
+fn settings_and_roads_keep_an_error_each() {
+    let mut app = app_with(small_world().with_roads(NoRoads));
+    spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
+    let state = |app: &App| app.world().resource::<TerrainState>().clone();
+    run_until(&mut app, "the roads' error", |app| {
+        state(app).roads_error.is_some()
+    });
+    // Bad settings: their error stands beside the roads'.
+    let good = app.world().resource::<TerrainSettings>().view.clone();
+    app.world_mut()
+        .resource_mut::<TerrainSettings>()
+        .view
+        .view_distance = 1.0;
+    app.update();
+    let s = state(&app);
+    let e = s.settings_error.as_ref().expect("settings rejected");
+    assert!(e.to_string().contains("view.view_distance"), "{e}");
+    assert!(s.roads_error.is_some());
+    assert_eq!(s.errors().count(), 2);
+    // Good settings clear their own error only.
+    app.world_mut().resource_mut::<TerrainSettings>().view = good;
+    app.update();
+    let s = state(&app);
+    assert_eq!(s.settings_error, None);
+    assert!(s.roads_error.is_some());
+    // Roads off: no roads, no roads' error.
+    app.world_mut()
+        .resource_mut::<TerrainSettings>()
+        .view
+        .road_radius = 0.0;
+    app.update();
+    assert_eq!(state(&app).errors().count(), 0);
+}
+
+#[test]
+fn every_system_of_ours_is_in_a_relief_set() {
+    use bevy::ecs::schedule::NodeId;
+    use bevy::ecs::schedule::graph::Direction;
+    use bevy_relief::plugin::ReliefPlannerToolPlugin;
+    let mut app = app_with((small_world(), ReliefPlannerToolPlugin));
+    app.init_resource::<ButtonInput<KeyCode>>();
+    spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
+    app.update();
+    let mut ours = 0;
+    for (label, schedule) in app.world().resource::<Schedules>().iter() {
+        let graph = schedule.graph();
+        // A schedule that ran keeps its systems in its executable.
+        let systems: Vec<_> = match schedule.systems() {
+            Ok(run) => run.collect(),
+            Err(_) => graph.systems.iter().map(|(k, s, _)| (k, s)).collect(),
+        };
+        for (key, system) in systems {
+            let name = system.name().to_string();
+            if !name.starts_with("bevy_relief") {
+                continue;
+            }
+            ours += 1;
+            let in_ours = (graph.hierarchy().graph())
+                .neighbors_directed(NodeId::System(key), Direction::Incoming)
+                .any(|n| match n {
+                    NodeId::Set(k) => graph
+                        .system_sets
+                        .get(k)
+                        .is_some_and(|set| ReliefSystems::ALL.iter().any(|r| set.dyn_eq(r))),
+                    NodeId::System(_) => false,
+                });
+            assert!(in_ours, "{name} (in {label:?}) is in no ReliefSystems set");
+        }
+    }
+    assert!(ours >= 15, "only {ours} systems of ours");
+}
+
+#[test]
+fn a_contour_road_edit_rebuilds_no_city_mesh() {
+    let mut app = app_with(small_world());
+    // Near the city of cell (1, 0), centre about (9850, 4250).
+    spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
+    app.update();
+    app.world_mut().resource_mut::<RenderOrigin>().0 = DVec2::new(9850.0, 5150.0);
+    let stats = |app: &App| app.world().resource::<ReliefStats>().clone();
+    let done = |app: &mut App| {
+        let s = stats(app);
+        settled(app) && s.cities > 0 && s.cities_pending == 0
+    };
+    run_until(&mut app, "roads and city buildings", done);
+    let city_entities = |app: &mut App| {
+        let mut q = app
+            .world_mut()
+            .query_filtered::<Entity, With<bevy_relief::plugin::CityBuildings>>();
+        let mut e: Vec<Entity> = q.iter(app.world()).collect();
+        e.sort();
+        e
+    };
+    let (before, built) = (city_entities(&mut app), stats(&app).city_meshes_built);
+    let version = app.world().resource::<LaidRoads>().version;
+    app.world_mut()
+        .resource_mut::<TerrainSettings>()
+        .roads
+        .contour
+        .density *= 2.0;
+    run_until(&mut app, "the denser roads", |app| {
+        app.world().resource::<LaidRoads>().version > version && done(app)
+    });
+    assert_eq!(stats(&app).city_meshes_built, built);
+    assert_eq!(city_entities(&mut app), before);
 }

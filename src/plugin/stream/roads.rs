@@ -15,9 +15,9 @@
 use super::coords::FocusState;
 use super::settings::{TerrainSettings, TerrainState};
 use super::tasks::{Job, ReliefWorkers};
-use super::{ReliefError, RoadsLaid};
 use crate::city::{CityGround, CityLayout};
 use crate::network::{RoadLayer, RoadNetwork};
+use crate::plugin::{ReliefError, RoadsLaid};
 use crate::roads::{RoadError, RoadGenerator};
 use crate::terrain::{LaidGround, LaidKind, StreamCache, StreamLayer, Terrain};
 use crate::world::{Region, RoadSystem};
@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex};
 const SNAP: f64 = 500.0;
 
 /// The road generator the plugin asks. Set it with
-/// [`ReliefPlugin::with_roads`](super::ReliefPlugin::with_roads); without
+/// [`ReliefPlugin::with_roads`](crate::plugin::ReliefPlugin::with_roads); without
 /// one, the [`RoadSystem`] of [`TerrainSettings::roads`] is used (and
 /// follows that setting live).
 #[derive(Resource, Clone, Default)]
@@ -262,7 +262,7 @@ impl RoadManager {
 /// Starts a new network when the focus moves to another grid square or the
 /// road settings change, and lays finished networks on the ground. A
 /// network that cannot be made is reported (a [`ReliefError`] message and
-/// [`TerrainState::error`]) and laid empty, so that the rest of the world
+/// [`TerrainState::roads_error`]) and laid empty, so that the rest of the world
 /// still comes.
 pub(crate) fn update_roads(
     focus: Res<FocusState>,
@@ -290,6 +290,9 @@ pub(crate) fn update_roads(
         // Roads off: take any laid ones away.
         roads.target = None;
         roads.task = None;
+        if state.roads_error.is_some() {
+            state.roads_error = None;
+        }
         if !laid.ground.is_bare() || laid.region.is_some() {
             let version = laid.version + 1;
             *laid = LaidRoads {
@@ -314,6 +317,9 @@ pub(crate) fn update_roads(
         let current = roads.target.as_ref() == Some(&wanted);
         match result {
             Ok(new) if current => {
+                if state.roads_error.is_some() {
+                    state.roads_error = None;
+                }
                 lay(&state, &mut laid, &mut roads, new);
                 done.write(RoadsLaid {
                     roads: roads.roads,
@@ -323,9 +329,8 @@ pub(crate) fn update_roads(
             Ok(_) => {}
             Err(e) => {
                 warn!("roads: {e}");
-                let e = ReliefError::Roads(e);
-                state.error = Some(e.clone());
-                errors.write(e);
+                state.roads_error = Some(e.clone());
+                errors.write(ReliefError::Roads(e));
                 if current {
                     let region = (wanted.centre - r, wanted.centre + r);
                     lay(&state, &mut laid, &mut roads, Laid::empty(region));
@@ -341,9 +346,8 @@ pub(crate) fn update_roads(
         Err(e) => {
             // Settings are validated first, so this is rare: report it like
             // a failed network.
-            let e = ReliefError::Roads(e);
-            state.error = Some(e.clone());
-            errors.write(e);
+            state.roads_error = Some(e.clone());
+            errors.write(ReliefError::Roads(e));
             return;
         }
     };

@@ -77,6 +77,7 @@ impl MeshLists {
     }
 
     /// Vertices so far.
+    #[cfg(test)]
     pub fn vertex_count(&self) -> usize {
         self.positions.len()
     }

@@ -3,13 +3,14 @@
 //! add, move, turn and delete them (every edit re-traces the city's
 //! streets), and show the field as a cross-hatch over the ground.
 
-use super::coords::WorldAnchor;
-use super::mesh::colored_mesh;
-use super::roads::LaidRoads;
-use super::settings::{TerrainSettings, TerrainState};
-use super::{ReliefAssets, coords::RenderOrigin};
 use crate::city::tensor::{BasisField, BasisKind, TensorField};
 use crate::city::{City, CityBases, CityLayout, CityStyle};
+use crate::plugin::ReliefAssets;
+use crate::plugin::stream::coords::RenderOrigin;
+use crate::plugin::stream::coords::WorldAnchor;
+use crate::plugin::stream::mesh::colored_mesh;
+use crate::plugin::stream::roads::LaidRoads;
+use crate::plugin::stream::settings::{TerrainSettings, TerrainState};
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
 use bevy_egui::egui;
@@ -149,7 +150,7 @@ pub(crate) fn update_field_overlay(
     state: Res<TerrainState>,
     origin: Res<RenderOrigin>,
     assets: Option<Res<ReliefAssets>>,
-    focus: Res<super::coords::FocusState>,
+    focus: Res<crate::plugin::stream::coords::FocusState>,
     mut meshes: ResMut<Assets<Mesh>>,
     mut overlay: ResMut<FieldOverlay>,
 ) {
@@ -216,7 +217,7 @@ fn cross_hatch(field: &TensorField, city: &City, ground: impl Fn(DVec2) -> f64) 
                     for q in [a - side, a + side, b + side, b - side] {
                         let z = ground(q) + 2.0;
                         let v = DVec3::new(q.x - anchor.x, q.y - anchor.y, z);
-                        pos.push(super::coords::to_bevy(v, DVec2::ZERO).to_array());
+                        pos.push(crate::plugin::stream::coords::to_bevy(v, DVec2::ZERO).to_array());
                         nor.push([0.0, 1.0, 0.0]);
                         col.push(color);
                     }

@@ -1,6 +1,7 @@
 //! The live settings (`TerrainSettings`) and the terrain built from them.
 
-use super::ReliefError;
+use crate::plugin::ReliefError;
+use crate::roads::RoadError;
 use crate::terrain::{MAX_SCAN_AREA, ParamError, RonError, Terrain, TerrainParams};
 use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -10,7 +11,7 @@ use thiserror::Error;
 /// Everything a player can tune live: the terrain parameters and how much
 /// of the world is shown. Change it (e.g. in the inspector) and the world
 /// regenerates around the focus; invalid values are reported in
-/// [`TerrainState::error`] and the last good world stays.
+/// [`TerrainState::settings_error`] and the last good world stays.
 #[derive(Resource, Clone, Debug, PartialEq, Default, Reflect, Serialize, Deserialize)]
 #[reflect(Resource)]
 #[serde(default, deny_unknown_fields)]
@@ -191,9 +192,12 @@ pub struct TerrainState {
     pub view: ViewSettings,
     /// Bumped whenever the terrain changes: older chunks are regenerated.
     pub generation: u64,
-    /// Why the latest settings (or the roads made from them) were rejected,
-    /// if they were.
-    pub error: Option<ReliefError>,
+    /// Why the latest settings were rejected, if they were (cleared by the
+    /// next good settings).
+    pub settings_error: Option<SettingsError>,
+    /// Why the roads around the focus could not be made, if they could not
+    /// (cleared by the next network laid, or by turning roads off).
+    pub roads_error: Option<RoadError>,
 }
 
 impl TerrainState {
@@ -206,8 +210,16 @@ impl TerrainState {
             ),
             view: settings.view.clone(),
             generation: 0,
-            error: None,
+            settings_error: None,
+            roads_error: None,
         })
+    }
+
+    /// Every standing error, one per source (settings, then roads).
+    pub fn errors(&self) -> impl Iterator<Item = ReliefError> + '_ {
+        let settings = self.settings_error.clone().map(ReliefError::Settings);
+        let roads = self.roads_error.clone().map(ReliefError::Roads);
+        settings.into_iter().chain(roads)
     }
 }
 
@@ -232,14 +244,13 @@ pub(crate) fn apply_settings(
             if state.view != settings.view {
                 state.view = settings.view.clone();
             }
-            state.error = None;
+            state.settings_error = None;
         }
         Err(e) => {
-            let e = ReliefError::Settings(e);
-            if state.error.as_ref() != Some(&e) {
+            if state.settings_error.as_ref() != Some(&e) {
                 warn!("terrain settings rejected: {e}");
-                state.error = Some(e.clone());
-                errors.write(e);
+                state.settings_error = Some(e.clone());
+                errors.write(ReliefError::Settings(e));
             }
         }
     }

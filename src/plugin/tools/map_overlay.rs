@@ -3,10 +3,10 @@
 //! the roads around and the streams. It is drawn on a worker thread and
 //! redrawn as the player moves or turns.
 
-use super::coords::{FocusState, ReliefFocus};
-use super::settings::TerrainState;
-use super::tasks::{Job, ReliefWorkers};
 use crate::map::{MapImage, MapLayers, MapMarker, MapStyle, render_map};
+use crate::plugin::stream::coords::{FocusState, ReliefFocus};
+use crate::plugin::stream::settings::TerrainState;
+use crate::plugin::stream::tasks::{Job, ReliefWorkers};
 use crate::terrain::Stream;
 use bevy::asset::RenderAssetUsages;
 use bevy::math::DVec2;
@@ -26,7 +26,7 @@ impl Plugin for ReliefMapPlugin {
             Update,
             (toggle_map, update_map)
                 .chain()
-                .in_set(super::ReliefSystems::Map),
+                .in_set(crate::plugin::ReliefSystems::Map),
         );
     }
 }
@@ -78,7 +78,7 @@ fn update_map(
     mut images: ResMut<Assets<Image>>,
     focus: Res<FocusState>,
     state: Res<TerrainState>,
-    laid: Res<super::roads::LaidRoads>,
+    laid: Res<crate::plugin::LaidRoads>,
     workers: Res<ReliefWorkers>,
     camera: Query<&Transform, With<ReliefFocus>>,
 ) {

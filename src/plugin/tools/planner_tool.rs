@@ -7,12 +7,12 @@
 //!
 //! Add [`ReliefPlannerToolPlugin`] next to the inspector (it needs egui).
 
-use super::ReliefAssets;
-use super::coords::WorldAnchor;
-use super::mesh::colored_mesh;
-use super::settings::TerrainState;
-use super::tasks::{Job, ReliefWorkers};
-use super::{ReliefFocus, TerrainQuery};
+use crate::plugin::ReliefAssets;
+use crate::plugin::stream::coords::WorldAnchor;
+use crate::plugin::stream::mesh::colored_mesh;
+use crate::plugin::stream::settings::TerrainState;
+use crate::plugin::stream::tasks::{Job, ReliefWorkers};
+use crate::plugin::{ReliefFocus, TerrainQuery};
 use crate::roads::planner::{
     AStarPlanner, Connexity, CostBreakdown, GameplayParams, PlanError, PlannedRoad, PlannerParams,
     RoadPlanner, SequentialPlanner,
@@ -30,8 +30,16 @@ pub struct ReliefPlannerToolPlugin;
 impl Plugin for ReliefPlannerToolPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<PlannerTool>()
-            .add_systems(Update, (mark_ends, plan, show_road).chain())
-            .add_systems(EguiPrimaryContextPass, planner_ui);
+            .add_systems(
+                Update,
+                (mark_ends, plan, show_road)
+                    .chain()
+                    .in_set(crate::plugin::ReliefSystems::Planner),
+            )
+            .add_systems(
+                EguiPrimaryContextPass,
+                planner_ui.in_set(crate::plugin::ReliefSystems::Planner),
+            );
     }
 }
 
@@ -243,7 +251,10 @@ fn ribbon(
         // Left, then right.
         for q in [*p - side, *p + side] {
             let z = ground(q) + 1.0;
-            let v = super::coords::to_bevy(DVec3::new(q.x - base.x, q.y - base.y, z), DVec2::ZERO);
+            let v = crate::plugin::stream::coords::to_bevy(
+                DVec3::new(q.x - base.x, q.y - base.y, z),
+                DVec2::ZERO,
+            );
             pos.push(v.to_array());
             nor.push([0.0, 1.0, 0.0]);
             col.push([1.0, 0.35, 0.1, 1.0]);

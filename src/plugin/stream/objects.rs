@@ -8,17 +8,17 @@
 //! cell entity (so an origin shift moves one transform per cell). Meshes and
 //! materials are shared per kind, so Bevy batches them. Cells leave (twice
 //! that budget a frame) when the focus is a cell further away than the
-//! radius, so the entity count stays bounded. With roads on, a cell waits
-//! until the roads over it are laid, so nothing stands on a road; a cell is
+//! radius, so the entity count stays bounded. With roads on (the roads
+//! plugin and a road radius), a cell waits until the roads over it are laid, so nothing stands on a road; a cell is
 //! keyed on the roads it stands on (their fingerprint), so when roads are
 //! re-laid, exactly the cells whose roads changed are rebuilt.
 
-use super::ReliefAssets;
 use super::coords::{FocusState, RenderOrigin, WorldAnchor, to_bevy};
-use super::roads::LaidRoads;
+use super::roads::{LaidRoads, RoadManager};
 use super::settings::TerrainState;
 use super::tasks::{Job, ReliefWorkers};
 use crate::num::hash_unit;
+use crate::plugin::ReliefAssets;
 use crate::terrain::{Feature, LaidGround};
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
@@ -176,11 +176,12 @@ fn wanted(key: &CellKey, focus: DVec2, state: &TerrainState, slack: f64) -> bool
     r > 0.0 && key.distance(focus) <= r + slack
 }
 
-/// Whether a cell's objects can be placed now: with roads on, only once the
-/// roads over the whole cell are laid (so that nothing stands on a road).
-fn roads_known(key: &CellKey, state: &TerrainState, laid: &LaidRoads) -> bool {
+/// Whether a cell's objects can be placed now: while roads are being laid
+/// (`roads_on`: a road plugin and a road radius), only once the roads over
+/// the whole cell are (so that nothing stands on a road).
+fn roads_known(key: &CellKey, roads_on: bool, laid: &LaidRoads) -> bool {
     let (lo, hi) = cell_box(key);
-    state.view.road_radius <= 0.0 || laid.covers(lo, hi)
+    !roads_on || laid.covers(lo, hi)
 }
 
 /// A cell's box, grown by the widest road's half width (whatever stands in
@@ -200,11 +201,14 @@ pub(crate) fn request_cells(
     state: Res<TerrainState>,
     laid: Res<LaidRoads>,
     workers: Res<ReliefWorkers>,
+    road_plugin: Option<Res<RoadManager>>,
     mut objects: ResMut<ObjectManager>,
     counts: Query<&Children, With<ObjectCell>>,
 ) {
     let Some(f) = focus.world else { return };
     let f = f.truncate();
+    // Without the roads plugin no roads ever come: objects do not wait.
+    let roads_on = road_plugin.is_some() && state.view.road_radius > 0.0;
     let om = &mut *objects;
     if om.generation != state.generation {
         // New world: everything goes and comes back.
@@ -267,7 +271,7 @@ pub(crate) fn request_cells(
         for x in c0.x as i64..=c1.x as i64 {
             let k = CellKey { x, y };
             if wanted(&k, f, &state, 0.0)
-                && roads_known(&k, &state, &laid)
+                && roads_known(&k, roads_on, &laid)
                 && !om.cells.contains_key(&k)
                 && !om.pending.contains_key(&k)
             {
@@ -277,7 +281,7 @@ pub(crate) fn request_cells(
     }
     want.extend(
         (om.stale.iter())
-            .filter(|k| roads_known(k, &state, &laid) && !om.pending.contains_key(k))
+            .filter(|k| roads_known(k, roads_on, &laid) && !om.pending.contains_key(k))
             .copied(),
     );
     want.sort_by(|a, b| a.distance(f).total_cmp(&b.distance(f)).then(a.cmp(b)));

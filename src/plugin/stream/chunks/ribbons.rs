@@ -3,9 +3,9 @@
 
 use super::ChunkKey;
 use crate::network::{RoadClass, RoadLayer};
-use crate::plugin::coords::to_bevy;
-use crate::plugin::mesh::colored_mesh;
-use crate::plugin::settings::ViewSettings;
+use crate::plugin::stream::coords::to_bevy;
+use crate::plugin::stream::mesh::colored_mesh;
+use crate::plugin::stream::settings::ViewSettings;
 use crate::terrain::{StreamLayer, Terrain};
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;

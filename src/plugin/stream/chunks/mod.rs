@@ -12,11 +12,11 @@ pub use mesh::ChunkMesh;
 pub use ribbons::{Ribbons, build_ribbons};
 pub use select::{ChunkKey, select_chunks};
 
-use super::ReliefAssets;
 use super::coords::{FocusState, RenderOrigin, WorldAnchor};
 use super::roads::LaidRoads;
 use super::settings::{TerrainState, ViewSettings};
 use super::tasks::{Job, ReliefWorkers};
+use crate::plugin::ReliefAssets;
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
 use std::collections::{HashMap, HashSet, VecDeque};

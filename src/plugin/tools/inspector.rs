@@ -6,10 +6,10 @@
 //! Add [`ReliefInspectorPlugin`] next to `ReliefPlugin` (it adds `EguiPlugin`
 //! and the inspector's config plugin if they are missing). F1 hides it.
 
-use super::ReliefStats;
 use super::city_editor::{FieldOverlay, city_section, nearest_city, update_field_overlay};
 use super::editor::{profile_plot, vector_editor};
-use super::settings::{SettingsError, TerrainSettings, TerrainState};
+use crate::plugin::ReliefStats;
+use crate::plugin::stream::settings::{SettingsError, TerrainSettings, TerrainState};
 use crate::terrain::TerrainParams;
 use bevy::diagnostic::{DiagnosticsStore, FrameTimeDiagnosticsPlugin};
 use bevy::prelude::*;
@@ -37,13 +37,13 @@ impl Plugin for ReliefInspectorPlugin {
                 Update,
                 (
                     toggle_inspector,
-                    update_field_overlay.run_if(resource_exists::<super::LaidRoads>),
+                    update_field_overlay.run_if(resource_exists::<crate::plugin::LaidRoads>),
                 )
-                    .in_set(super::ReliefSystems::Inspector),
+                    .in_set(crate::plugin::ReliefSystems::Inspector),
             )
             .add_systems(
                 EguiPrimaryContextPass,
-                inspector_ui.in_set(super::ReliefSystems::Inspector),
+                inspector_ui.in_set(crate::plugin::ReliefSystems::Inspector),
             );
     }
 }
@@ -183,12 +183,13 @@ fn inspector_ui(world: &mut World) {
         .unwrap_or(0.0);
     let entities = world.entities().count_spawned();
     let stats = world.resource::<ReliefStats>().clone();
-    let error = world.resource::<TerrainState>().error.clone();
+    let errors: Vec<_> = world.resource::<TerrainState>().errors().collect();
     let mut settings = world.resource::<TerrainSettings>().clone();
     let before = settings.clone();
     let mut ist = std::mem::take(&mut *world.resource_mut::<InspectorState>());
     let focus = stats.focus.unwrap_or_default().truncate();
-    let city = (world.get_resource::<super::LaidRoads>()).and_then(|l| nearest_city(l, focus));
+    let city =
+        (world.get_resource::<crate::plugin::LaidRoads>()).and_then(|l| nearest_city(l, focus));
     let mut hatch = world.get_resource::<FieldOverlay>().is_some_and(|o| o.on);
 
     egui::Window::new("bevy_relief")
@@ -205,7 +206,7 @@ fn inspector_ui(world: &mut World) {
                 stats.objects,
             ));
             ui.monospace(format!("focus ({:.1}, {:.1}, {:.1})", f.x, f.y, f.z));
-            if let Some(e) = &error {
+            for e in &errors {
                 ui.colored_label(egui::Color32::LIGHT_RED, format!("rejected: {e}"));
             }
             ui.separator();

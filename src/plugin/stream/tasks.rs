@@ -276,7 +276,7 @@ fn enter_idle_class() {
 /// `max_cores` cores. On two cores a system handed to another thread often
 /// waits for that thread to be scheduled, so one thread is faster there
 /// (`examples/flythrough.rs`: README, Performance). Not part of
-/// [`ReliefPlugins`](super::ReliefPlugins): the executor is the app's
+/// [`ReliefPlugins`](crate::plugin::ReliefPlugins): the executor is the app's
 /// choice. Add it after Bevy's plugins.
 #[derive(Clone, Copy, Debug)]
 pub struct FewCoresPlugin {

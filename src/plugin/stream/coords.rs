@@ -81,44 +81,55 @@ pub struct FocusState {
     pub world: Option<DVec3>,
 }
 
-/// Reads the focus, and moves the render origin to it when it has strayed
-/// further than `recenter_distance`: root transforms shift by the same
-/// whole-metre vector, anchored entities are re-placed from f64.
+/// Reads the focus into [`FocusState`] (part of the core: everything else
+/// streams around it, with or without the floating origin).
+pub(crate) fn read_focus(
+    origin: Res<RenderOrigin>,
+    mut focus_state: ResMut<FocusState>,
+    focus: Query<(&Transform, &GlobalTransform, Has<ChildOf>), With<ReliefFocus>>,
+) {
+    let world = focus.iter().next().map(|(tf, gtf, child)| {
+        // A child's own transform is relative to its parent.
+        let render = if child {
+            gtf.translation()
+        } else {
+            tf.translation
+        };
+        origin.to_world(render)
+    });
+    let world = world.filter(|w| w.is_finite());
+    if focus_state.world != world {
+        focus_state.world = world;
+    }
+}
+
+/// Moves the render origin to the focus when it has strayed further than
+/// `recenter_distance`: root transforms shift by the same whole-metre
+/// vector, anchored entities are re-placed from f64.
 pub(crate) fn follow_focus(
     mut origin: ResMut<RenderOrigin>,
-    mut focus_state: ResMut<FocusState>,
+    focus_state: Res<FocusState>,
     state: Res<super::settings::TerrainState>,
     mut q: ParamSet<(
-        Query<(&Transform, &GlobalTransform, Has<ChildOf>), With<ReliefFocus>>,
         Query<&mut Transform, (Without<ChildOf>, Without<WorldAnchor>)>,
         Query<(&WorldAnchor, &mut Transform), Without<ChildOf>>,
     )>,
     mut shifted: MessageWriter<OriginShifted>,
 ) {
-    let focus = q.p0();
-    let Some((tf, gtf, child)) = focus.iter().next() else {
-        focus_state.world = None;
+    let Some(world) = focus_state.world else {
         return;
     };
-    let render = if child {
-        gtf.translation()
-    } else {
-        tf.translation
-    };
-    let world = origin.to_world(render);
-    focus_state.world = world.is_finite().then_some(world);
-    let flat = Vec3::new(render.x, 0.0, render.z);
-    if !world.is_finite() || (flat.length() as f64) < state.view.recenter_distance {
+    if world.truncate().distance(origin.0) < state.view.recenter_distance {
         return;
     }
     let new = DVec2::new(world.x.round(), world.y.round());
     let delta = new - origin.0;
     let render_delta = Vec3::new(delta.x as f32, 0.0, -delta.y as f32);
     origin.0 = new;
-    for mut t in &mut q.p1() {
+    for mut t in &mut q.p0() {
         t.translation -= render_delta;
     }
-    for (a, mut t) in &mut q.p2() {
+    for (a, mut t) in &mut q.p1() {
         t.translation = to_bevy(a.0, new);
     }
     shifted.write(OriginShifted {

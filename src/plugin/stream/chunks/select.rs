@@ -1,6 +1,6 @@
 //! Which chunks to show around the focus: a quadtree, fine near and coarse far.
 
-use crate::plugin::settings::ViewSettings;
+use crate::plugin::stream::settings::ViewSettings;
 use bevy::math::DVec2;
 use bevy::prelude::*;
 

@@ -2,9 +2,9 @@
 //! colours by kind, built off the main thread.
 
 use super::ChunkKey;
-use crate::plugin::coords::to_bevy;
-use crate::plugin::mesh::{SNOW, colored_mesh, kind_color};
-use crate::plugin::settings::ViewSettings;
+use crate::plugin::stream::coords::to_bevy;
+use crate::plugin::stream::mesh::{SNOW, colored_mesh, kind_color};
+use crate::plugin::stream::settings::ViewSettings;
 use crate::terrain::Terrain;
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;

@@ -1,0 +1,248 @@
+//! City buildings around the focus: every city laid with the roads
+//! ([`LaidRoads::layouts`]) gets one entity with one mesh of all its
+//! buildings, built on a worker thread. (Its streets are roads of the laid
+//! network, drawn as ribbons with the other roads.) A mesh is keyed on what
+//! it is built from (the buildings and the terrain), so re-laid roads
+//! rebuild only the cities whose buildings changed. A city no longer laid
+//! goes; a changed one's mesh is swapped when the new one is ready, so it
+//! never blinks out.
+
+use super::buildings::{MeshLists, add_building};
+use super::coords::{RenderOrigin, WorldAnchor};
+use super::roads::LaidRoads;
+use super::settings::TerrainState;
+use super::tasks::{Job, ReliefWorkers};
+use crate::city::CityLayout;
+use crate::plugin::ReliefAssets;
+use bevy::math::DVec3;
+use bevy::prelude::*;
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+/// Marks a city's buildings entity.
+#[derive(Component, Clone, Copy, Debug, Reflect)]
+pub struct CityBuildings {
+    /// The city's id (its settlement cell).
+    pub city: (i64, i64),
+    /// How many buildings the mesh holds.
+    pub buildings: usize,
+}
+
+/// A city's finished buildings mesh.
+struct Built {
+    mesh: Mesh,
+    buildings: usize,
+}
+
+/// What a city's mesh is built from: a hash of its buildings (footprints
+/// and heights) and centre (the mesh's anchor), and the terrain generation
+/// they stand on. Equal keys, equal meshes, whatever layout object brought
+/// them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct MeshKey {
+    content: u64,
+    generation: u64,
+}
+
+impl MeshKey {
+    fn new(layout: &CityLayout, generation: u64) -> Self {
+        let mut h = std::hash::DefaultHasher::new();
+        let c = layout.city.centre;
+        (c.x.to_bits(), c.y.to_bits()).hash(&mut h);
+        for b in layout.buildings() {
+            (b.height.to_bits(), b.footprint.len()).hash(&mut h);
+            for p in &b.footprint {
+                (p.x.to_bits(), p.y.to_bits()).hash(&mut h);
+            }
+        }
+        Self {
+            content: h.finish(),
+            generation,
+        }
+    }
+}
+
+/// A city shown or being built: the layout it was built from and its key.
+struct Keyed<T> {
+    layout: Arc<CityLayout>,
+    key: MeshKey,
+    item: T,
+}
+
+/// City bookkeeping.
+#[derive(Resource, Default)]
+pub struct CityManager {
+    /// Cities shown, with their entity.
+    shown: BTreeMap<(i64, i64), Keyed<Entity>>,
+    /// City meshes being built.
+    pending: BTreeMap<(i64, i64), Keyed<Job<Built>>>,
+    /// The laid-roads version last looked at.
+    version: u64,
+    /// City meshes built since start.
+    pub(crate) built: u64,
+}
+
+impl CityManager {
+    /// Cities shown.
+    pub(crate) fn shown_count(&self) -> usize {
+        self.shown.len()
+    }
+
+    /// City meshes being built.
+    pub(crate) fn pending_count(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// The key of `layout`: hashed anew only for a layout object not
+    /// already shown or pending for its city.
+    fn key(&self, layout: &Arc<CityLayout>, generation: u64) -> MeshKey {
+        let id = layout.city.id;
+        let known = (self.shown.get(&id).map(|k| (&k.layout, k.key)))
+            .into_iter()
+            .chain(self.pending.get(&id).map(|k| (&k.layout, k.key)))
+            .find(|(l, k)| Arc::ptr_eq(l, layout) && k.generation == generation);
+        known.map_or_else(|| MeshKey::new(layout, generation), |(_, k)| k)
+    }
+}
+
+/// Starts meshes for newly laid cities (and cities whose buildings
+/// changed), spawns finished ones, and takes away cities no longer laid.
+pub(crate) fn update_cities(
+    mut commands: Commands,
+    laid: Res<LaidRoads>,
+    state: Res<TerrainState>,
+    workers: Res<ReliefWorkers>,
+    origin: Res<RenderOrigin>,
+    assets: Res<ReliefAssets>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut cities: ResMut<CityManager>,
+) {
+    let cm = &mut *cities;
+    if cm.version != laid.version {
+        cm.version = laid.version;
+        let wanted: BTreeMap<(i64, i64), (&Arc<CityLayout>, MeshKey)> = (laid.layouts.iter())
+            .map(|l| (l.city.id, (l, cm.key(l, state.generation))))
+            .collect();
+        // Gone, or laid anew with other buildings.
+        cm.pending
+            .retain(|id, p| wanted.get(id).is_some_and(|w| w.1 == p.key));
+        let gone: Vec<(i64, i64)> = (cm.shown.keys())
+            .filter(|id| !wanted.contains_key(*id))
+            .copied()
+            .collect();
+        for id in gone {
+            if let Some(s) = cm.shown.remove(&id) {
+                commands.entity(s.item).despawn();
+            }
+        }
+        for (id, (layout, key)) in wanted {
+            if let Some(s) = cm.shown.get_mut(&id)
+                && s.key == key
+            {
+                // The same buildings: the mesh stands (the new layout object
+                // is remembered, so that it is not hashed again).
+                s.layout = layout.clone();
+                cm.pending.remove(&id);
+                continue;
+            }
+            if cm.pending.contains_key(&id) {
+                continue;
+            }
+            let (job_layout, terrain) = (layout.clone(), state.terrain.clone());
+            let job = workers.spawn(move || {
+                let mut m = MeshLists::default();
+                let c = job_layout.city.centre;
+                let anchor = DVec3::new(c.x, c.y, 0.0);
+                let mut n = 0;
+                for b in job_layout.buildings() {
+                    add_building(
+                        &mut m,
+                        &b.footprint,
+                        b.height,
+                        |p| terrain.height(p.x, p.y),
+                        anchor,
+                    );
+                    n += 1;
+                }
+                Built {
+                    mesh: m.into_mesh(),
+                    buildings: n,
+                }
+            });
+            let layout = layout.clone();
+            (cm.pending).insert(
+                id,
+                Keyed {
+                    layout,
+                    key,
+                    item: job,
+                },
+            );
+        }
+    }
+    let mut finished = Vec::new();
+    cm.pending.retain(|id, p| match p.item.take() {
+        Some(built) => {
+            finished.push((*id, p.layout.clone(), p.key, built));
+            false
+        }
+        None => true,
+    });
+    for (id, layout, key, b) in finished {
+        cm.built += 1;
+        let c = layout.city.centre;
+        let anchor = WorldAnchor(DVec3::new(c.x, c.y, 0.0));
+        let mut e = commands.spawn((
+            Name::new(format!("city buildings {id:?}")),
+            CityBuildings {
+                city: id,
+                buildings: b.buildings,
+            },
+            anchor,
+            Transform::from_translation(origin.to_render(anchor.0)),
+            Visibility::Inherited,
+            Mesh3d(meshes.add(b.mesh)),
+        ));
+        if let Some(m) = &assets.vertex {
+            e.insert(MeshMaterial3d(m.clone()));
+        }
+        let item = e.id();
+        if let Some(old) = cm.shown.insert(id, Keyed { layout, key, item }) {
+            commands.entity(old.item).despawn();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::city::{CityParams, SettlementParams, Settlements, lay_out};
+    use crate::terrain::Terrain;
+    use bevy::math::DVec2;
+
+    #[test]
+    fn a_mesh_key_follows_the_buildings_not_the_layout_object() {
+        let t = Terrain::default();
+        let s = Settlements::new(SettlementParams::default()).unwrap();
+        let (min, max) = (DVec2::new(8200.0, 2800.0), DVec2::new(11200.0, 5800.0));
+        let city = s
+            .cities_in(&t, min, max)
+            .into_iter()
+            .next()
+            .expect("a city");
+        let layout = lay_out(&city, &t, &[], &CityParams::default()).unwrap();
+        assert!(layout.buildings().count() > 0);
+        // Another object with the same buildings: the same key.
+        let (a, b) = (Arc::new(layout.clone()), Arc::new(layout.clone()));
+        assert_eq!(MeshKey::new(&a, 3), MeshKey::new(&b, 3));
+        // Another terrain, or one building taller: another key.
+        assert_ne!(MeshKey::new(&a, 3), MeshKey::new(&a, 4));
+        let mut taller = layout;
+        let b = (taller.lots.iter_mut())
+            .find_map(|l| l.building.as_mut())
+            .unwrap();
+        b.height += 1.0;
+        assert_ne!(MeshKey::new(&a, 3), MeshKey::new(&taller, 3));
+    }
+}
