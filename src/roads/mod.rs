@@ -17,6 +17,6 @@ pub use contour::{
 };
 pub use generator::{RoadError, RoadGenerator};
 pub use layer::RoadLayer;
-pub use network::{Junction, PlanarityError, Road, RoadClass, RoadNetwork};
+pub use network::{Junction, PlanarityError, PlanarityFault, Road, RoadClass, RoadNetwork};
 pub use planarize::planarize;
 pub use system::{RoadSystem, RoadSystemParams};
