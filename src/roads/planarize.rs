@@ -30,7 +30,9 @@ const MAX_ROUNDS: usize = 8;
 /// is split there (pieces of under two points are dropped). The result
 /// passes [`RoadNetwork::check_planar_strict`] (mending what rounding breaks
 /// takes a few rounds, at most `MAX_ROUNDS`). The work and memory are
-/// near-linear in the vertices.
+/// near-linear in the vertices, except where many distinct segments overlap
+/// one another along one line: `k` of them cost `k²` (identical ones are
+/// merged first, at no such cost).
 pub fn planarize(networks: Vec<RoadNetwork>) -> RoadNetwork {
     let mut roads: Vec<Road> = Vec::new();
     for road in networks.into_iter().flat_map(|n| n.roads) {
