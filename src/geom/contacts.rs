@@ -63,7 +63,8 @@ fn cell_size(segs: &[Seg], near: f64) -> f64 {
 /// `ends` are `[a0, a1, b0, b1]`. Zero-length and non-finite segments meet
 /// nothing. Stops at the first `Break`. With `once` false, a pair may be
 /// reported from every cell the two share (for a caller that stops at the
-/// first it finds: it is found without delay).
+/// first it finds: it is found without delay). Pairs for which
+/// `skip(a, b)` holds are passed over untested.
 ///
 /// Segments are filed in square cells along them (side: their mean length),
 /// and only segments sharing a cell are compared, one cell at a time, so
@@ -76,6 +77,7 @@ pub fn for_each_meeting<B>(
     near: f64,
     once: bool,
     work: Option<&mut PairWork>,
+    mut skip: impl FnMut((usize, usize), (usize, usize)) -> bool,
     mut f: impl FnMut((usize, usize), (usize, usize), [DVec2; 4], Meeting) -> ControlFlow<B>,
 ) -> ControlFlow<B> {
     let near = if near.is_finite() { near.max(0.0) } else { 0.0 };
@@ -115,6 +117,13 @@ pub fn for_each_meeting<B>(
             for &(_, kb) in &run[n + 1..] {
                 pairs += 1;
                 let sb = segs[kb as usize];
+                let (a, b) = (
+                    (sa.line as usize, sa.seg as usize),
+                    (sb.line as usize, sb.seg as usize),
+                );
+                if skip(a, b) {
+                    continue;
+                }
                 let Some((meeting, at)) = meet(&sa, &sb, near) else {
                     continue;
                 };
@@ -130,10 +139,6 @@ pub fn for_each_meeting<B>(
                     continue;
                 }
                 let ends = [sa.a, sa.b, sb.a, sb.b];
-                let (a, b) = (
-                    (sa.line as usize, sa.seg as usize),
-                    (sb.line as usize, sb.seg as usize),
-                );
                 if let ControlFlow::Break(x) = f(a, b, ends, meeting) {
                     out = ControlFlow::Break(x);
                     break 'cells;
@@ -210,10 +215,17 @@ mod tests {
         let refs: Vec<&[DVec2]> = lines.iter().map(|l| l.as_slice()).collect();
         let mut work = PairWork::default();
         let mut out = Vec::new();
-        let _ = for_each_meeting::<()>(&refs, near, true, Some(&mut work), |a, b, _, _| {
-            out.push((a.0, a.1, b.0, b.1));
-            ControlFlow::Continue(())
-        });
+        let _ = for_each_meeting::<()>(
+            &refs,
+            near,
+            true,
+            Some(&mut work),
+            |_, _| false,
+            |a, b, _, _| {
+                out.push((a.0, a.1, b.0, b.1));
+                ControlFlow::Continue(())
+            },
+        );
         (out, work)
     }
 
@@ -281,10 +293,17 @@ mod tests {
         ];
         let refs: Vec<&[DVec2]> = lines.iter().map(|l| l.as_slice()).collect();
         let mut seen = Vec::new();
-        let _ = for_each_meeting::<()>(&refs, 1.0e-6, true, None, |a, b, _, m| {
-            seen.push((a, b, m));
-            ControlFlow::Continue(())
-        });
+        let _ = for_each_meeting::<()>(
+            &refs,
+            1.0e-6,
+            true,
+            None,
+            |_, _| false,
+            |a, b, _, m| {
+                seen.push((a, b, m));
+                ControlFlow::Continue(())
+            },
+        );
         assert_eq!(seen, vec![((0, 0), (1, 0), Meeting::Near(2))]);
         assert_eq!(all(&lines, 0.0).0, vec![]);
     }

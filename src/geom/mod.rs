@@ -7,14 +7,17 @@
 //! with faces.
 
 mod contacts;
+mod overlaps;
 pub mod planar;
 mod segment_grid;
 mod snap;
 
 pub use contacts::{Meeting, PairWork, for_each_meeting};
+pub use overlaps::keep_first_along_lines;
 pub use planar::{Edge, Face, NodeId, PlanarGraph};
 pub use segment_grid::SegmentGrid;
 pub use snap::{SNAP_DISTANCE, largest_coordinate, snap_groups, snap_tolerance};
+pub(crate) use snap::{find, union};
 
 use glam::DVec2;
 

@@ -110,7 +110,8 @@ pub fn snap_groups(points: &[DVec2]) -> Vec<u32> {
         .collect()
 }
 
-fn find(parent: &mut [u32], mut i: u32) -> u32 {
+/// The root of `i` in a union-find forest (halving the path).
+pub(crate) fn find(parent: &mut [u32], mut i: u32) -> u32 {
     while parent[i as usize] != i {
         let up = parent[parent[i as usize] as usize];
         parent[i as usize] = up;
@@ -119,7 +120,8 @@ fn find(parent: &mut [u32], mut i: u32) -> u32 {
     i
 }
 
-fn union(parent: &mut [u32], a: u32, b: u32) {
+/// Joins the sets of `a` and `b`; the lower root becomes the root.
+pub(crate) fn union(parent: &mut [u32], a: u32, b: u32) {
     let (ra, rb) = (find(parent, a), find(parent, b));
     if ra != rb {
         parent[ra.max(rb) as usize] = ra.min(rb);

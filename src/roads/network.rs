@@ -243,29 +243,36 @@ impl RoadNetwork {
             }
         }
         let lines: Vec<&[DVec2]> = self.roads.iter().map(|r| r.points.as_slice()).collect();
-        let found = for_each_meeting(&lines, 0.0, false, None, |(i, _), (j, _), e, m| {
-            let (at, kind) = match m {
-                Meeting::Touch(Contact::Overlap { t: (lo, _) }) => {
-                    (e[0].lerp(e[1], lo), PlanarityFault::Overlap)
-                }
-                // Touching at a vertex of both is a junction (or the joint
-                // of two consecutive segments).
-                Meeting::Touch(Contact::Point { t, u })
-                    if (t == 0.0 || t == 1.0) && (u == 0.0 || u == 1.0) =>
-                {
-                    return ControlFlow::Continue(());
-                }
-                Meeting::Touch(Contact::Point { t, .. }) => {
-                    (e[0].lerp(e[1], t), PlanarityFault::Crossing)
-                }
-                Meeting::Near(_) => return ControlFlow::Continue(()),
-            };
-            ControlFlow::Break(PlanarityError {
-                roads: (i, j),
-                at,
-                kind,
-            })
-        });
+        let found = for_each_meeting(
+            &lines,
+            0.0,
+            false,
+            None,
+            |_, _| false,
+            |(i, _), (j, _), e, m| {
+                let (at, kind) = match m {
+                    Meeting::Touch(Contact::Overlap { t: (lo, _) }) => {
+                        (e[0].lerp(e[1], lo), PlanarityFault::Overlap)
+                    }
+                    // Touching at a vertex of both is a junction (or the joint
+                    // of two consecutive segments).
+                    Meeting::Touch(Contact::Point { t, u })
+                        if (t == 0.0 || t == 1.0) && (u == 0.0 || u == 1.0) =>
+                    {
+                        return ControlFlow::Continue(());
+                    }
+                    Meeting::Touch(Contact::Point { t, .. }) => {
+                        (e[0].lerp(e[1], t), PlanarityFault::Crossing)
+                    }
+                    Meeting::Near(_) => return ControlFlow::Continue(()),
+                };
+                ControlFlow::Break(PlanarityError {
+                    roads: (i, j),
+                    at,
+                    kind,
+                })
+            },
+        );
         match found {
             ControlFlow::Break(e) => Err(e),
             ControlFlow::Continue(()) => Ok(()),

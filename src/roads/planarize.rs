@@ -4,10 +4,11 @@
 use super::network::point_key;
 use super::{Road, RoadNetwork};
 use crate::geom::{
-    Contact, Meeting, closest_on_segment, for_each_meeting, largest_coordinate, snap_groups,
-    snap_tolerance,
+    Contact, Meeting, closest_on_segment, for_each_meeting, keep_first_along_lines,
+    largest_coordinate, snap_groups, snap_tolerance,
 };
 use glam::DVec2;
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::ops::ControlFlow;
 
@@ -30,9 +31,9 @@ const MAX_ROUNDS: usize = 8;
 /// is split there (pieces of under two points are dropped). The result
 /// passes [`RoadNetwork::check_planar_strict`] (mending what rounding breaks
 /// takes a few rounds, at most `MAX_ROUNDS`). The work and memory are
-/// near-linear in the vertices, except where many distinct segments overlap
-/// one another along one line: `k` of them cost `k²` (identical ones are
-/// merged first, at no such cost).
+/// near-linear in the vertices (memory always; time too unless very many
+/// distinct segments overlap one another along one line: finding which
+/// overlap compares them in pairs).
 pub fn planarize(networks: Vec<RoadNetwork>) -> RoadNetwork {
     let mut roads: Vec<Road> = Vec::new();
     for road in networks.into_iter().flat_map(|n| n.roads) {
@@ -76,13 +77,30 @@ fn snap_vertices(roads: &mut Vec<Road>) {
 }
 
 /// Inserts every contact point (and every vertex within `near` of another
-/// segment) into the segments it lies inside; whether anything was inserted.
-fn insert_contacts(roads: &mut [Road], near: f64) -> bool {
+/// segment) into the segments it lies inside; whether anything changed.
+/// Where segments overlap, only that is mended this round (see
+/// [`keep_first`]).
+fn insert_contacts(roads: &mut Vec<Road>, near: f64) -> bool {
     // (road, segment, parameter, point)
     let mut inserts: Vec<(usize, usize, f64, DVec2)> = Vec::new();
+    // Segments (numbered over all roads) joined where they overlap.
+    let first: Vec<usize> = (roads.iter())
+        .scan(0, |n, r| {
+            Some(std::mem::replace(n, *n + r.points.len() - 1))
+        })
+        .collect();
+    let segments = roads.iter().map(|r| r.points.len() - 1).sum::<usize>() as u32;
+    let overlaps: RefCell<Vec<u32>> = RefCell::new(Vec::new());
+    let id = |(i, s): (usize, usize)| (first[i] + s) as u32;
+    // Two segments already known to lie on one overlapping line need no
+    // test: that line is all this round mends.
+    let known = |a, b| {
+        let mut o = overlaps.borrow_mut();
+        !o.is_empty() && crate::geom::find(&mut o, id(a)) == crate::geom::find(&mut o, id(b))
+    };
     let inside = |v: f64| v > 0.0 && v < 1.0;
     let lines: Vec<&[DVec2]> = roads.iter().map(|r| r.points.as_slice()).collect();
-    let _ = for_each_meeting::<()>(&lines, near, true, None, |(i, s), (j, t), e, m| {
+    let _ = for_each_meeting::<()>(&lines, near, true, None, known, |(i, s), (j, t), e, m| {
         let [a0, a1, b0, b1] = e;
         match m {
             Meeting::Touch(Contact::Point { t: u, u: v }) => {
@@ -95,16 +113,11 @@ fn insert_contacts(roads: &mut [Road], near: f64) -> bool {
                 }
             }
             Meeting::Touch(Contact::Overlap { .. }) => {
-                // Each segment gets the other's ends that lie inside it.
-                for (k, seg, p0, p1, q) in [(i, s, a0, a1, [b0, b1]), (j, t, b0, b1, [a0, a1])] {
-                    for p in q {
-                        let d = p1 - p0;
-                        let v = (p - p0).dot(d) / d.length_squared();
-                        if inside(v) && p != p0 && p != p1 {
-                            inserts.push((k, seg, v, p));
-                        }
-                    }
+                let mut o = overlaps.borrow_mut();
+                if o.is_empty() {
+                    *o = (0..segments).collect();
                 }
+                crate::geom::union(&mut o, id((i, s)), id((j, t)));
             }
             Meeting::Near(end) => {
                 // The end goes into the other segment.
@@ -120,6 +133,11 @@ fn insert_contacts(roads: &mut [Road], near: f64) -> bool {
         }
         ControlFlow::Continue(())
     });
+    let overlaps = overlaps.into_inner();
+    if !overlaps.is_empty() {
+        keep_first(roads, overlaps);
+        return true;
+    }
     if inserts.is_empty() {
         return false;
     }
@@ -144,6 +162,51 @@ fn insert_contacts(roads: &mut [Road], near: f64) -> bool {
         road.points = out;
     }
     true
+}
+
+/// Where segments overlap along a line (`overlaps`: segments over all
+/// roads, joined in a union-find forest where they overlap),
+/// the first keeps each shared stretch, with every segment end on the line
+/// along it as a vertex; the others give it up and are split there. Linear
+/// in the segments, however many overlap one another.
+fn keep_first(roads: &mut Vec<Road>, overlaps: Vec<u32>) {
+    let segs: Vec<(DVec2, DVec2)> = (roads.iter())
+        .flat_map(|r| r.points.windows(2).map(|w| (w[0], w[1])))
+        .collect();
+    let kept = keep_first_along_lines(&segs, overlaps);
+    let mut out = Vec::with_capacity(roads.len());
+    let mut id = 0u32;
+    for road in roads.drain(..) {
+        let mut piece = vec![road.points[0]];
+        let mut flush = |piece: &mut Vec<DVec2>, start: DVec2| {
+            let done = std::mem::replace(piece, vec![start]);
+            if done.len() >= 2 {
+                out.push(Road {
+                    points: done,
+                    ..road.clone()
+                });
+            }
+        };
+        for w in road.points.windows(2) {
+            match kept.binary_search_by_key(&id, |e| e.0) {
+                Err(_) => piece.push(w[1]),
+                Ok(k) => {
+                    for run in &kept[k].1 {
+                        if piece.last() != Some(&run[0]) {
+                            flush(&mut piece, run[0]);
+                        }
+                        piece.extend_from_slice(&run[1..]);
+                    }
+                    if piece.last() != Some(&w[1]) {
+                        flush(&mut piece, w[1]);
+                    }
+                }
+            }
+            id += 1;
+        }
+        flush(&mut piece, DVec2::ZERO);
+    }
+    *roads = out;
 }
 
 /// Splits later roads where they repeat a segment (the same two vertices)
@@ -448,5 +511,63 @@ mod degenerate_tests {
         out.check_planar_strict().unwrap();
         assert_eq!(out.junctions.len(), 2, "{:?}", out.junctions);
         assert_eq!(out.junctions[0].pos, p);
+    }
+}
+
+#[cfg(test)]
+mod overlap_tests {
+    use super::*;
+    use crate::roads::RoadClass;
+
+    #[test]
+    fn roads_along_shared_grid_lines_come_out_planar() {
+        use rand_chacha::ChaCha8Rng;
+        use rand_chacha::rand_core::{RngCore, SeedableRng};
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        for _ in 0..30 {
+            // Walks on a 10 m grid: they share lines, stretches, vertices.
+            let roads: Vec<Road> = (0..8)
+                .map(|_| {
+                    let mut p =
+                        DVec2::new((rng.next_u32() % 6) as f64, (rng.next_u32() % 6) as f64);
+                    let mut points = vec![p * 10.0];
+                    for _ in 0..6 {
+                        let d =
+                            [DVec2::X, DVec2::Y, -DVec2::X, -DVec2::Y][rng.next_u32() as usize % 4];
+                        p += d * (1 + rng.next_u32() % 4) as f64;
+                        points.push(p * 10.0);
+                    }
+                    Road {
+                        points,
+                        class: RoadClass::Street,
+                        width: 6.0,
+                    }
+                })
+                .collect();
+            let length = |rs: &[Road]| {
+                // Total length of the union, on a 1 m raster of segment midpoints.
+                let mut cells: Vec<(i64, i64)> = rs
+                    .iter()
+                    .flat_map(|r| r.points.windows(2))
+                    .flat_map(|w| {
+                        let n = w[0].distance(w[1]).round() as i64;
+                        (0..n).map(move |k| {
+                            let q = w[0].lerp(w[1], (k as f64 + 0.5) / n as f64) * 2.0;
+                            (q.x.round() as i64, q.y.round() as i64)
+                        })
+                    })
+                    .collect();
+                let all = cells.len();
+                cells.sort_unstable();
+                cells.dedup();
+                (cells.len(), all)
+            };
+            let out = planarize(vec![RoadNetwork::from_roads(roads.clone())]);
+            out.check_planar_strict().unwrap();
+            let (union, _) = length(&roads);
+            let (kept, drawn) = length(&out.roads);
+            // The same ground, each metre drawn once.
+            assert_eq!((kept, drawn), (union, union));
+        }
     }
 }
