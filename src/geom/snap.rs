@@ -38,29 +38,36 @@ pub fn snap_groups(points: &[DVec2]) -> Vec<u32> {
     let tol = snap_tolerance(largest_coordinate(points));
     let cell = tol / 2.0;
     let key = |p: DVec2| (floor_i64(p.x / cell), floor_i64(p.y / cell));
-    let order = |i: u32, j: u32| {
-        let (p, q) = (points[i as usize] + 0.0, points[j as usize] + 0.0);
-        p.x.total_cmp(&q.x)
-            .then(p.y.total_cmp(&q.y))
-            .then(i.cmp(&j))
+    // `total_cmp`'s order as integers (−0 taken as +0).
+    let ordered = |v: f64| {
+        let b = (v + 0.0).to_bits() as i64;
+        b ^ (((b >> 63) as u64) >> 1) as i64
     };
-    // Finite points by cell (then position), so a cell is a run.
-    let mut sorted: Vec<((i64, i64), u32)> = (0..points.len() as u32)
+    let order = |i: u32, j: u32| {
+        let (p, q) = (points[i as usize], points[j as usize]);
+        (ordered(p.x), ordered(p.y), i).cmp(&(ordered(q.x), ordered(q.y), j))
+    };
+    // Finite points by cell, then position, so a cell is a run and equal
+    // points are neighbours.
+    let mut sorted: Vec<((i64, i64), i64, i64, u32)> = (0..points.len() as u32)
         .filter(|&i| points[i as usize].is_finite())
-        .map(|i| (key(points[i as usize]), i))
+        .map(|i| {
+            let p = points[i as usize];
+            (key(p), ordered(p.x), ordered(p.y), i)
+        })
         .collect();
-    sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(order(a.1, b.1)));
+    sorted.sort_unstable();
     let mut parent: Vec<u32> = (0..points.len() as u32).collect();
     // Equal points are one from the start; only distinct ones are compared.
-    let same = |a: &((i64, i64), u32), b: &((i64, i64), u32)| {
-        a.0 == b.0 && points[a.1 as usize] + 0.0 == points[b.1 as usize] + 0.0
+    let same = |a: &((i64, i64), i64, i64, u32), b: &((i64, i64), i64, i64, u32)| {
+        (a.0, a.1, a.2) == (b.0, b.1, b.2)
     };
     let mut distinct = Vec::with_capacity(sorted.len());
     for run in sorted.chunk_by(same) {
         for e in &run[1..] {
-            union(&mut parent, run[0].1, e.1);
+            union(&mut parent, run[0].3, e.3);
         }
-        distinct.push(run[0]);
+        distinct.push((run[0].0, run[0].3));
     }
     let mut runs: HashMap<(i64, i64), (usize, usize), FastHash> = HashMap::default();
     let mut start = 0;
