@@ -10,8 +10,8 @@ fn along(p: &DVec2, q: &DVec2) -> Ordering {
     p.x.total_cmp(&q.x).then(p.y.total_cmp(&q.y))
 }
 
-/// For segments `segs`, joined in the union-find forest `parent` (see
-/// [`union`](super::union)) wherever two share a stretch of positive length
+/// For segments `segs`, joined in the union-find forest `parent` (each
+/// entry its parent, roots their own) wherever two share a stretch of positive length
 /// (and so lie exactly on one line), what each joined one keeps: every
 /// stretch covered by several goes to the lowest index. Returns, for each
 /// segment joined to another (ascending), the runs it keeps, in its own
