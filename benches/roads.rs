@@ -17,7 +17,7 @@
 
 mod common;
 
-use bevy_relief::network::RoadNetwork;
+use bevy_relief::network::{RoadNetwork, planarize};
 use bevy_relief::roads::{ContourParams, ContourRoads, RoadAreaError};
 use bevy_relief::terrain::Terrain;
 use common::time_ms;
@@ -47,6 +47,14 @@ fn main() {
     let big = (DVec2::new(15000.0, -4000.0), DVec2::new(25000.0, 6000.0));
     let (ms, _, n) = time_ms(5, || roads.generate(&terrain, big.0, big.1).roads.len());
     println!("contour roads, 10 x 10 km region:               {ms:7.2} ms median of 5 ({n} roads)");
+    // What checking and combining that network costs.
+    let net = roads.generate(&terrain, big.0, big.1);
+    let (ms, _, ok) = time_ms(5, || net.check_planar().is_ok());
+    println!(
+        "check_planar of the 10 x 10 km roads:           {ms:7.2} ms median of 5 (planar: {ok})"
+    );
+    let (ms, _, n) = time_ms(5, || planarize(vec![net.clone()]).roads.len());
+    println!("planarize of the 10 x 10 km roads:              {ms:7.2} ms median of 5 ({n} roads)");
     requests(&terrain);
 }
 

@@ -1,14 +1,23 @@
 //! Plane geometry shared by the terrain overlays and the road generators
 //! (f64, core coordinates): segment contacts decided exactly, cells along
 //! segments, [`group_by_key`] (the counting sort behind the cell indexes),
-//! [`SegmentGrid`], an index of polylines by cell, and [`PlanarGraph`], the
-//! street generators' planar graph with faces.
+//! [`SegmentGrid`], an index of polylines by cell, [`for_each_meeting`]
+//! (which segments touch, near-linearly), [`snap_groups`] (points too close
+//! to tell apart), and [`PlanarGraph`], the street generators' planar graph
+//! with faces.
 
+mod contacts;
+mod overlaps;
 pub mod planar;
 mod segment_grid;
+mod snap;
 
+pub use contacts::{Meeting, PairWork, for_each_meeting};
+pub use overlaps::keep_first_along_lines;
 pub use planar::{Edge, Face, NodeId, PlanarGraph};
 pub use segment_grid::SegmentGrid;
+pub use snap::{SNAP_DISTANCE, largest_coordinate, snap_groups, snap_tolerance};
+pub(crate) use snap::{find, union};
 
 use glam::DVec2;
 

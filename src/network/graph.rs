@@ -1,13 +1,12 @@
 //! The planar road graph every generator produces and the renderer draws.
 
-use crate::geom::{
-    Contact, cells_along_segment, closest_on_segment, segment_contact, segment_meets_rect,
-};
+use crate::geom::{Contact, Meeting, closest_on_segment, for_each_meeting, segment_meets_rect};
 use crate::num::FastHash;
 use glam::DVec2;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fmt::Write;
+use std::ops::ControlFlow;
 
 /// What kind of road, which sets its default width and look.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -89,13 +88,35 @@ pub struct RoadNetwork {
     pub junctions: Vec<Junction>,
 }
 
-/// Where a network is not planar: two roads touch away from a shared vertex.
-#[derive(Clone, Debug, PartialEq)]
+/// Where a network is not planar (see [`RoadNetwork::check_planar`]).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("roads {} and {} are not planar at {at}: {kind}", roads.0, roads.1)]
 pub struct PlanarityError {
-    /// The two roads (indices) and the point where they touch.
+    /// The two roads (indices; the same one twice for a fault of one road).
     pub roads: (usize, usize),
-    /// The touching point.
+    /// Where.
     pub at: DVec2,
+    /// What is wrong there.
+    pub kind: PlanarityFault,
+}
+
+/// What [`RoadNetwork::check_planar`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlanarityFault {
+    /// Two segments cross or touch away from a vertex of both.
+    #[error("they cross or touch away from a shared vertex")]
+    Crossing,
+    /// Two segments run along the same stretch.
+    #[error("they overlap along a stretch")]
+    Overlap,
+    /// Two distinct vertices lie within the snap tolerance
+    /// ([`crate::geom::snap_tolerance`]): too close to tell apart (only
+    /// [`RoadNetwork::check_planar_strict`] looks).
+    #[error("two distinct vertices are closer than the snap tolerance")]
+    CloseVertices,
+    /// A vertex is NaN or infinite.
+    #[error("a vertex is not finite")]
+    NonFinite,
 }
 
 /// Junctions in their canonical order: by their roads, then position.
@@ -206,25 +227,78 @@ impl RoadNetwork {
     /// Checks planarity: wherever two segments (of different roads, or
     /// non-adjacent segments of one road) touch or cross, the point must be a
     /// vertex of both; segments must never overlap along a stretch (two roads
-    /// on one line, or a road turning back on itself). Decided with exact
-    /// predicates; the work is proportional to the roads' length.
+    /// on one line, or a road turning back on itself); every vertex must be
+    /// finite. Contacts are decided with exact predicates; the work and
+    /// memory are near-linear in the vertices (duplicated roads fail at the
+    /// first pair they share).
     pub fn check_planar(&self) -> Result<(), PlanarityError> {
-        for (i, s, j, t) in segment_pairs(&self.roads) {
-            let (a, b) = (&self.roads[i].points, &self.roads[j].points);
-            let (a0, a1, b0, b1) = (a[s], a[s + 1], b[t], b[t + 1]);
-            let at = match segment_contact(a0, a1, b0, b1) {
-                None => continue,
-                Some(Contact::Overlap { t: (lo, _) }) => a0.lerp(a1, lo),
-                // Touching at a vertex of both is a junction (or the joint of
-                // two consecutive segments).
-                Some(Contact::Point { t: u, u: v })
-                    if (u == 0.0 || u == 1.0) && (v == 0.0 || v == 1.0) =>
-                {
-                    continue;
-                }
-                Some(Contact::Point { t: u, .. }) => a0.lerp(a1, u),
-            };
-            return Err(PlanarityError { roads: (i, j), at });
+        for (i, r) in self.roads.iter().enumerate() {
+            if let Some(&at) = r.points.iter().find(|p| !p.is_finite()) {
+                let kind = PlanarityFault::NonFinite;
+                return Err(PlanarityError {
+                    roads: (i, i),
+                    at,
+                    kind,
+                });
+            }
+        }
+        let lines: Vec<&[DVec2]> = self.roads.iter().map(|r| r.points.as_slice()).collect();
+        let found = for_each_meeting(
+            &lines,
+            0.0,
+            false,
+            None,
+            |_, _| false,
+            |(i, _), (j, _), e, m| {
+                let (at, kind) = match m {
+                    Meeting::Touch(Contact::Overlap { t: (lo, _) }) => {
+                        (e[0].lerp(e[1], lo), PlanarityFault::Overlap)
+                    }
+                    // Touching at a vertex of both is a junction (or the joint
+                    // of two consecutive segments).
+                    Meeting::Touch(Contact::Point { t, u })
+                        if (t == 0.0 || t == 1.0) && (u == 0.0 || u == 1.0) =>
+                    {
+                        return ControlFlow::Continue(());
+                    }
+                    Meeting::Touch(Contact::Point { t, .. }) => {
+                        (e[0].lerp(e[1], t), PlanarityFault::Crossing)
+                    }
+                    Meeting::Near(_) => return ControlFlow::Continue(()),
+                };
+                ControlFlow::Break(PlanarityError {
+                    roads: (i, j),
+                    at,
+                    kind,
+                })
+            },
+        );
+        match found {
+            ControlFlow::Break(e) => Err(e),
+            ControlFlow::Continue(()) => Ok(()),
+        }
+    }
+
+    /// [`check_planar`](Self::check_planar), and no two distinct vertices
+    /// closer than the snap tolerance ([`crate::geom::snap_tolerance`]: 1 μm
+    /// for any sensible world), which rounding cannot tell apart: what
+    /// [`planarize`](super::planarize) makes. (Generators' raw output may
+    /// hold such pairs, e.g. a contact point computed twice.)
+    pub fn check_planar_strict(&self) -> Result<(), PlanarityError> {
+        self.check_planar()?;
+        let (points, road): (Vec<DVec2>, Vec<usize>) = (self.roads.iter().enumerate())
+            .flat_map(|(i, r)| r.points.iter().map(move |&p| (p, i)))
+            .unzip();
+        let group = crate::geom::snap_groups(&points);
+        for (k, &g) in group.iter().enumerate() {
+            let rep = points[g as usize];
+            if point_key(rep) != point_key(points[k]) {
+                return Err(PlanarityError {
+                    roads: (road[g as usize].min(road[k]), road[g as usize].max(road[k])),
+                    at: rep,
+                    kind: PlanarityFault::CloseVertices,
+                });
+            }
         }
         Ok(())
     }
@@ -298,36 +372,6 @@ impl std::fmt::Display for Json {
             f.write_str("null")
         }
     }
-}
-
-/// Side of the cells that pair up segments for contact tests, metres.
-const PAIR_CELL: f64 = 32.0;
-
-/// Every pair of segments `(road, segment, road, segment)` that could touch
-/// (their cells along the segments meet), each once, in a fixed order; a
-/// segment is not paired with itself. Work proportional to the roads'
-/// length, and no hash-map order anywhere.
-pub(crate) fn segment_pairs(roads: &[Road]) -> Vec<(usize, usize, usize, usize)> {
-    let mut filed: Vec<((i64, i64), usize, usize)> = Vec::new();
-    for (i, r) in roads.iter().enumerate() {
-        for (s, w) in r.points.windows(2).enumerate() {
-            for c in cells_along_segment(w[0], w[1], PAIR_CELL, 0.0) {
-                filed.push((c, i, s));
-            }
-        }
-    }
-    filed.sort_unstable();
-    let mut pairs = Vec::new();
-    for cell in filed.chunk_by(|a, b| a.0 == b.0) {
-        for (n, &(_, i, s)) in cell.iter().enumerate() {
-            for &(_, j, t) in &cell[n + 1..] {
-                pairs.push((i, s, j, t));
-            }
-        }
-    }
-    pairs.sort_unstable();
-    pairs.dedup();
-    pairs
 }
 
 #[cfg(test)]

@@ -15,6 +15,6 @@ mod planarize;
 
 #[cfg(test)]
 pub(crate) use graph::point_key;
-pub use graph::{Junction, PlanarityError, Road, RoadClass, RoadNetwork};
+pub use graph::{Junction, PlanarityError, PlanarityFault, Road, RoadClass, RoadNetwork};
 pub use layer::RoadLayer;
 pub use planarize::planarize;

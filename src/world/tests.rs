@@ -14,6 +14,8 @@ fn the_system_conforms_and_keeps_contour_roads_out_of_cities() {
     let sys = RoadSystem::new(RoadSystemParams::default()).unwrap();
     let (min, max) = city_area();
     let net = check_conformance(&sys, &t, min, max);
+    // Composed through planarize: no two vertices closer than rounding.
+    net.check_planar_strict().unwrap();
     let class = |c| net.roads.iter().filter(|r| r.class == c).count();
     assert!(
         class(RoadClass::Highway) >= 2,
@@ -245,6 +247,8 @@ fn cities_get_streets_joined_to_their_highways_and_buildings() {
     let sys = RoadSystem::new(p).unwrap();
     let (min, max) = city_area();
     let net = check_conformance(&sys, &t, min, max);
+    // Composed through planarize: no two vertices closer than rounding.
+    net.check_planar_strict().unwrap();
     let layouts = sys.region(&t, min, max).unwrap().layouts;
     assert!(!layouts.is_empty());
     for l in &layouts {
