@@ -235,3 +235,29 @@ fn few_candidates_give_a_sane_road() {
         }
     }
 }
+
+#[test]
+fn a_fine_smoothed_road_is_checked_and_planarized_in_linear_work() {
+    use crate::network::{Road, RoadClass, RoadNetwork, planarize};
+    // The probe's case: 1 m steps, 64 spline points a step — a dense,
+    // wiggly polyline of tens of thousands of points.
+    let t = Terrain::default();
+    let p = PlannerParams {
+        step: 1.0,
+        sample: 0.5,
+        spline_points: 64,
+        ..PlannerParams::default()
+    };
+    let (from, to) = (DVec2::new(8000.0, 3000.0), DVec2::new(7700.0, 3100.0));
+    let road = SequentialPlanner.plan(&t, from, to, &p).unwrap();
+    assert!(road.smoothed.len() > 10_000, "{}", road.smoothed.len());
+    let net = RoadNetwork::from_roads(vec![Road {
+        points: road.smoothed,
+        class: RoadClass::Road,
+        width: 5.0,
+    }]);
+    // Either verdict is fine (a spline may loop); it must come, bounded.
+    let _ = net.check_planar();
+    let flat = planarize(vec![net]);
+    flat.check_planar_strict().unwrap();
+}
