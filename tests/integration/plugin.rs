@@ -182,7 +182,7 @@ fn changing_the_settings_regenerates_the_world() {
     app.update();
     let state = app.world().resource::<TerrainState>();
     let e = state.settings_error.as_ref().expect("settings rejected");
-    assert!(e.to_string().starts_with("profile"), "{e}");
+    assert!(e.to_string().starts_with("params.profile"), "{e}");
     assert_eq!(state.generation, after);
 }
 
