@@ -14,9 +14,9 @@
 //! never fewer entries), so memory stays proportional to the entries
 //! however far apart they lie.
 //!
-//! Growing indexes (filed while they are searched, or undone) keep their own
-//! structures: the contour simulation's cell lists, the tensor tracer's
-//! `Store`, the [`PlanarGraph`](super::PlanarGraph)'s cells.
+//! [`CellLists`] is the growing variant, for indexes filed while they are
+//! searched: a fixed number of cells (numbered by the caller), each a list
+//! of values, newest first, linked through one flat vector.
 
 use glam::DVec2;
 
@@ -217,6 +217,74 @@ impl<T> CellGrid<T> {
     }
 }
 
+/// End of a list in [`CellLists`].
+const END: u32 = u32::MAX;
+
+/// Values filed one by one in a fixed number of cells, each cell a list,
+/// newest first, linked through one flat vector (no allocation per cell).
+/// At most `u32::MAX − 1` values: callers bound their work below that.
+#[derive(Clone, Debug)]
+pub struct CellLists<T> {
+    head: Vec<u32>,
+    /// Each value and the index of the one filed before it in its cell.
+    entries: Vec<(T, u32)>,
+}
+
+impl<T> CellLists<T> {
+    /// Empty lists for cells `0..cells`.
+    pub fn new(cells: usize) -> Self {
+        Self {
+            head: vec![END; cells],
+            entries: Vec::new(),
+        }
+    }
+
+    /// How many values are filed (those unlinked by [`pop`](Self::pop)
+    /// but not given back included).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether none are.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Files `value` in `cell`.
+    #[inline]
+    pub fn push(&mut self, cell: usize, value: T) {
+        debug_assert!(self.entries.len() < END as usize);
+        self.entries.push((value, self.head[cell]));
+        self.head[cell] = (self.entries.len() - 1) as u32;
+    }
+
+    /// The values in `cell`, newest first.
+    #[inline]
+    pub fn iter(&self, cell: usize) -> impl Iterator<Item = &T> + '_ {
+        let mut at = self.head[cell];
+        std::iter::from_fn(move || {
+            let (v, next) = self.entries.get(at as usize)?;
+            at = *next;
+            Some(v)
+        })
+    }
+
+    /// Takes the newest value out of `cell` (whether there was one); its
+    /// room is given back when it is the newest value of all (as when
+    /// undoing filings in reverse), else only unlinked.
+    pub fn pop(&mut self, cell: usize) -> bool {
+        let at = self.head[cell] as usize;
+        let Some(&(_, next)) = self.entries.get(at) else {
+            return false;
+        };
+        self.head[cell] = next;
+        if at + 1 == self.entries.len() {
+            self.entries.pop();
+        }
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,5 +392,23 @@ mod tests {
         assert!(grid.is_empty() && grid.get((0, 0)).is_empty());
         assert_eq!(grid.cell(), 1.0);
         assert_eq!(grid.groups().count(), 0);
+    }
+
+    #[test]
+    fn cell_lists_file_newest_first_and_undo_in_reverse() {
+        let mut lists = CellLists::new(4);
+        for (cell, v) in [(0, 1), (2, 2), (0, 3), (3, 4), (0, 5)] {
+            lists.push(cell, v);
+        }
+        assert_eq!(lists.iter(0).copied().collect::<Vec<_>>(), [5, 3, 1]);
+        assert_eq!(lists.iter(1).count(), 0);
+        // Undoing the last two filings gives their room back.
+        assert!(lists.pop(0) && lists.pop(3));
+        assert_eq!(lists.len(), 3);
+        assert_eq!(lists.iter(0).copied().collect::<Vec<_>>(), [3, 1]);
+        assert!(lists.iter(3).next().is_none() && !lists.pop(3));
+        // An older value is only unlinked.
+        assert!(lists.pop(2));
+        assert!(lists.iter(2).next().is_none() && lists.len() == 3);
     }
 }

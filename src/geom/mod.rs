@@ -1,15 +1,15 @@
 //! Plane geometry shared by the terrain overlays and the road generators
 //! (f64, core coordinates): segment contacts decided exactly, cells along
 //! segments, [`group_by_key`] (the counting sort behind the cell indexes),
-//! [`CellGrid`], a static index of entries by cell, [`SegmentGrid`], an
-//! index of polylines by cell, and [`PlanarGraph`], the street generators'
-//! planar graph with faces.
+//! [`CellGrid`] and [`CellLists`], indexes of entries by cell (static and
+//! growing), [`SegmentGrid`], an index of polylines by cell, and
+//! [`PlanarGraph`], the street generators' planar graph with faces.
 
 mod cell_grid;
 pub mod planar;
 mod segment_grid;
 
-pub use cell_grid::CellGrid;
+pub use cell_grid::{CellGrid, CellLists};
 pub use planar::{Edge, Face, NodeId, PlanarGraph};
 pub use segment_grid::SegmentGrid;
 
