@@ -15,8 +15,8 @@
 //! however far apart they lie.
 //!
 //! [`CellLists`] is the growing variant, for indexes filed while they are
-//! searched: a fixed number of cells (numbered by the caller), each a list
-//! of values, newest first, linked through one flat vector.
+//! searched (or undone): a fixed number of cells (numbered by the caller),
+//! each a list of chunks of values, newest first, in one pool.
 
 use glam::DVec2;
 
@@ -220,66 +220,126 @@ impl<T> CellGrid<T> {
 /// End of a list in [`CellLists`].
 const END: u32 = u32::MAX;
 
-/// Values filed one by one in a fixed number of cells, each cell a list,
-/// newest first, linked through one flat vector (no allocation per cell).
-/// At most `u32::MAX − 1` values: callers bound their work below that.
-#[derive(Clone, Debug)]
-pub struct CellLists<T> {
-    head: Vec<u32>,
-    /// Each value and the index of the one filed before it in its cell.
-    entries: Vec<(T, u32)>,
+/// Up to `N` values of one cell, and the cell's previous chunk.
+#[derive(Clone, Copy, Debug)]
+struct Chunk<T, const N: usize> {
+    s: [T; N],
+    n: u32,
+    next: u32,
 }
 
-impl<T> CellLists<T> {
+/// Values filed one by one in a fixed number of cells: each cell a list of
+/// chunks of up to `N` values in one pool, newest chunk first, values in
+/// filing order within a chunk (no allocation per cell). Chunks of several
+/// values make scans of full cells cheaper (fewer links to follow). At
+/// most `u32::MAX − 1` chunks: callers bound their work below that.
+#[derive(Clone, Debug)]
+pub struct CellLists<T, const N: usize = 1> {
+    /// Per cell, its newest chunk or [`END`].
+    head: Vec<u32>,
+    chunks: Vec<Chunk<T, N>>,
+}
+
+impl<T: Copy, const N: usize> CellLists<T, N> {
     /// Empty lists for cells `0..cells`.
     pub fn new(cells: usize) -> Self {
         Self {
             head: vec![END; cells],
-            entries: Vec::new(),
+            chunks: Vec::new(),
         }
-    }
-
-    /// How many values are filed (those unlinked by [`pop`](Self::pop)
-    /// but not given back included).
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// Whether none are.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
     }
 
     /// Files `value` in `cell`.
     #[inline]
     pub fn push(&mut self, cell: usize, value: T) {
-        debug_assert!(self.entries.len() < END as usize);
-        self.entries.push((value, self.head[cell]));
-        self.head[cell] = (self.entries.len() - 1) as u32;
+        let h = self.head[cell];
+        // (Linked chunks of one are full: no need to look.)
+        match self.chunks.get_mut(h as usize).filter(|_| N > 1) {
+            Some(ch) if (ch.n as usize) < N => {
+                ch.s[ch.n as usize] = value;
+                ch.n += 1;
+            }
+            _ => {
+                debug_assert!(self.chunks.len() < END as usize);
+                self.head[cell] = self.chunks.len() as u32;
+                self.chunks.push(Chunk {
+                    s: [value; N],
+                    n: 1,
+                    next: h,
+                });
+            }
+        }
     }
 
-    /// The values in `cell`, newest first.
+    /// The values in `cell` chunk by chunk: newest chunk first, each in
+    /// filing order.
     #[inline]
-    pub fn iter(&self, cell: usize) -> impl Iterator<Item = &T> + '_ {
+    pub fn chunks(&self, cell: usize) -> impl Iterator<Item = &[T]> + '_ {
         let mut at = self.head[cell];
         std::iter::from_fn(move || {
-            let (v, next) = self.entries.get(at as usize)?;
-            at = *next;
-            Some(v)
+            let ch = self.chunks.get(at as usize)?;
+            at = ch.next;
+            Some(&ch.s[..ch.n as usize])
         })
     }
 
-    /// Takes the newest value out of `cell` (whether there was one); its
-    /// room is given back when it is the newest value of all (as when
-    /// undoing filings in reverse), else only unlinked.
+    /// The values in `cell` (in the order of [`chunks`](Self::chunks)).
+    #[inline]
+    pub fn iter(&self, cell: usize) -> impl Iterator<Item = &T> + '_ {
+        let (mut at, mut k) = (self.head[cell], 0);
+        std::iter::from_fn(move || {
+            loop {
+                let ch = self.chunks.get(at as usize)?;
+                if N == 1 {
+                    // Linked chunks of one hold one value (emptied ones are
+                    // unlinked): a plain linked list.
+                    at = ch.next;
+                    return Some(&ch.s[0]);
+                }
+                if k < ch.n {
+                    k += 1;
+                    return Some(&ch.s[k as usize - 1]);
+                }
+                (at, k) = (ch.next, 0);
+            }
+        })
+    }
+
+    /// Calls `f` on the values of cells `cells` (cell by cell, each in the
+    /// order of [`chunks`](Self::chunks)) until it returns `true`; whether
+    /// it did. The tight loop for scans of a row of cells.
+    #[inline(always)]
+    pub fn any_in(
+        &self,
+        cells: std::ops::RangeInclusive<usize>,
+        mut f: impl FnMut(&T) -> bool,
+    ) -> bool {
+        for &head in &self.head[cells] {
+            let mut h = head;
+            while let Some(ch) = self.chunks.get(h as usize) {
+                if ch.s[..ch.n as usize].iter().any(&mut f) {
+                    return true;
+                }
+                h = ch.next;
+            }
+        }
+        false
+    }
+
+    /// Takes the newest value out of `cell` (whether there was one); the
+    /// room of a chunk it empties is given back when that is the pool's
+    /// newest (as when undoing filings in reverse).
     pub fn pop(&mut self, cell: usize) -> bool {
-        let at = self.head[cell] as usize;
-        let Some(&(_, next)) = self.entries.get(at) else {
+        let h = self.head[cell] as usize;
+        let Some(ch) = self.chunks.get_mut(h) else {
             return false;
         };
-        self.head[cell] = next;
-        if at + 1 == self.entries.len() {
-            self.entries.pop();
+        ch.n -= 1;
+        if ch.n == 0 {
+            self.head[cell] = ch.next;
+            if h + 1 == self.chunks.len() {
+                self.chunks.pop();
+            }
         }
         true
     }
@@ -396,19 +456,30 @@ mod tests {
 
     #[test]
     fn cell_lists_file_newest_first_and_undo_in_reverse() {
-        let mut lists = CellLists::new(4);
+        let mut lists = CellLists::<u32>::new(4);
         for (cell, v) in [(0, 1), (2, 2), (0, 3), (3, 4), (0, 5)] {
             lists.push(cell, v);
         }
         assert_eq!(lists.iter(0).copied().collect::<Vec<_>>(), [5, 3, 1]);
         assert_eq!(lists.iter(1).count(), 0);
-        // Undoing the last two filings gives their room back.
+        // Undoing the last two filings.
         assert!(lists.pop(0) && lists.pop(3));
-        assert_eq!(lists.len(), 3);
         assert_eq!(lists.iter(0).copied().collect::<Vec<_>>(), [3, 1]);
         assert!(lists.iter(3).next().is_none() && !lists.pop(3));
-        // An older value is only unlinked.
-        assert!(lists.pop(2));
-        assert!(lists.iter(2).next().is_none() && lists.len() == 3);
+        assert!(lists.pop(2) && lists.iter(2).next().is_none());
+        // Chunks of three: newest chunk first, filing order within.
+        let mut lists = CellLists::<u32, 3>::new(2);
+        (1..=7).for_each(|v| lists.push(1, v));
+        assert_eq!(
+            lists.iter(1).copied().collect::<Vec<_>>(),
+            [7, 4, 5, 6, 1, 2, 3]
+        );
+        assert!(lists.pop(1) && lists.pop(1));
+        lists.push(1, 8);
+        assert_eq!(
+            lists.iter(1).copied().collect::<Vec<_>>(),
+            [4, 5, 8, 1, 2, 3]
+        );
+        assert_eq!(lists.chunks(0).count(), 0);
     }
 }
