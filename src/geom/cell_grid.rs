@@ -249,6 +249,11 @@ impl<T: Copy, const N: usize> CellLists<T, N> {
         }
     }
 
+    /// How many cells there are.
+    pub fn cell_count(&self) -> usize {
+        self.head.len()
+    }
+
     /// Files `value` in `cell`.
     #[inline]
     pub fn push(&mut self, cell: usize, value: T) {
