@@ -1,17 +1,20 @@
 //! Plane geometry shared by the terrain overlays and the road generators
 //! (f64, core coordinates): segment contacts decided exactly, cells along
 //! segments, [`group_by_key`] (the counting sort behind the cell indexes),
-//! [`SegmentGrid`], an index of polylines by cell, [`for_each_meeting`]
-//! (which segments touch, near-linearly), [`snap_groups`] (points too close
-//! to tell apart), and [`PlanarGraph`], the street generators' planar graph
-//! with faces.
+//! [`CellGrid`] and [`CellLists`], indexes of entries by cell (static and
+//! growing), [`SegmentGrid`], an index of polylines by cell,
+//! [`for_each_meeting`] (which segments touch, near-linearly),
+//! [`snap_groups`] (points too close to tell apart), and [`PlanarGraph`], the
+//! street generators' planar graph with faces.
 
+mod cell_grid;
 mod contacts;
 mod overlaps;
 pub mod planar;
 mod segment_grid;
 mod snap;
 
+pub use cell_grid::{CellGrid, CellLists};
 pub use contacts::{Meeting, PairWork, for_each_meeting};
 pub use overlaps::keep_first_along_lines;
 pub use planar::{Edge, Face, NodeId, PlanarGraph};

@@ -7,7 +7,7 @@ use super::lines::{Level, PointHash, TracedStreets, key};
 use crate::city::polygon::signed_area;
 use crate::city::{EdgeRole, Streets};
 use crate::geom::{
-    Contact, PlanarGraph, cells_along_segment_into, contact_point, distance_to_segment,
+    CellGrid, Contact, PlanarGraph, cells_along_segment_into, contact_point, distance_to_segment,
     segment_contact,
 };
 use glam::DVec2;
@@ -229,15 +229,17 @@ fn node(polys: &[(Vec<DVec2>, u32)], cell: f64) -> (PlanarGraph, bool) {
         cells_along_segment_into(s.0, s.1, cell, 0.0, &mut cells);
         filed.extend(cells.iter().map(|&c| (c, i as u32)));
     }
-    sort_by_cell(&mut filed);
+    // Each cell's segments ascend (filed in order), so pairs come as (low, high).
+    let grid = CellGrid::from_cells(cell, &filed);
+    drop(filed);
     let mut pairs: Vec<(u32, u32)> = Vec::new();
-    for run in filed.chunk_by(|a, b| a.0 == b.0) {
-        for (k, a) in run.iter().enumerate() {
-            for b in &run[k + 1..] {
-                let (s, t) = (&segs[a.1 as usize], &segs[b.1 as usize]);
+    for run in grid.groups() {
+        for (k, &a) in run.iter().enumerate() {
+            for &b in &run[k + 1..] {
+                let (s, t) = (&segs[a as usize], &segs[b as usize]);
                 if s.0.min(s.1).cmple(t.0.max(t.1)).all() && t.0.min(t.1).cmple(s.0.max(s.1)).all()
                 {
-                    pairs.push((a.1, b.1));
+                    pairs.push((a, b));
                 }
             }
         }
@@ -274,12 +276,11 @@ fn node(polys: &[(Vec<DVec2>, u32)], cell: f64) -> (PlanarGraph, bool) {
     // A crossing point within rounding of a third segment may break planarity.
     let close = crossings.iter().any(|&(p, i, j)| {
         cells_along_segment_into(p, p, cell, 0.0, &mut cells);
-        cells.iter().any(|c| {
-            let from = filed.partition_point(|f| f.0 < *c);
-            filed[from..].iter().take_while(|f| f.0 == *c).any(|f| {
-                let (a, b, _) = segs[f.1 as usize];
-                f.1 != i
-                    && f.1 != j
+        cells.iter().any(|&c| {
+            grid.get(c).iter().any(|&f| {
+                let (a, b, _) = segs[f as usize];
+                f != i
+                    && f != j
                     && distance_to_segment(p, a, b) < NEAR * (1.0 + p.abs().max_element())
             })
         })
@@ -324,33 +325,10 @@ fn sort_pairs(pairs: &mut Vec<(u32, u32)>, n: usize) {
     }
 }
 
-/// Sorts `(cell, segment)` entries filed in ascending segment order as
-/// `sort_unstable` would (by cell, then segment): a counting sort over the
-/// cells' box when it is not much larger than the list.
-fn sort_by_cell(filed: &mut Vec<((i64, i64), u32)>) {
-    let Some(&((x, y), _)) = filed.first() else {
-        return;
-    };
-    let (mut lo, mut hi) = ((x, y), (x, y));
-    for &((x, y), _) in filed.iter() {
-        lo = (lo.0.min(x), lo.1.min(y));
-        hi = (hi.0.max(x), hi.1.max(y));
-    }
-    // Spans in i128: cells far apart (even i64::MIN and MAX) cannot wrap.
-    let span = |a: i64, b: i64| u64::try_from(b as i128 - a as i128 + 1).unwrap_or(u64::MAX);
-    let (w, h) = (span(lo.0, hi.0), span(lo.1, hi.1));
-    if w.saturating_mul(h) > 4 * filed.len() as u64 + 4096 {
-        filed.sort_unstable();
-        return;
-    }
-    // Column-major (x first), as the tuples compare.
-    let slot = |(x, y): (i64, i64)| ((x - lo.0) as u64 * h + (y - lo.1) as u64) as usize;
-    *filed = crate::geom::group_by_key((w * h) as usize, filed, |e| slot(e.0), |e| *e).1;
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{sort_by_cell, sort_pairs};
+    use super::{node, sort_pairs};
+    use glam::DVec2;
 
     #[test]
     fn sort_pairs_sorts_and_dedups_like_sort_unstable() {
@@ -363,19 +341,17 @@ mod tests {
     }
 
     #[test]
-    fn sort_by_cell_sorts_like_sort_unstable_even_far_apart() {
-        let mut near: Vec<((i64, i64), u32)> = (0..500u32)
-            .map(|i| ((i64::from(i * 7 % 13) - 6, i64::from(i * 11 % 17) - 8), i))
-            .collect();
-        let mut want = near.clone();
-        want.sort_unstable();
-        sort_by_cell(&mut near);
-        assert_eq!(near, want);
-        let mut far = vec![((i64::MAX, 0), 1), ((i64::MIN, i64::MIN), 2), ((0, 0), 3)];
-        sort_by_cell(&mut far);
-        assert_eq!(
-            far,
-            vec![((i64::MIN, i64::MIN), 2), ((0, 0), 3), ((i64::MAX, 0), 1)]
-        );
+    fn segments_far_apart_are_noded_in_a_small_grid() {
+        let v = DVec2::new;
+        let polys = [
+            (vec![v(0.0, 0.0), v(10.0, 10.0)], 1),
+            (vec![v(0.0, 10.0), v(10.0, 0.0)], 1),
+            (vec![v(1.0e17, 1.0e17), v(1.0e17 + 64.0, 1.0e17)], 2),
+            (vec![v(-1.0e17, 5.0), v(-1.0e17, 69.0)], 2),
+        ];
+        let (graph, close) = node(&polys, 1.0);
+        assert!(!close);
+        assert_eq!((graph.node_count(), graph.edge_count()), (9, 6));
+        assert_eq!(graph.nodes_within(v(5.0, 5.0), 1e-9).len(), 1);
     }
 }

@@ -4,18 +4,15 @@
 //! near the question, and faces by the rightmost-turn walk.
 
 use super::{Contact, segment_contact};
-use crate::num::FastHash;
 use glam::DVec2;
-use std::collections::HashMap;
+use index::Index;
 
 mod derive;
+mod index;
 #[cfg(test)]
 mod tests;
 
 pub use derive::MAX_SPLIT;
-
-/// Grid cells to the ids filed in them (looked up, never iterated).
-type Cells = HashMap<(i64, i64), Vec<u32>, FastHash>;
 
 /// Index of a node in a [`PlanarGraph`].
 pub type NodeId = u32;
@@ -34,8 +31,7 @@ pub struct Edge {
 ///
 /// The graph itself does not refuse crossing edges: generators ask
 /// [`crosses`](Self::crosses) first (the article's one hard rule), and
-/// [`check_planar`](Self::check_planar) verifies the result. The index maps
-/// are only looked up, never iterated, so nothing depends on hash order.
+/// [`check_planar`](Self::check_planar) verifies the result.
 #[derive(Clone, Debug)]
 pub struct PlanarGraph {
     cell: f64,
@@ -43,8 +39,8 @@ pub struct PlanarGraph {
     /// Per node, the edges at it (edge ids, in insertion order).
     incident: Vec<Vec<u32>>,
     edges: Vec<Edge>,
-    node_cells: Cells,
-    edge_cells: Cells,
+    node_cells: Index,
+    edge_cells: Index,
 }
 
 /// One face of a [`PlanarGraph`]: the nodes met walking its boundary with
@@ -81,8 +77,8 @@ impl PlanarGraph {
             nodes: Vec::new(),
             incident: Vec::new(),
             edges: Vec::new(),
-            node_cells: Cells::default(),
-            edge_cells: Cells::default(),
+            node_cells: Index::default(),
+            edge_cells: Index::default(),
         }
     }
 
@@ -174,7 +170,7 @@ impl PlanarGraph {
         self.nodes.push(p);
         self.incident.push(Vec::new());
         let k = self.key(p);
-        self.node_cells.entry(k).or_default().push(id);
+        self.node_cells.push(k, id);
         id
     }
 
@@ -193,7 +189,7 @@ impl PlanarGraph {
         self.incident[b as usize].push(id);
         let (p, q) = (self.pos(a), self.pos(b));
         let mut cells = std::mem::take(&mut self.edge_cells);
-        self.for_edge_cells(p, q, |k| cells.entry(k).or_default().push(id));
+        self.for_edge_cells(p, q, |k| cells.push(k, id));
         self.edge_cells = cells;
         Some(id)
     }
@@ -213,38 +209,28 @@ impl PlanarGraph {
             return;
         }
         let (lo, hi) = (self.key(p - DVec2::splat(r)), self.key(p + DVec2::splat(r)));
-        for y in lo.1..=hi.1 {
-            for x in lo.0..=hi.0 {
-                if let Some(ns) = self.node_cells.get(&(x, y)) {
-                    for &n in ns {
-                        if self.pos(n).distance_squared(p) <= r * r {
-                            f(n);
-                        }
-                    }
-                }
+        self.node_cells.any_in(lo, hi, |n| {
+            if self.pos(n).distance_squared(p) <= r * r {
+                f(n);
             }
-        }
+            false
+        });
     }
 
     /// Whether any node lies closer than `r` to `p` (strictly).
     pub fn any_node_closer(&self, p: DVec2, r: f64) -> bool {
         let (lo, hi) = (self.key(p - DVec2::splat(r)), self.key(p + DVec2::splat(r)));
-        (lo.1..=hi.1).any(|y| {
-            (lo.0..=hi.0).any(|x| {
-                self.node_cells
-                    .get(&(x, y))
-                    .is_some_and(|ns| ns.iter().any(|&n| self.pos(n).distance_squared(p) < r * r))
-            })
-        })
+        (self.node_cells).any_in(lo, hi, |n| self.pos(n).distance_squared(p) < r * r)
     }
 
     /// Edge ids filed in the cells along segment `p–q`, ascending, once each.
     pub fn edges_near(&self, p: DVec2, q: DVec2) -> Vec<u32> {
         let mut out = Vec::new();
         self.for_edge_cells(p, q, |k| {
-            if let Some(es) = self.edge_cells.get(&k) {
-                out.extend_from_slice(es);
-            }
+            self.edge_cells.any_in(k, k, |e| {
+                out.push(e);
+                false
+            });
         });
         out.sort_unstable();
         out.dedup();

@@ -73,3 +73,19 @@ fn check_planar_finds_a_crossing_and_components_count_parts() {
     let (h, map) = g.retain_nodes(|n| n != lone);
     assert_eq!((h.node_count(), h.edge_count(), map[4]), (4, 6, None));
 }
+
+#[test]
+fn node_queries_cost_the_filled_cells_not_the_radius() {
+    // A 1 m index: a 10⁹ m radius spans 10¹⁸ cells, of which the index
+    // visits only those of its (small) box.
+    let mut g = square();
+    let far = g.add_node(DVec2::new(-3.0e6, 4.0e7));
+    assert_eq!(g.nodes_within(DVec2::ZERO, 1.0e9), vec![0, 1, 2, 3, far]);
+    assert!(g.any_node_closer(DVec2::new(1.0e8, 0.0), 1.0e9));
+    assert!(!g.any_node_closer(DVec2::new(1.0e8, 0.0), 1.0e6));
+    let mut fine = PlanarGraph::new(1.0);
+    let a = fine.add_node(DVec2::new(0.5, 0.5));
+    let b = fine.add_node(DVec2::new(1.0e12, -1.0e12));
+    assert_eq!(fine.nodes_within(DVec2::ZERO, 1.0e13), vec![a, b]);
+    assert_eq!(fine.nodes_within(DVec2::ZERO, 1.0), vec![a]);
+}

@@ -1,13 +1,12 @@
 //! The cell index of filed segments: dense 40 m cells over the simulated
-//! area, one linked list of entries per cell, and the small `f32` near boxes
-//! that pass over most pairs of segments before any exact intersection.
+//! area, one list of entries per cell (a [`CellLists`], filed round by round
+//! while it is searched), and the small `f32` near boxes that pass over most
+//! pairs of segments before any exact intersection.
 
 use crate::num::floor_i64;
 use glam::DVec2;
 
 const GRID: f64 = 40.0;
-/// End of a cell's entry list.
-const END: u32 = u32::MAX;
 
 /// Dense 40 m cells over the simulated area. Cell coordinates are clamped to
 /// the area, which keeps "boxes that overlap share a cell" true everywhere.
@@ -91,7 +90,7 @@ impl Iterator for CellsBetween {
 
 /// One segment in a cell's list: path, segment index, the lowest cell of
 /// its box, the round it was proposed in, a slightly larger box (see
-/// [`near_box`]), next entry.
+/// [`near_box`]).
 #[derive(Clone, Copy)]
 pub(super) struct Entry {
     pub(super) path: u32,
@@ -99,7 +98,6 @@ pub(super) struct Entry {
     pub(super) lo: (i32, i32),
     pub(super) round: u32,
     pub(super) near: NearBox,
-    next: u32,
 }
 
 /// A box around a segment, relative to the cells' origin, a centimetre
@@ -132,53 +130,29 @@ impl NearBox {
     }
 }
 
-/// Segments by cell: one linked list per cell in two flat vectors.
-pub(super) struct CellLists {
-    head: Vec<u32>,
-    entries: Vec<Entry>,
-}
+/// Segments by cell (the shared growing index, [`crate::geom::CellLists`]).
+pub(super) type CellLists = crate::geom::CellLists<Entry>;
 
-impl CellLists {
-    pub(super) fn new(cells: usize) -> Self {
-        Self {
-            head: vec![END; cells],
-            entries: Vec::new(),
-        }
-    }
-
-    /// Files segment `seg` of `path`, proposed in `round`, whose box spans
-    /// cells `lo..=hi`.
-    pub(super) fn push(
-        &mut self,
-        cells: &Cells,
-        (lo, hi): ((i64, i64), (i64, i64)),
-        path: usize,
-        seg: usize,
-        round: usize,
-        near: NearBox,
-    ) {
-        for c in cells_between(lo, hi) {
-            let cell = cells.index(c);
-            self.entries.push(Entry {
-                path: path as u32,
-                seg: seg as u32,
-                lo: (lo.0 as i32, lo.1 as i32),
-                round: round as u32,
-                near,
-                next: self.head[cell],
-            });
-            self.head[cell] = (self.entries.len() - 1) as u32;
-        }
-    }
-
-    /// The segments in a cell.
-    pub(super) fn iter(&self, cell: usize) -> impl Iterator<Item = &Entry> + '_ {
-        let mut at = self.head[cell];
-        std::iter::from_fn(move || {
-            let e = self.entries.get(at as usize)?;
-            at = e.next;
-            Some(e)
-        })
+/// Files segment `seg` of `path`, proposed in `round`, whose box spans
+/// cells `lo..=hi`, in each of those cells.
+pub(super) fn file(
+    lists: &mut CellLists,
+    cells: &Cells,
+    (lo, hi): ((i64, i64), (i64, i64)),
+    path: usize,
+    seg: usize,
+    round: usize,
+    near: NearBox,
+) {
+    let entry = Entry {
+        path: path as u32,
+        seg: seg as u32,
+        lo: (lo.0 as i32, lo.1 as i32),
+        round: round as u32,
+        near,
+    };
+    for c in cells_between(lo, hi) {
+        lists.push(cells.index(c), entry);
     }
 }
 

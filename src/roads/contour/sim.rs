@@ -3,7 +3,7 @@
 //! next segments, finds what stops them (see `meet`) and grows or stops.
 
 use super::bounds::{GroundStops, QuickStops};
-use super::cells::{CellLists, Cells, NearBox};
+use super::cells::{CellLists, Cells, NearBox, file};
 use super::meet::{Cross, Event, Insert, Obstacle};
 use super::steps::{LANES, StepConsts, StepKernel, Steps, candidates};
 use super::work::{Budget, RoadWork};
@@ -208,7 +208,7 @@ impl<'a> Sim<'a> {
                 }
                 clear
             };
-            self.segments.push(&self.cells, span, i, seg, r, near);
+            file(&mut self.segments, &self.cells, span, i, seg, r, near);
             filed += Cells::count(span);
             props[i] = Proposal {
                 a: tip,
