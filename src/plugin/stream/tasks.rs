@@ -73,7 +73,7 @@ impl Default for ReliefWorkers {
 
 impl ReliefWorkers {
     /// `threads` workers (at least one) in the idle scheduling class, and
-    /// the reserve thread at [`WORKER_NICENESS`] below the thread that
+    /// the reserve thread 10 nice levels below the thread that
     /// creates them (see the module docs).
     pub fn new(threads: usize) -> Self {
         let shared = Arc::new(Shared {
