@@ -1,0 +1,380 @@
+//! The plugin group's parts and tools: leaving parts out, custom road
+//! generators, cities, the planner tool, error slots, system sets, and what an
+//! edit rebuilds.
+
+use super::*;
+
+/// The world with one part of the group left out.
+fn without<P: Plugin>() -> App {
+    let mut app = app_with(
+        ReliefPlugin::default()
+            .view_distance(1500.0)
+            .object_radius(150.0)
+            .plugins()
+            .build()
+            .disable::<P>(),
+    );
+    spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
+    app
+}
+
+/// The world without the floating origin, its focus 5 km east.
+fn without_origin() -> App {
+    let mut app = app_with(
+        ReliefPlugin::default()
+            .view_distance(1500.0)
+            .object_radius(150.0)
+            .plugins()
+            .build()
+            .disable::<bevy_relief::plugin::ReliefOriginPlugin>(),
+    );
+    spawn_focus(&mut app, Vec3::new(5000.0, 600.0, 0.0));
+    app
+}
+
+fn objects(app: &mut App) -> usize {
+    let mut q = app.world_mut().query::<&ReliefObject>();
+    q.iter(app.world()).count()
+}
+
+#[test]
+fn plugin_group_parts_can_be_left_out() {
+    use bevy_relief::plugin::{
+        ReliefChunksPlugin, ReliefCorePlugin, ReliefObjectsPlugin, ReliefRoadsPlugin,
+    };
+    let stats = |app: &App| app.world().resource::<ReliefStats>().clone();
+    // No objects: ground and roads.
+    let mut app = without::<ReliefObjectsPlugin>();
+    run_until(&mut app, "ground and roads", |app| {
+        let s = stats(app);
+        s.complete && s.roads > 0
+    });
+    assert_eq!(objects(&mut app), 0);
+    // No roads: ground, and objects all the same (they do not wait for
+    // roads that never come).
+    let mut app = without::<ReliefRoadsPlugin>();
+    run_until(&mut app, "ground and objects", |app| {
+        let s = stats(app);
+        s.complete && s.objects > 0 && s.objects_pending == 0
+    });
+    assert!(app.world().resource::<LaidRoads>().ground.is_bare());
+    assert!(objects(&mut app) > 0);
+    // No chunks: roads and objects.
+    let mut app = without::<ReliefChunksPlugin>();
+    run_until(&mut app, "roads and objects", |app| {
+        let s = stats(app);
+        s.roads > 0 && s.objects > 0 && s.objects_pending == 0
+    });
+    assert_eq!(chunk_keys(&mut app).len(), 0);
+    // No floating origin: everything streams around the focus, the origin
+    // stays put.
+    let mut app = without_origin();
+    run_until(&mut app, "the whole world", settled);
+    let s = stats(&app);
+    assert!(s.roads > 0 && s.objects > 0 && s.ground_under_focus);
+    assert_eq!(s.focus.unwrap().truncate(), DVec2::new(5000.0, 0.0));
+    assert_eq!(app.world().resource::<RenderOrigin>().0, DVec2::ZERO);
+    // No core: the other parts have nothing to work on and stay idle (no
+    // panic).
+    let mut app = without::<ReliefCorePlugin>();
+    for _ in 0..5 {
+        app.update();
+    }
+    assert!(!app.world().contains_resource::<TerrainState>());
+    assert_eq!(objects(&mut app), 0);
+}
+
+/// A generator of one straight east–west road through every area, for
+/// `with_roads`.
+struct StraightRoad;
+
+impl bevy_relief::roads::RoadGenerator for StraightRoad {
+    fn generate(
+        &self,
+        _terrain: &Terrain,
+        min: DVec2,
+        max: DVec2,
+    ) -> Result<bevy_relief::network::RoadNetwork, bevy_relief::roads::RoadError> {
+        use bevy_relief::network::{Road, RoadClass, RoadNetwork};
+        let y = 1300.0;
+        let roads = (min.y <= y && y <= max.y)
+            .then(|| Road {
+                // Whole 1 km pieces, so any area gets the same road there.
+                points: vec![
+                    DVec2::new((min.x / 1000.0).floor() * 1000.0, y),
+                    DVec2::new((max.x / 1000.0).ceil() * 1000.0, y),
+                ],
+                class: RoadClass::Highway,
+                width: 10.0,
+            })
+            .into_iter()
+            .collect();
+        Ok(RoadNetwork::from_roads(roads))
+    }
+}
+
+#[test]
+fn a_custom_road_generator_is_laid_and_drawn() {
+    let mut app = app_with(small_world().with_roads(StraightRoad));
+    spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
+    app.update();
+    app.world_mut().resource_mut::<RenderOrigin>().0 = DVec2::new(19000.0, 1260.0);
+    run_until(&mut app, "the road and the world", |app| {
+        settled(app) && app.world().resource::<ReliefStats>().roads == 1
+    });
+    let laid = app.world().resource::<LaidRoads>().clone();
+    assert_eq!(
+        laid.roads.network().roads[0].class,
+        bevy_relief::network::RoadClass::Highway
+    );
+    assert_eq!(laid.ground.terra(19003.0, 1300.0).kind, TerrainKind::Road);
+    // Ribbons hang under the chunks, and no object stands on the road.
+    let mut ribbons = app.world_mut().query::<&bevy_relief::plugin::ChunkRoads>();
+    assert!(ribbons.iter(app.world()).count() > 0);
+    let mut q = app.world_mut().query::<&ReliefObject>();
+    for o in q.iter(app.world()) {
+        assert!((o.world.y - 1300.0).abs() > 5.0, "{:?} on the road", o.kind);
+    }
+}
+
+#[test]
+fn cities_are_town_ground_with_highways_and_no_trees() {
+    let mut app = app_with(small_world().object_radius(500.0));
+    // Near the edge of the city of cell (1, 0), centre about (9850, 4250).
+    spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
+    app.update();
+    app.world_mut().resource_mut::<RenderOrigin>().0 = DVec2::new(9850.0, 5150.0);
+    run_until(&mut app, "roads, cities and objects", |app| {
+        settled(app) && app.world().resource::<ReliefStats>().roads > 0
+    });
+    let laid = app.world().resource::<LaidRoads>().clone();
+    let cities = laid.cities.cities();
+    assert!(!cities.is_empty(), "no city laid");
+    let net = laid.roads.network();
+    assert!(
+        net.roads
+            .iter()
+            .any(|r| r.class == bevy_relief::network::RoadClass::Highway),
+        "no highway"
+    );
+    let c = &cities[0];
+    assert_eq!(
+        laid.ground.terra(c.centre.x, c.centre.y).kind,
+        TerrainKind::Town
+    );
+    // The city's streets are roads of the network, and its buildings come
+    // as one mesh entity.
+    assert!(laid.layouts.iter().any(|l| l.city.id == c.id));
+    assert!(
+        net.roads
+            .iter()
+            .any(|r| r.class == bevy_relief::network::RoadClass::Street),
+        "no street"
+    );
+    run_until(&mut app, "city buildings", |app| {
+        let mut q = app
+            .world_mut()
+            .query::<(&bevy_relief::plugin::CityBuildings, &Mesh3d)>();
+        q.iter(app.world()).any(|(b, _)| b.buildings > 100)
+    });
+    // Objects came, and no tree or village house stands in a city.
+    let mut q = app.world_mut().query::<&ReliefObject>();
+    let mut n = 0;
+    for o in q.iter(app.world()) {
+        n += 1;
+        if matches!(o.kind, ObjectKind::Tree(_) | ObjectKind::Building(_)) {
+            // Ground is laid by whole-metre cell: the cell's centre counts.
+            let p = o.world.truncate().round();
+            assert!(
+                !cities.iter().any(|c| c.contains(p)),
+                "{:?} at {} in a city",
+                o.kind,
+                o.world
+            );
+        }
+    }
+    assert!(n > 0, "no objects at all");
+}
+
+/// The planner tool's last road (it must have one, and without an error).
+fn last_road(app: &App) -> bevy_relief::plugin::PlanSummary {
+    use bevy_relief::plugin::PlannerTool;
+    let last = app.world().resource::<PlannerTool>().last.clone();
+    last.expect("a road").expect("no planning error")
+}
+
+#[test]
+fn the_planner_tool_plans_and_draws_a_road_and_replans_on_a_change() {
+    use bevy_relief::plugin::{PlannerChoice, PlannerTool, ReliefPlannerToolPlugin};
+    let mut app = app_with((small_world(), ReliefPlannerToolPlugin));
+    app.init_resource::<ButtonInput<KeyCode>>();
+    spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
+    app.update();
+    // Two dry points about a kilometre apart.
+    let terrain = app.world().resource::<TerrainState>().terrain.clone();
+    let dry = |mut p: DVec2| {
+        while terrain.height(p.x, p.y) < terrain.params().lake_level + 1.0 {
+            p.x += 10.0;
+        }
+        p
+    };
+    let (from, to) = (
+        dry(DVec2::new(18700.0, 1000.0)),
+        dry(DVec2::new(19500.0, 1500.0)),
+    );
+    {
+        let mut tool = app.world_mut().resource_mut::<PlannerTool>();
+        tool.start = Some(from);
+        tool.end = Some(to);
+    }
+    let done = |app: &mut App| app.world().resource::<PlannerTool>().last.is_some();
+    run_until(&mut app, "the first road", done);
+    let first = last_road(&app);
+    assert!(
+        first.length >= from.distance(to) && first.cost > 0.0,
+        "{first:?}"
+    );
+    let mut q = app.world_mut().query::<&Name>();
+    assert!(q.iter(app.world()).any(|n| n.as_str() == "planned road"));
+    // Another planner: planned anew.
+    {
+        let mut tool = app.world_mut().resource_mut::<PlannerTool>();
+        tool.planner = PlannerChoice::Sequential;
+        tool.last = None;
+    }
+    run_until(&mut app, "the sequential road", done);
+    let second = last_road(&app);
+    assert_ne!(first, second);
+    let roads = q
+        .iter(app.world())
+        .filter(|n| n.as_str() == "planned road")
+        .count();
+    assert_eq!(roads, 1, "the old road is replaced");
+}
+
+/// A road source that always fails.
+struct NoRoads;
+
+impl bevy_relief::roads::RoadGenerator for NoRoads {
+    fn generate(
+        &self,
+        _terrain: &Terrain,
+        min: DVec2,
+        max: DVec2,
+    ) -> Result<bevy_relief::network::RoadNetwork, bevy_relief::roads::RoadError> {
+        let size = max - min;
+        Err(bevy_relief::roads::RoadAreaError::TooLarge {
+            width: size.x,
+            height: size.y,
+        }
+        .into())
+    }
+}
+
+#[test]
+fn settings_and_roads_keep_an_error_each() {
+    let mut app = app_with(small_world().with_roads(NoRoads));
+    spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
+    let state = |app: &App| app.world().resource::<TerrainState>().clone();
+    run_until(&mut app, "the roads' error", |app| {
+        state(app).roads_error.is_some()
+    });
+    // Bad settings: their error stands beside the roads'.
+    let good = app.world().resource::<TerrainSettings>().view.clone();
+    app.world_mut()
+        .resource_mut::<TerrainSettings>()
+        .view
+        .view_distance = 1.0;
+    app.update();
+    let s = state(&app);
+    let e = s.settings_error.as_ref().expect("settings rejected");
+    assert!(e.to_string().contains("view.view_distance"), "{e}");
+    assert!(s.roads_error.is_some());
+    assert_eq!(s.errors().count(), 2);
+    // Good settings clear their own error only.
+    app.world_mut().resource_mut::<TerrainSettings>().view = good;
+    app.update();
+    let s = state(&app);
+    assert_eq!(s.settings_error, None);
+    assert!(s.roads_error.is_some());
+    // Roads off: no roads, no roads' error.
+    app.world_mut()
+        .resource_mut::<TerrainSettings>()
+        .view
+        .road_radius = 0.0;
+    app.update();
+    assert_eq!(state(&app).errors().count(), 0);
+}
+
+#[test]
+fn every_system_of_ours_is_in_a_relief_set() {
+    use bevy::ecs::schedule::NodeId;
+    use bevy::ecs::schedule::graph::Direction;
+    use bevy_relief::plugin::ReliefPlannerToolPlugin;
+    let mut app = app_with((small_world(), ReliefPlannerToolPlugin));
+    app.init_resource::<ButtonInput<KeyCode>>();
+    spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
+    app.update();
+    let mut ours = 0;
+    for (label, schedule) in app.world().resource::<Schedules>().iter() {
+        let graph = schedule.graph();
+        // A schedule that ran keeps its systems in its executable.
+        let systems: Vec<_> = match schedule.systems() {
+            Ok(run) => run.collect(),
+            Err(_) => graph.systems.iter().map(|(k, s, _)| (k, s)).collect(),
+        };
+        for (key, system) in systems {
+            let name = system.name().to_string();
+            if !name.starts_with("bevy_relief") {
+                continue;
+            }
+            ours += 1;
+            let in_ours = (graph.hierarchy().graph())
+                .neighbors_directed(NodeId::System(key), Direction::Incoming)
+                .any(|n| match n {
+                    NodeId::Set(k) => graph
+                        .system_sets
+                        .get(k)
+                        .is_some_and(|set| ReliefSystems::ALL.iter().any(|r| set.dyn_eq(r))),
+                    NodeId::System(_) => false,
+                });
+            assert!(in_ours, "{name} (in {label:?}) is in no ReliefSystems set");
+        }
+    }
+    assert!(ours >= 15, "only {ours} systems of ours");
+}
+
+#[test]
+fn a_contour_road_edit_rebuilds_no_city_mesh() {
+    let mut app = app_with(small_world());
+    // Near the city of cell (1, 0), centre about (9850, 4250).
+    spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
+    app.update();
+    app.world_mut().resource_mut::<RenderOrigin>().0 = DVec2::new(9850.0, 5150.0);
+    let stats = |app: &App| app.world().resource::<ReliefStats>().clone();
+    let done = |app: &mut App| {
+        let s = stats(app);
+        settled(app) && s.cities > 0 && s.cities_pending == 0
+    };
+    run_until(&mut app, "roads and city buildings", done);
+    let city_entities = |app: &mut App| {
+        let mut q = app
+            .world_mut()
+            .query_filtered::<Entity, With<bevy_relief::plugin::CityBuildings>>();
+        let mut e: Vec<Entity> = q.iter(app.world()).collect();
+        e.sort();
+        e
+    };
+    let (before, built) = (city_entities(&mut app), stats(&app).city_meshes_built);
+    let version = app.world().resource::<LaidRoads>().version;
+    app.world_mut()
+        .resource_mut::<TerrainSettings>()
+        .roads
+        .contour
+        .density *= 2.0;
+    run_until(&mut app, "the denser roads", |app| {
+        app.world().resource::<LaidRoads>().version > version && done(app)
+    });
+    assert_eq!(stats(&app).city_meshes_built, built);
+    assert_eq!(city_entities(&mut app), before);
+}
