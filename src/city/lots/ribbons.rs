@@ -1,12 +1,13 @@
 //! Street ribbons (a stroke of a road's width along each straight run) and
-//! their index: a uniform grid in compressed rows, each ribbon filed in the
-//! cells within its reach, so a block's query costs work in proportion to
+//! their index: a [`CellGrid`], each ribbon filed in the cells within its
+//! reach, so a block's query costs work in proportion to
 //! its cells and the ribbons near it, and nothing depends on hash order.
 
 use crate::city::polygon::polygon_contains;
-use crate::geom::distance_to_segment;
 pub(super) use crate::geom::segment_distance;
+use crate::geom::{CellGrid, distance_to_segment};
 use crate::network::RoadNetwork;
+use crate::num::floor_i64;
 use glam::DVec2;
 
 /// A ribbon's hexagonal ends reach this far past the segment, as a multiple
@@ -178,17 +179,11 @@ impl Ribbons {
     }
 }
 
-/// A uniform grid over the ribbons' reach in compressed rows: the ribbons
-/// of cell `k` are `ids[start[k]..start[k + 1]]`, ascending. Ribbons that
-/// would fill too many cells are kept apart in `wide` and met by every
-/// query.
+/// The ribbons filed in a [`CellGrid`] by the cells within their reach.
+/// Ribbons that would fill too many cells are kept apart in `wide` and met
+/// by every query.
 struct Grid {
-    origin: DVec2,
-    cell: f64,
-    cols: i64,
-    rows: i64,
-    start: Vec<u32>,
-    ids: Vec<u32>,
+    cells: CellGrid<u32>,
     wide: Vec<u32>,
 }
 
@@ -200,62 +195,68 @@ impl Grid {
             lo = lo.min(r.a.min(r.b) - reach);
             hi = hi.max(r.a.max(r.b) + reach);
         }
-        let mut grid = Self {
-            origin: lo,
-            cell: CELL,
-            cols: 0,
-            rows: 0,
-            start: vec![0],
-            ids: Vec::new(),
-            wide: Vec::new(),
-        };
         if list.is_empty() || !(lo.is_finite() && hi.is_finite()) {
-            grid.wide = (0..list.len() as u32).collect();
-            return grid;
+            return Self {
+                cells: CellGrid::from_cells(CELL, &[]),
+                wide: (0..list.len() as u32).collect(),
+            };
         }
         // Cells of CELL, or larger to keep their number near the ribbons'.
         let size = hi - lo;
         let most = CELLS_PER_RIBBON * list.len() as f64 + 1024.0;
-        grid.cell = CELL
+        let cell = CELL
             .max((size.x * size.y / most).sqrt())
             .max(size.max_element() / most);
-        grid.cols = (size.x / grid.cell) as i64 + 1;
-        grid.rows = (size.y / grid.cell) as i64 + 1;
-        let cells = (grid.cols * grid.rows) as usize;
-        // Each ribbon's cells as (cell, ribbon), then a counting sort.
-        let mut filed: Vec<(u32, u32)> = Vec::new();
-        let mut span = Vec::new();
+        let area = Area {
+            cell,
+            lo: (floor_i64(lo.x / cell), floor_i64(lo.y / cell)),
+            hi: (floor_i64(hi.x / cell), floor_i64(hi.y / cell)),
+        };
+        let cells = ((area.hi.0 - area.lo.0 + 1) * (area.hi.1 - area.lo.1 + 1)) as usize;
+        // Each ribbon's cells as (cell, ribbon).
+        let (mut filed, mut wide) = (Vec::new(), Vec::new());
         for (i, r) in list.iter().enumerate() {
-            span.clear();
-            if !grid.cells_of(r, &mut span, cells / 4 + 64) {
-                grid.wide.push(i as u32);
-                continue;
+            let n = filed.len();
+            if !area.cells_of(r, i as u32, &mut filed, n + cells / 4 + 64) {
+                filed.truncate(n);
+                wide.push(i as u32);
             }
-            filed.extend(span.iter().map(|&k| (k, i as u32)));
         }
-        (grid.start, grid.ids) =
-            crate::geom::group_by_key(cells, &filed, |e| e.0 as usize, |e| e.1);
-        grid
+        Self {
+            cells: CellGrid::from_cells(cell, &filed),
+            wide,
+        }
     }
 
-    /// The cell of `p` as (column, row), unclamped, in cell units.
-    fn at(&self, p: DVec2) -> DVec2 {
-        (p - self.origin) / self.cell
+    /// Calls `f` with every ribbon filed in a cell that meets `[lo, hi]`
+    /// (some more than once), and every wide ribbon.
+    fn visit(&self, lo: DVec2, hi: DVec2, mut f: impl FnMut(u32)) {
+        self.wide.iter().for_each(|&i| f(i));
+        self.cells
+            .for_each_in_box(lo, hi, |ids| ids.iter().for_each(|&i| f(i)));
     }
+}
 
-    /// Appends to `out` the cells (row-major indices) holding a point
-    /// within the ribbon's reach; `false` (and `out` unfinished) if they
-    /// would be more than `most`.
-    fn cells_of(&self, r: &Ribbon, out: &mut Vec<u32>, most: usize) -> bool {
-        let (a, b) = (self.at(r.a), self.at(r.b));
+/// The cells `lo..=hi` (of side `cell`) that hold the ribbons' reach.
+struct Area {
+    cell: f64,
+    lo: (i64, i64),
+    hi: (i64, i64),
+}
+
+impl Area {
+    /// Appends to `out` the cells (with `id`) holding a point within the
+    /// ribbon's reach; `false` (and `out` unfinished) if `out` would grow
+    /// past `most`.
+    fn cells_of(&self, r: &Ribbon, id: u32, out: &mut Vec<((i64, i64), u32)>, most: usize) -> bool {
+        let (a, b) = (r.a / self.cell, r.b / self.cell);
         let pad = r.reach() / self.cell + MARGIN;
         let d = b - a;
-        let clamp_row = |v: f64| index(v, self.rows);
-        let clamp_col = |u: f64| index(u, self.cols);
-        let (r0, r1) = (clamp_row(a.y.min(b.y) - pad), clamp_row(a.y.max(b.y) + pad));
-        for row in r0..=r1 {
+        let row = |v: f64| floor_i64(v).clamp(self.lo.1, self.hi.1);
+        let col = |u: f64| floor_i64(u).clamp(self.lo.0, self.hi.0);
+        for y in row(a.y.min(b.y) - pad)..=row(a.y.max(b.y) + pad) {
             // The part of the segment within `pad` of this row's band.
-            let (v0, v1) = (row as f64 - pad, row as f64 + 1.0 + pad);
+            let (v0, v1) = (y as f64 - pad, y as f64 + 1.0 + pad);
             let (t0, t1) = if d.y.abs() < 1e-12 {
                 if a.y < v0 || a.y > v1 {
                     continue;
@@ -269,43 +270,14 @@ impl Grid {
                 continue;
             }
             let (u0, u1) = (a.x + d.x * t0, a.x + d.x * t1);
-            let (c0, c1) = (clamp_col(u0.min(u1) - pad), clamp_col(u0.max(u1) + pad));
+            let (c0, c1) = (col(u0.min(u1) - pad), col(u0.max(u1) + pad));
             if out.len() + (c1 - c0 + 1) as usize > most {
                 return false;
             }
-            out.extend((c0..=c1).map(|c| (row * self.cols + c) as u32));
+            out.extend((c0..=c1).map(|x| ((x, y), id)));
         }
         true
     }
-
-    /// Calls `f` with every ribbon filed in a cell that meets `[lo, hi]`
-    /// (some more than once), and every wide ribbon.
-    fn visit(&self, lo: DVec2, hi: DVec2, mut f: impl FnMut(u32)) {
-        self.wide.iter().for_each(|&i| f(i));
-        if self.cols == 0 {
-            return;
-        }
-        let (a, b) = (self.at(lo), self.at(hi));
-        if b.x < 0.0 || b.y < 0.0 || a.x >= self.cols as f64 || a.y >= self.rows as f64 {
-            return;
-        }
-        let col = |u: f64| index(u, self.cols);
-        let row = |v: f64| index(v, self.rows);
-        for r in row(a.y)..=row(b.y) {
-            let (k0, k1) = (
-                (r * self.cols + col(a.x)) as usize,
-                (r * self.cols + col(b.x)) as usize,
-            );
-            let (s, e) = (self.start[k0] as usize, self.start[k1 + 1] as usize);
-            self.ids[s..e].iter().for_each(|&i| f(i));
-        }
-    }
-}
-
-/// The index `floor(v)` clamped to `0..n`: truncation agrees with the
-/// floor wherever the clamp does not decide (and needs no libm call).
-fn index(v: f64, n: i64) -> i64 {
-    (v as i64).clamp(0, n - 1)
 }
 
 /// Whether two [`Ribbon::side`]s lie beyond `t` on one side of the line.

@@ -5,7 +5,7 @@
 
 use super::StreetsError;
 use crate::city::EdgeRole;
-use crate::geom::{NodeId, PlanarGraph};
+use crate::geom::{CellLists, NodeId, PlanarGraph};
 use glam::DVec2;
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
@@ -208,18 +208,16 @@ impl Meta {
 /// Most cells of a [`NodeGrid`].
 const MAX_GRID_CELLS: f64 = 4.0e6;
 
-/// Node positions in a dense grid (cells hold lists threaded through one
-/// vector): the graph's hashed cells cost more per query.
+/// Node positions in a dense grid of [`CellLists`] (the graph's own index
+/// costs more per query).
 #[derive(Clone, Debug)]
 struct NodeGrid {
     lo: DVec2,
     hi: DVec2,
     cell: f64,
     width: usize,
-    /// Per cell, the latest entry (`u32::MAX`: none).
-    heads: Vec<u32>,
-    /// Position, node and the cell's next entry.
-    entries: Vec<(DVec2, NodeId, u32)>,
+    /// Per cell, position and node, newest first.
+    lists: CellLists<(DVec2, NodeId)>,
 }
 
 impl NodeGrid {
@@ -234,8 +232,7 @@ impl NodeGrid {
             hi,
             cell,
             width: size.x as usize,
-            heads: vec![u32::MAX; size.x as usize * size.y as usize],
-            entries: Vec::new(),
+            lists: CellLists::new(size.x as usize * size.y as usize),
         })
     }
 
@@ -253,9 +250,7 @@ impl NodeGrid {
     fn insert(&mut self, p: DVec2, n: NodeId) {
         if self.covers(p, 0.0) {
             let (x, y) = self.cell_of(p);
-            let k = y * self.width + x;
-            self.entries.push((p, n, self.heads[k]));
-            self.heads[k] = (self.entries.len() - 1) as u32;
+            self.lists.push(y * self.width + x, (p, n));
         }
     }
 
@@ -263,18 +258,10 @@ impl NodeGrid {
     /// around `p` (covered) until it returns true; whether it did.
     fn visit(&self, p: DVec2, r: f64, mut f: impl FnMut(DVec2, NodeId) -> bool) -> bool {
         let ((x0, y0), (x1, y1)) = (self.cell_of(p - r), self.cell_of(p + r));
-        for y in y0..=y1 {
-            for x in x0..=x1 {
-                let mut e = self.heads[y * self.width + x];
-                while let Some(&(q, n, next)) = self.entries.get(e as usize) {
-                    if f(q, n) {
-                        return true;
-                    }
-                    e = next;
-                }
-            }
-        }
-        false
+        (y0..=y1).any(|y| {
+            let k = y * self.width;
+            self.lists.any_in(k + x0..=k + x1, |&(q, n)| f(q, n))
+        })
     }
 }
 

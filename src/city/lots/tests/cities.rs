@@ -233,7 +233,8 @@ fn lot_params_round_trip_through_ron() {
 }
 
 /// The ribbon index and its shortcuts find exactly the ribbons a scan of
-/// all of them finds, for blocks and for small shapes anywhere.
+/// all of them finds, for blocks and for small shapes anywhere (also with
+/// the city moved to negative coordinates, where its cells are negative).
 #[test]
 fn ribbons_near_a_shape_are_those_a_scan_finds() {
     use super::ribbons::{CAP, Ribbons, segment_distance};
@@ -250,8 +251,15 @@ fn ribbons_near_a_shape_are_those_a_scan_finds() {
     };
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     let mut unit = move || crate::num::unit(rng.next_u64());
-    for seed in 0..6 {
-        let s = random_streets(seed, 4 + seed as usize % 3);
+    for seed in 0..8 {
+        let mut s = random_streets(seed, 4 + seed as usize % 3);
+        if seed >= 6 {
+            let off = v(-12_345.6, -98_765.4);
+            for road in &mut s.network.roads {
+                road.points.iter_mut().for_each(|p| *p += off);
+            }
+            s.blocks.iter_mut().flatten().for_each(|p| *p += off);
+        }
         let mut ribbons = Ribbons::new(&s.network).unwrap();
         let list = ribbons.list.clone();
         for block in &s.blocks {
