@@ -99,22 +99,11 @@ impl RoadNetwork {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A 10 m square of four edges.
-    fn square_of_streets() -> PlanarGraph {
-        let mut g = PlanarGraph::new(10.0);
-        let ns: Vec<_> = [(0., 0.), (10., 0.), (10., 10.), (0., 10.)]
-            .map(|(x, y)| g.add_node(DVec2::new(x, y)))
-            .into();
-        for i in 0..4 {
-            g.add_edge(ns[i], ns[(i + 1) % 4], 0).unwrap();
-        }
-        g
-    }
+    use crate::geom::planar::tests::square;
 
     #[test]
     fn split_and_round_trip_through_a_network() {
-        let g = square_of_streets().split_edges(|_| Some(3.0));
+        let g = square().split_edges(|_| Some(3.0));
         assert_eq!((g.node_count(), g.edge_count()), (16, 16));
         assert!(g.check_planar().is_ok());
         let net = RoadNetwork::from_graph(&g, |_| Some((RoadClass::Street, 6.0)));

@@ -10,7 +10,7 @@ use index::Index;
 mod derive;
 mod index;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use derive::MAX_SPLIT;
 

@@ -2,7 +2,8 @@
 
 use super::*;
 
-fn square() -> PlanarGraph {
+/// A 10 m square of four edges labelled 0 (also the network layer's fixture).
+pub(crate) fn square() -> PlanarGraph {
     let mut g = PlanarGraph::new(10.0);
     let ns: Vec<_> = [(0., 0.), (10., 0.), (10., 10.), (0., 10.)]
         .map(|(x, y)| g.add_node(DVec2::new(x, y)))
