@@ -9,9 +9,10 @@
 //! materials are shared per kind, so Bevy batches them. Cells leave (twice
 //! that budget a frame) when the focus is a cell further away than the
 //! radius, so the entity count stays bounded. With roads on (the roads
-//! plugin and a road radius), a cell waits until the roads over it are laid, so nothing stands on a road; a cell is
-//! keyed on the roads it stands on (their fingerprint), so when roads are
-//! re-laid, exactly the cells whose roads changed are rebuilt.
+//! plugin and a road radius), a cell waits until the roads over it are
+//! laid, so nothing stands on a road; a cell is keyed on the roads it stands
+//! on (their fingerprint), so when roads are re-laid, exactly the cells
+//! whose roads changed are rebuilt.
 
 use super::coords::{FocusState, RenderOrigin, WorldAnchor, to_bevy};
 use super::roads::{LaidRoads, RoadManager};
