@@ -44,6 +44,11 @@ impl<'a> CityCells<'a> {
             .clone()
     }
 
+    /// The farthest a footprint reaches from its centre.
+    pub(crate) fn reach(&self) -> f64 {
+        self.settlements.params().reach()
+    }
+
     /// Every city whose centre lies within the box (cells with a margin of
     /// one, since a centre may be jittered into its neighbour's reach), by id.
     pub(crate) fn centres_in(&mut self, min: DVec2, max: DVec2) -> Vec<Arc<City>> {

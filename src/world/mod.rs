@@ -223,23 +223,27 @@ impl RoadSystem {
             .get(&self.params, &self.highways, terrain, &mut cells, city)
     }
 
-    /// The layouts of the cities whose footprint touches `[min, max]`, by
-    /// id (cities that cannot be laid out are left out; [`Self::layout`]
-    /// says why). None with `cities.enabled` off.
-    fn layouts_near(
+    /// The cities whose footprint touches `[min, max]`, by id.
+    fn cities_touching(cells: &mut CityCells, min: DVec2, max: DVec2) -> Vec<Arc<City>> {
+        let reach = DVec2::splat(cells.reach());
+        let mut near = cells.centres_in(min - reach, max + reach);
+        near.retain(|c| c.touches(min, max));
+        near.sort_by_key(|c| c.id);
+        near
+    }
+
+    /// The layouts of `cities` (those that cannot be laid out are left out;
+    /// [`Self::layout`] says why). None with `cities.enabled` off.
+    fn layouts_of(
         &self,
         terrain: &Terrain,
         cells: &mut CityCells,
-        min: DVec2,
-        max: DVec2,
+        cities: &[Arc<City>],
     ) -> Vec<Arc<CityLayout>> {
         if !self.params.cities.enabled {
             return Vec::new();
         }
-        let reach = DVec2::splat(self.params.settlements.max_radius * 2.0);
-        let near = cells.centres_in(min - reach, max + reach);
-        (near.iter())
-            .filter(|c| c.touches(min, max))
+        (cities.iter())
             .filter_map(|c| {
                 (self.layouts)
                     .get(&self.params, &self.highways, terrain, cells, c)
@@ -293,8 +297,8 @@ impl RoadSystem {
         let highways = self
             .highways
             .near(&self.params, terrain, &mut cities, lo, hi);
-        let reach = DVec2::splat(self.params.settlements.max_radius * 2.0);
-        let footprints: Vec<std::sync::Arc<City>> = cities.centres_in(lo - reach, hi + reach);
+        let reach = DVec2::splat(cities.reach());
+        let footprints: Vec<Arc<City>> = cities.centres_in(lo - reach, hi + reach);
         let footprints: Vec<&City> = footprints.iter().map(|c| c.as_ref()).collect();
         let mut roads: Vec<Road> = (highways.iter())
             .filter(|h| h.road.meets_rect(min, max))
@@ -305,7 +309,8 @@ impl RoadSystem {
         // City streets (their highway stubs are the highways' own ends); a
         // ring road cut where a lake crosses the footprint ends on its last
         // dry vertex.
-        let layouts = self.layouts_near(terrain, &mut cities, min, max);
+        let touching = Self::cities_touching(&mut cities, min, max);
+        let layouts = self.layouts_of(terrain, &mut cities, &touching);
         for l in &layouts {
             for r in &l.streets.network.roads {
                 if r.class == RoadClass::Highway {
@@ -338,7 +343,7 @@ impl RoadSystem {
             min,
             max,
             network: Arc::new(planarize(vec![RoadNetwork::from_roads(roads)])),
-            cities: self.settlements.cities_in(terrain, min, max),
+            cities: touching.iter().map(|c| (**c).clone()).collect(),
             layouts,
         })
     }

@@ -8,6 +8,14 @@ fn city_area() -> (DVec2, DVec2) {
     (DVec2::new(8200.0, 2800.0), DVec2::new(11200.0, 5800.0))
 }
 
+/// The default system without contour roads: cities and highways only.
+fn without_contour_roads() -> RoadSystemParams {
+    RoadSystemParams {
+        contour_roads: false,
+        ..RoadSystemParams::default()
+    }
+}
+
 #[test]
 fn the_system_conforms_and_keeps_contour_roads_out_of_cities() {
     let t = Terrain::default();
@@ -25,6 +33,8 @@ fn the_system_conforms_and_keeps_contour_roads_out_of_cities() {
     assert!(class(RoadClass::Road) >= 5, "{}", class(RoadClass::Road));
     let cities = sys.settlements().cities_in(&t, min, max);
     assert!(!cities.is_empty());
+    // The region's cities are the settlements' own, from the same cells.
+    assert_eq!(sys.region(&t, min, max).unwrap().cities, cities);
     // No contour road enters a footprint (vertices and segment midpoints).
     let contour = |r: &&crate::network::Road| {
         r.class == RoadClass::Road && r.width == sys.params().contour.width
@@ -138,11 +148,7 @@ fn bad_parameters_are_errors() {
     let e = RoadGenerator::generate(&sys, &Terrain::default(), DVec2::ZERO, DVec2::splat(1.0e6));
     assert!(matches!(e, Err(RoadError::Area(_))), "{e:?}");
     // Without contour roads too, and for NaN areas: refused at once.
-    let highways_only = RoadSystem::new(RoadSystemParams {
-        contour_roads: false,
-        ..Default::default()
-    })
-    .unwrap();
+    let highways_only = RoadSystem::new(without_contour_roads()).unwrap();
     let t = Terrain::default();
     for (lo, hi) in [
         (DVec2::ZERO, DVec2::splat(1.0e9)),
@@ -219,11 +225,7 @@ fn a_gate_is_the_rim_vertex_facing_the_other_city_not_a_bay_bottom() {
 #[test]
 fn one_system_on_two_terrains_gives_each_its_own_highways() {
     use crate::terrain::TerrainParams;
-    let sys = RoadSystem::new(RoadSystemParams {
-        contour_roads: false,
-        ..Default::default()
-    })
-    .unwrap();
+    let sys = RoadSystem::new(without_contour_roads()).unwrap();
     let (min, max) = city_area();
     let t = Terrain::default();
     let wet = Terrain::new(TerrainParams::default().with_rain(6.0)).unwrap();
@@ -240,10 +242,7 @@ fn one_system_on_two_terrains_gives_each_its_own_highways() {
 #[test]
 fn cities_get_streets_joined_to_their_highways_and_buildings() {
     let t = Terrain::default();
-    let p = RoadSystemParams {
-        contour_roads: false,
-        ..RoadSystemParams::default()
-    };
+    let p = without_contour_roads();
     let sys = RoadSystem::new(p).unwrap();
     let (min, max) = city_area();
     let net = check_conformance(&sys, &t, min, max);
@@ -280,10 +279,7 @@ fn cities_get_streets_joined_to_their_highways_and_buildings() {
 #[test]
 fn a_system_made_anew_for_city_edits_keeps_the_planned_highways() {
     let t = Terrain::default();
-    let p = RoadSystemParams {
-        contour_roads: false,
-        ..RoadSystemParams::default()
-    };
+    let p = without_contour_roads();
     let old = RoadSystem::new(p.clone()).unwrap();
     let (min, max) = city_area();
     let before = old.highways_in(&t, min, max).unwrap();
@@ -355,10 +351,7 @@ fn highway_extremes_are_refused_naming_the_field() {
 #[test]
 fn a_system_made_anew_for_contour_edits_keeps_the_laid_out_cities() {
     let t = Terrain::default();
-    let p = RoadSystemParams {
-        contour_roads: false,
-        ..RoadSystemParams::default()
-    };
+    let p = without_contour_roads();
     let old = RoadSystem::new(p.clone()).unwrap();
     let (min, max) = city_area();
     let city = (old.settlements().cities_in(&t, min, max).into_iter())
