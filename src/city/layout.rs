@@ -10,7 +10,9 @@ use super::lots::{Lot, LotParams, subdivide};
 use super::planar::{PlanarParams, PlanarStreets, StreetsError};
 use super::polygon::signed_area;
 use super::streets::{Streets, StreetsInput};
-use super::tensor::{MAX_HEIGHTMAP_SAMPLES, TensorError, TensorParams, TensorStreets};
+use super::tensor::{
+    MAX_FIELD_CELLS, MAX_HEIGHTMAP_SAMPLES, TensorError, TensorParams, TensorStreets,
+};
 use super::{City, CityStyle};
 use crate::geom::polyline_prefix;
 use crate::terrain::{ParamError, Terrain};
@@ -99,7 +101,7 @@ pub enum LayoutError {
     #[error(
         "city {id:?} too large: {across:.0} m across, at most {most:.0} m \
          (raise obstacle_cell{}, or make the city smaller)",
-        if *.planned { " or slope_cell" } else { "" }
+        if *.planned { ", slope_cell or tensor.field_cell" } else { "" }
     )]
     TooLarge {
         /// The city.
@@ -136,7 +138,7 @@ pub const MAX_OBSTACLE_CELLS: usize = 2048;
 
 /// The widest footprint (its bounding box's larger side) these parameters
 /// lay out for a city of `style`: the obstacle grid's and, for a planned
-/// city, the slope field's sample caps.
+/// city, the slope field's and the sampled tensor field's caps.
 pub fn max_city_extent(params: &CityParams, style: CityStyle) -> f64 {
     let grid = MAX_OBSTACLE_CELLS as f64 * params.obstacle_cell;
     match style {
@@ -144,7 +146,10 @@ pub fn max_city_extent(params: &CityParams, style: CityStyle) -> f64 {
         CityStyle::Planned => {
             // `BasisField::heightmap` samples `(side / cell + 2)²` points.
             let side = (MAX_HEIGHTMAP_SAMPLES as f64).sqrt().floor() - 2.0;
-            grid.min(side * params.slope_cell)
+            // The traced field: `(side / cell + 6)²` cells (a two-cell pad
+            // each side, and its corners).
+            let field = MAX_FIELD_CELLS.sqrt().floor() - 6.0;
+            (grid.min(side * params.slope_cell)).min(field * params.tensor.field_cell)
         }
     }
 }

@@ -65,6 +65,13 @@ fn a_city_too_large_is_refused_before_any_work() {
     let side = most / p.slope_cell + 2.0;
     assert!(side * side <= crate::city::tensor::MAX_HEIGHTMAP_SAMPLES as f64);
     assert!(most / p.obstacle_cell <= MAX_OBSTACLE_CELLS as f64);
+    let cells = most / p.tensor.field_cell + 6.0;
+    assert!(cells * cells <= crate::city::tensor::MAX_FIELD_CELLS);
+    // An 8 km planned ring, past the traced field's cap, is refused at once
+    // too (it used to fail in the tensor field after the obstacles).
+    let e = lay_out(&round(CityStyle::Planned, 4_000.0, 64), &t, &[], &p).unwrap_err();
+    assert!(matches!(e, LayoutError::TooLarge { .. }), "{e}");
+    assert!(e.to_string().contains("field_cell"), "{e}");
 }
 
 #[test]
