@@ -197,6 +197,15 @@ fn cities_are_town_ground_with_highways_and_no_trees() {
 }
 
 /// The planner tool's last road (it must have one, and without an error).
+/// The small world with the planner tool, its focus placed, one frame run.
+fn app_with_planner_tool() -> App {
+    let mut app = app_with((small_world(), bevy_relief::plugin::ReliefPlannerToolPlugin));
+    app.init_resource::<ButtonInput<KeyCode>>();
+    spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
+    app.update();
+    app
+}
+
 fn last_road(app: &App) -> bevy_relief::plugin::PlanSummary {
     use bevy_relief::plugin::PlannerTool;
     let last = app.world().resource::<PlannerTool>().last.clone();
@@ -205,11 +214,8 @@ fn last_road(app: &App) -> bevy_relief::plugin::PlanSummary {
 
 #[test]
 fn the_planner_tool_plans_and_draws_a_road_and_replans_on_a_change() {
-    use bevy_relief::plugin::{PlannerChoice, PlannerTool, ReliefPlannerToolPlugin};
-    let mut app = app_with((small_world(), ReliefPlannerToolPlugin));
-    app.init_resource::<ButtonInput<KeyCode>>();
-    spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
-    app.update();
+    use bevy_relief::plugin::{PlannerChoice, PlannerTool};
+    let mut app = app_with_planner_tool();
     // Two dry points about a kilometre apart.
     let terrain = app.world().resource::<TerrainState>().terrain.clone();
     let dry = |mut p: DVec2| {
@@ -310,11 +316,7 @@ fn settings_and_roads_keep_an_error_each() {
 fn every_system_of_ours_is_in_a_relief_set() {
     use bevy::ecs::schedule::NodeId;
     use bevy::ecs::schedule::graph::Direction;
-    use bevy_relief::plugin::ReliefPlannerToolPlugin;
-    let mut app = app_with((small_world(), ReliefPlannerToolPlugin));
-    app.init_resource::<ButtonInput<KeyCode>>();
-    spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
-    app.update();
+    let app = app_with_planner_tool();
     let mut ours = 0;
     for (label, schedule) in app.world().resource::<Schedules>().iter() {
         let graph = schedule.graph();
