@@ -262,7 +262,11 @@ pub fn lay_out(
             ..params.lots.clone()
         },
     );
-    let lots = off_water(lots, terrain);
+    let mut lots = off_water(lots, terrain);
+    for b in lots.iter_mut().filter_map(|l| l.building.as_mut()) {
+        let c = b.footprint.iter().sum::<DVec2>() / b.footprint.len() as f64;
+        b.base = terrain.height(c.x, c.y);
+    }
     Ok(CityLayout {
         city: city.clone(),
         streets,

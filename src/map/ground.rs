@@ -24,6 +24,7 @@ pub(super) fn kinds(img: &mut MapImage, terrain: &Terrain, v: &View) -> Vec<bool
                 TerrainKind::Town => colors::TOWN,
                 TerrainKind::Mud => colors::MUD,
                 TerrainKind::Marsh => colors::MARSH,
+                TerrainKind::Earthwork => colors::EARTHWORK,
                 TerrainKind::Road | TerrainKind::Path => colors::ROAD_FILL,
             };
             water[py * width + px] = t.kind == TerrainKind::Lake;

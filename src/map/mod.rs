@@ -80,6 +80,8 @@ pub mod colors {
     pub const MUD: [u8; 3] = [222, 196, 150];
     /// Marsh: pale blue-green.
     pub const MARSH: [u8; 3] = [170, 220, 210];
+    /// Earthworks (embankments, cuttings, walls): pale grey-brown.
+    pub const EARTHWORK: [u8; 3] = [215, 205, 190];
     /// Snow: very pale blue.
     pub const SNOW: [u8; 3] = [232, 242, 255];
     /// Contours and knolls: brown.

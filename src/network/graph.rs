@@ -20,6 +20,8 @@ pub enum RoadClass {
     Street,
     /// An unpaved track.
     Track,
+    /// A footway: where a street is too steep to drive, steps.
+    Path,
 }
 
 impl RoadClass {
@@ -30,6 +32,7 @@ impl RoadClass {
             Self::Road => 5.0,
             Self::Street => 6.0,
             Self::Track => 3.0,
+            Self::Path => 3.0,
         }
     }
 
@@ -40,6 +43,7 @@ impl RoadClass {
             Self::Road => "road",
             Self::Street => "street",
             Self::Track => "track",
+            Self::Path => "path",
         }
     }
 }
@@ -53,9 +57,29 @@ pub struct Road {
     pub class: RoadClass,
     /// Width in metres.
     pub width: f64,
+    /// The vertical profile: the carriageway's height at each point (metres,
+    /// linear between points), or empty where the road lies on the natural
+    /// ground (a raw generator's output; the world fills it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub z: Vec<f64>,
 }
 
 impl Road {
+    /// A road on the natural ground (no profile).
+    pub fn new(points: Vec<DVec2>, class: RoadClass, width: f64) -> Self {
+        Self {
+            points,
+            class,
+            width,
+            z: Vec::new(),
+        }
+    }
+
+    /// Whether the road has a vertical profile (one height per point).
+    pub fn has_profile(&self) -> bool {
+        !self.z.is_empty() && self.z.len() == self.points.len()
+    }
+
     /// Whether the road has a point in the rectangle `[min, max)`.
     pub fn meets_rect(&self, min: DVec2, max: DVec2) -> bool {
         self.points
@@ -380,6 +404,7 @@ mod tests {
 
     fn road(points: &[(f64, f64)]) -> Road {
         Road {
+            z: Vec::new(),
             points: points.iter().map(|&(x, y)| DVec2::new(x, y)).collect(),
             class: RoadClass::Road,
             width: 5.0,
@@ -402,6 +427,7 @@ mod tests {
         let chains: [&[u32]; 4] = [&[0, 1, 4], &[5, 2], &[2, 3, 0, 2], &[4, 2]];
         let roads: Vec<Road> = (chains.iter())
             .map(|c| Road {
+                z: Vec::new(),
                 points: c.iter().map(|&n| pos[n as usize]).collect(),
                 class: RoadClass::Street,
                 width: 5.0,

@@ -87,6 +87,7 @@ mod tests {
     #[test]
     fn nearest_agrees_with_a_full_scan() {
         let road = |pts: &[(f64, f64)]| Road {
+            z: Vec::new(),
             points: pts.iter().map(|&(x, y)| DVec2::new(x, y)).collect(),
             class: RoadClass::Road,
             width: 5.0,

@@ -90,6 +90,7 @@ impl RoadNetwork {
                 points: points.clone(),
                 class,
                 width,
+                z: Vec::new(),
             });
         }
         Self::from_node_roads(roads, g.nodes(), &seq)

@@ -248,6 +248,7 @@ mod tests {
 
     fn road(points: &[(f64, f64)], class: RoadClass) -> Road {
         Road {
+            z: Vec::new(),
             points: points.iter().map(|&(x, y)| DVec2::new(x, y)).collect(),
             class,
             width: class.default_width(),

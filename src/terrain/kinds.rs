@@ -29,11 +29,14 @@ pub enum TerrainKind {
     Stream,
     /// Marsh (where a stream ends in a hollow).
     Marsh,
+    /// Built ground that is no road: a road's embankment or cutting, or a
+    /// retaining wall (bare; no trees or features).
+    Earthwork,
 }
 
 impl TerrainKind {
     /// Every kind, in declaration order.
-    pub const ALL: [TerrainKind; 11] = [
+    pub const ALL: [TerrainKind; 12] = [
         Self::Lake,
         Self::Town,
         Self::Grass,
@@ -45,6 +48,7 @@ impl TerrainKind {
         Self::Path,
         Self::Stream,
         Self::Marsh,
+        Self::Earthwork,
     ];
 
     /// Lower-case name, as in the reference CSV files (`"lake"`, `"town"`, …).
@@ -61,6 +65,7 @@ impl TerrainKind {
             Self::Path => "path",
             Self::Stream => "stream",
             Self::Marsh => "marsh",
+            Self::Earthwork => "earthwork",
         }
     }
 

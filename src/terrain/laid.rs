@@ -15,6 +15,40 @@ pub trait Overlay: Send + Sync + std::fmt::Debug {
     fn covers(&self, p: DVec2) -> bool;
 }
 
+/// What the ground is where something built shapes it (see [`Relief`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BuiltKind {
+    /// A carriageway (with its shoulders): the road's profile, flat across.
+    Carriageway,
+    /// A level pad (a city lot or square).
+    Pad,
+    /// An embankment: fill sloping down to the natural ground.
+    Fill,
+    /// A cutting: a face sloping up to the natural ground.
+    Cut,
+}
+
+/// The built ground at a point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Built {
+    /// Height, metres.
+    pub height: f64,
+    /// What shapes it.
+    pub kind: BuiltKind,
+}
+
+/// Something built that reshapes the ground (earthworks): the height laid
+/// over the natural one, near what is built, and nowhere else.
+pub trait Relief: Send + Sync + std::fmt::Debug {
+    /// The built ground at `p`, where the natural height is `natural`; `None`
+    /// where the ground is natural.
+    fn built(&self, p: DVec2, natural: f64) -> Option<Built>;
+
+    /// Whether anything built may shape the ground in `[min, max]`
+    /// (`false` lets grids skip the area; `true` is always safe).
+    fn may_shape(&self, min: DVec2, max: DVec2) -> bool;
+}
+
 /// What an overlay makes of the ground it covers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LaidKind {
@@ -34,6 +68,7 @@ pub enum LaidKind {
 pub struct LaidGround {
     terrain: Arc<Terrain>,
     overlays: Vec<(LaidKind, Arc<dyn Overlay>)>,
+    relief: Option<Arc<dyn Relief>>,
 }
 
 impl LaidGround {
@@ -42,7 +77,20 @@ impl LaidGround {
         Self {
             terrain,
             overlays: Vec::new(),
+            relief: None,
         }
+    }
+
+    /// The ground reshaped by `relief` (earthworks; one at most, the last
+    /// given).
+    pub fn with_relief(mut self, relief: Arc<dyn Relief>) -> Self {
+        self.relief = Some(relief);
+        self
+    }
+
+    /// The earthworks shaping the ground, if any.
+    pub fn relief(&self) -> Option<&Arc<dyn Relief>> {
+        self.relief.as_ref()
     }
 
     /// Lays one more overlay.
@@ -58,22 +106,95 @@ impl LaidGround {
 
     /// Whether anything is laid.
     pub fn is_bare(&self) -> bool {
-        self.overlays.is_empty()
+        self.overlays.is_empty() && self.relief.is_none()
     }
 
     fn covered(&self, kind: LaidKind, p: DVec2) -> bool {
         self.overlays.iter().any(|(k, o)| *k == kind && o.covers(p))
     }
 
-    /// Ground height (overlays do not move it).
+    /// Ground height: the built ground where earthworks shape it, else the
+    /// natural terrain bit for bit (overlays do not move it).
     pub fn height(&self, x: f64, y: f64) -> f64 {
-        self.terrain.height(x, y)
+        let natural = self.terrain.height(x, y);
+        self.built(DVec2::new(x, y), natural)
+            .map_or(natural, |b| b.height)
     }
 
-    /// Everything about the ground at a position, overlays included. Order:
-    /// paths and placed overrides, roads, lake, mud, features, towns,
-    /// streams, city ground, vegetation.
+    /// What is built at a point whose natural height is `natural`, if
+    /// anything.
+    pub fn built(&self, p: DVec2, natural: f64) -> Option<Built> {
+        self.relief.as_ref().and_then(|r| r.built(p, natural))
+    }
+
+    /// [`Terrain::heights_grid`] on the built ground: `out[j*w + i]` is
+    /// [`Self::height`] at `(x0 + i·step, y0 + j·step)`, bit for bit.
+    pub fn heights_grid(
+        &self,
+        x0: f64,
+        y0: f64,
+        step: f64,
+        w: usize,
+        h: usize,
+        out: &mut Vec<f64>,
+    ) -> Result<(), super::GridError> {
+        self.terrain.heights_grid(x0, y0, step, w, h, out)?;
+        let Some(relief) = &self.relief else {
+            return Ok(());
+        };
+        // Rows of tiles: a tile the relief cannot shape is left natural.
+        const TILE: usize = 16;
+        for tj in (0..h).step_by(TILE) {
+            for ti in (0..w).step_by(TILE) {
+                let (i1, j1) = ((ti + TILE).min(w), (tj + TILE).min(h));
+                let lo = DVec2::new(x0 + ti as f64 * step, y0 + tj as f64 * step);
+                let hi = DVec2::new(x0 + (i1 - 1) as f64 * step, y0 + (j1 - 1) as f64 * step);
+                if !relief.may_shape(lo.min(hi), lo.max(hi)) {
+                    continue;
+                }
+                for j in tj..j1 {
+                    let y = y0 + j as f64 * step;
+                    for i in ti..i1 {
+                        let x = x0 + i as f64 * step;
+                        let k = j * w + i;
+                        if let Some(b) = relief.built(DVec2::new(x, y), out[k]) {
+                            out[k] = b.height;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Everything about the ground at a position, overlays and earthworks
+    /// included. Order: paths and placed overrides, roads, lake, mud,
+    /// features, towns, streams, city ground, vegetation; then where
+    /// earthworks shape the ground, its height is the built one, a
+    /// carriageway is road, a pad city ground, and an embankment or cutting
+    /// [`TerrainKind::Earthwork`] (none of them has a feature).
     pub fn terra(&self, x: f64, y: f64) -> Terra {
+        let t = self.terra_laid(x, y);
+        let Some(b) = self.built(DVec2::new(x, y), t.height) else {
+            return t;
+        };
+        let kind = match b.kind {
+            BuiltKind::Carriageway => TerrainKind::Road,
+            BuiltKind::Pad => TerrainKind::Town,
+            BuiltKind::Fill | BuiltKind::Cut => TerrainKind::Earthwork,
+        };
+        Terra {
+            height: b.height,
+            depth: 0.0,
+            kind,
+            feature: None,
+            code: None,
+            snow: t.snow,
+        }
+    }
+
+    /// [`Self::terra`] before earthworks.
+    fn terra_laid(&self, x: f64, y: f64) -> Terra {
         let t = self.terrain.terra(x, y);
         if self.overlays.is_empty() || t.kind == TerrainKind::Path {
             return t;

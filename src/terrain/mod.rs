@@ -31,7 +31,7 @@ mod underground;
 pub use bounds::{HeightSlopeBound, TownBound};
 pub use grid::{GridError, GridKernel, MAX_GRID_SAMPLES};
 pub use kinds::{ControlCode, Feature, Terra, TerrainKind};
-pub use laid::{LaidGround, LaidKind, Overlay, StreamLayer};
+pub use laid::{Built, BuiltKind, LaidGround, LaidKind, Overlay, Relief, StreamLayer};
 pub use objects::{Building, Tree};
 pub use params::{
     CavernParams, MAX_PROFILE_LEN, MAX_VECTORS, MineParams, ParamError, PathParams,

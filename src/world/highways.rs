@@ -205,6 +205,7 @@ impl Highways {
                     points: dedup(points),
                     class: RoadClass::Highway,
                     width,
+                    z: Vec::new(),
                 })
             })
             .filter(|r| r.points.len() >= 2);

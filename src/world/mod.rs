@@ -20,21 +20,27 @@
 
 mod cities;
 mod clip;
+mod ground;
 mod highways;
 #[cfg(test)]
 mod settings_tests;
 #[cfg(test)]
 mod tests;
 
-use crate::city::{City, CityLayout, CityParams, LayoutError, SettlementParams, Settlements};
-use crate::network::{Road, RoadClass, RoadNetwork, planarize};
+use crate::city::{
+    City, CityGround, CityLayout, CityParams, LayoutError, SettlementParams, Settlements,
+};
+use crate::network::{Road, RoadClass, RoadLayer, RoadNetwork, planarize};
 use crate::roads::planner::{GameplayParams, PlannerParams};
 use crate::roads::{
     ContourParams, ContourRoads, MAX_ROAD_AREA, MAX_ROAD_SIDE, RoadAreaError, RoadError,
     RoadGenerator,
 };
-use crate::terrain::{ParamError, Terrain};
+use crate::terrain::{LaidGround, LaidKind, ParamError, Terrain};
 use glam::DVec2;
+pub use ground::{
+    ClassGrades, EarthworkParams, EarthworkReport, Earthworks, Structure, StructureKind,
+};
 use highways::{CityCells, Highways};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -59,6 +65,8 @@ pub struct RoadSystemParams {
     pub contour: ContourParams,
     /// How cities are laid out: streets, lots, buildings.
     pub cities: CityParams,
+    /// How roads and towns are built into the ground.
+    pub earthworks: EarthworkParams,
 }
 
 impl Default for RoadSystemParams {
@@ -82,6 +90,7 @@ impl Default for RoadSystemParams {
             contour_roads: true,
             contour: ContourParams::default(),
             cities: CityParams::default(),
+            earthworks: EarthworkParams::default(),
         }
     }
 }
@@ -95,6 +104,7 @@ impl RoadSystemParams {
         self.highways.validate().map_err(|e| e.within("highways"))?;
         self.contour.validate().map_err(|e| e.within("contour"))?;
         self.cities.validate().map_err(|e| e.within("cities"))?;
+        (self.earthworks.validate()).map_err(|e| e.within("earthworks"))?;
         ParamError::check_range("highway_width", self.highway_width, 1.0, 100.0)?;
         let longest = self.highways.max_length.min(MAX_LINK);
         ParamError::check_range("max_link", self.max_link, 0.0, longest)?;
@@ -330,6 +340,7 @@ impl RoadSystem {
                     points,
                     class: r.class,
                     width: r.width,
+                    z: Vec::new(),
                 };
                 if road.points.len() >= 2
                     && clip::length(&road.points) >= clip::MIN_PIECE
@@ -339,12 +350,21 @@ impl RoadSystem {
                 }
             }
         }
+        let network = Arc::new(planarize(vec![RoadNetwork::from_roads(roads)]));
+        let cities: Vec<City> = touching.iter().map(|c| (**c).clone()).collect();
+        let ground = LaidGround::new(Arc::new(terrain.clone()))
+            .with(LaidKind::Road, Arc::new(RoadLayer::new(network.clone())))
+            .with(LaidKind::Town, Arc::new(CityGround::new(cities.clone())))
+            .with_relief(Arc::new(Earthworks::default()));
         Ok(Region {
             min,
             max,
-            network: Arc::new(planarize(vec![RoadNetwork::from_roads(roads)])),
-            cities: touching.iter().map(|c| (**c).clone()).collect(),
+            network,
+            cities,
             layouts,
+            ground: Arc::new(ground),
+            structures: Vec::new(),
+            report: EarthworkReport::default(),
         })
     }
 }
@@ -364,7 +384,7 @@ impl RoadGenerator for RoadSystem {
 /// What the world holds over one area: one consistent answer from
 /// [`RoadSystem::region`] (or [`Region::from_generator`] for any road
 /// generator, with no cities).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Region {
     /// The area's low corner.
     pub min: DVec2,
@@ -378,6 +398,15 @@ pub struct Region {
     /// in `network`; a city that cannot be laid out is left out, and
     /// [`RoadSystem::layout`] says why).
     pub layouts: Vec<Arc<CityLayout>>,
+    /// The built ground: the terrain with the roads, the towns and their
+    /// earthworks laid on it. Its height is the profile along every
+    /// carriageway, level on every lot, side slopes between, and the natural
+    /// terrain bit for bit beyond the earthworks' reach.
+    pub ground: Arc<LaidGround>,
+    /// Bridges, tunnels and retaining walls.
+    pub structures: Vec<Structure>,
+    /// What the earthworks changed.
+    pub report: EarthworkReport,
 }
 
 impl Region {
@@ -388,12 +417,19 @@ impl Region {
         min: DVec2,
         max: DVec2,
     ) -> Result<Self, RoadError> {
+        let network = Arc::new(generator.generate(terrain, min, max)?);
         Ok(Self {
             min,
             max,
-            network: Arc::new(generator.generate(terrain, min, max)?),
+            ground: Arc::new(
+                LaidGround::new(Arc::new(terrain.clone()))
+                    .with(LaidKind::Road, Arc::new(RoadLayer::new(network.clone()))),
+            ),
+            network,
             cities: Vec::new(),
             layouts: Vec::new(),
+            structures: Vec::new(),
+            report: EarthworkReport::default(),
         })
     }
 }

@@ -174,8 +174,12 @@ impl LotParams {
 pub struct Building {
     /// The ground plan.
     pub footprint: Vec<DVec2>,
-    /// Height above the ground, metres.
+    /// Height above its base, metres.
     pub height: f64,
+    /// The ground height its walls start at, metres: the natural ground at
+    /// the footprint's centre as laid out (0 from [`subdivide`] alone), the
+    /// height of its level pad once the world has built the ground.
+    pub base: f64,
 }
 
 /// One lot: a simple polygon (counter-clockwise) with street frontage, off
@@ -302,6 +306,7 @@ pub fn subdivide(streets: &Streets, params: &LotParams) -> Vec<Lot> {
                 Building {
                     height: params.height_at(c),
                     footprint,
+                    base: 0.0,
                 }
             });
             lots.push(Lot {

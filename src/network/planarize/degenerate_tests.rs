@@ -6,6 +6,7 @@ use crate::network::{PlanarityFault, RoadClass};
 
 fn road(points: Vec<DVec2>) -> Road {
     Road {
+        z: Vec::new(),
         points,
         class: RoadClass::Road,
         width: 5.0,
@@ -169,6 +170,7 @@ fn roads_along_shared_grid_lines_come_out_planar() {
                     points.push(p * 10.0);
                 }
                 Road {
+                    z: Vec::new(),
                     points,
                     class: RoadClass::Street,
                     width: 6.0,

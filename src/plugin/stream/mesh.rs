@@ -20,6 +20,7 @@ pub fn kind_color(kind: TerrainKind) -> [f32; 3] {
         TerrainKind::Path => [0.62, 0.56, 0.44],
         TerrainKind::Stream => [0.20, 0.40, 0.55],
         TerrainKind::Marsh => [0.36, 0.46, 0.34],
+        TerrainKind::Earthwork => [0.52, 0.49, 0.42],
     };
     srgb.map(srgb_to_linear)
 }

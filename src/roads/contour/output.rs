@@ -95,6 +95,7 @@ impl Sim<'_> {
                     points: out,
                     class: self.p.class,
                     width: self.p.width,
+                    z: Vec::new(),
                 }
             })
             // A road is two distinct points at least.

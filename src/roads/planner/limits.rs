@@ -252,6 +252,7 @@ fn a_fine_smoothed_road_is_checked_and_planarized_in_linear_work() {
     let road = SequentialPlanner.plan(&t, from, to, &p).unwrap();
     assert!(road.smoothed.len() > 10_000, "{}", road.smoothed.len());
     let net = RoadNetwork::from_roads(vec![Road {
+        z: Vec::new(),
         points: road.smoothed,
         class: RoadClass::Road,
         width: 5.0,

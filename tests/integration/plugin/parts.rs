@@ -99,6 +99,7 @@ impl bevy_relief::roads::RoadGenerator for StraightRoad {
         let y = 1300.0;
         let roads = (min.y <= y && y <= max.y)
             .then(|| Road {
+                z: Vec::new(),
                 // Whole 1 km pieces, so any area gets the same road there.
                 points: vec![
                     DVec2::new((min.x / 1000.0).floor() * 1000.0, y),

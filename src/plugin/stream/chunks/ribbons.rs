@@ -305,6 +305,7 @@ mod tests {
         let (a, b) = (DVec2::new(-1811.0, 3040.0), DVec2::new(-1811.0, 3090.0));
         assert!(t.height(a.x, a.y) < lake && t.height(b.x, b.y) < lake);
         let net = RoadNetwork::from_roads(vec![Road {
+            z: Vec::new(),
             points: vec![a, b],
             class: RoadClass::Highway,
             width: 10.0,
