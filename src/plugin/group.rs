@@ -16,7 +16,7 @@
 use super::stream::chunks::{self, ChunkManager};
 use super::stream::coords::{self, FocusState, OriginShifted, RenderOrigin};
 use super::stream::settings::{self, TerrainSettings, TerrainState};
-use super::stream::{cities, objects, roads};
+use super::stream::{cities, objects, roads, structures};
 use super::{
     ReliefAssets, ReliefError, ReliefPlugin, ReliefStats, ReliefSystems, RoadsLaid, create_assets,
     update_stats,
@@ -153,24 +153,30 @@ fn needs_core(app: &App, part: &str) {
     }
 }
 
-/// The ground as quadtree chunks, with the road ribbons over them.
+/// The ground as quadtree chunks, with the road ribbons over them, and the
+/// roads' bridges and tunnels and the towns' retaining walls.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ReliefChunksPlugin;
 
 impl Plugin for ReliefChunksPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<ChunkManager>().add_systems(
-            PostUpdate,
-            (
-                chunks::request_chunks,
-                chunks::receive_chunks,
-                chunks::retire_chunks,
-                chunks::update_ribbons,
-            )
-                .chain()
-                .in_set(ReliefSystems::Chunks)
-                .run_if(resource_exists::<ReliefAssets>),
-        );
+        app.init_resource::<ChunkManager>()
+            .init_resource::<structures::StructureManager>()
+            .add_systems(
+                PostUpdate,
+                (
+                    (
+                        chunks::request_chunks,
+                        chunks::receive_chunks,
+                        chunks::retire_chunks,
+                        chunks::update_ribbons,
+                    )
+                        .chain(),
+                    structures::update_structures,
+                )
+                    .in_set(ReliefSystems::Chunks)
+                    .run_if(resource_exists::<ReliefAssets>),
+            );
     }
 
     fn finish(&self, app: &mut App) {

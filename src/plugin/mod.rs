@@ -22,7 +22,7 @@ use bevy::prelude::*;
 use std::sync::Arc;
 use stream::chunks::ChunkManager;
 use stream::coords::FocusState;
-use stream::{cities, objects, roads, shapes};
+use stream::{cities, objects, roads, shapes, structures};
 
 pub use group::{
     ReliefChunksPlugin, ReliefCorePlugin, ReliefObjectsPlugin, ReliefOriginPlugin, ReliefPlugins,
@@ -36,6 +36,7 @@ pub use stream::coords::{
 pub use stream::objects::{CellKey, OBJECT_CELL, ObjectCell, ObjectKind, ReliefObject};
 pub use stream::roads::{LaidRoads, RoadSource};
 pub use stream::settings::{SettingsError, TerrainSettings, TerrainState, ViewSettings};
+pub use stream::structures::{ReliefStructures, STRUCTURE_CELL};
 pub use stream::tasks::{
     FewCoresPlugin, Job, ReliefWorkers, relief_task_pools, single_threaded_schedules,
 };
@@ -176,6 +177,10 @@ pub struct ReliefStats {
     pub cities_pending: usize,
     /// City meshes built since start.
     pub city_meshes_built: u64,
+    /// Cells whose bridges, tunnels and walls are shown (one mesh each).
+    pub structure_cells: usize,
+    /// Structure meshes being built.
+    pub structures_pending: usize,
 }
 
 /// Adds the Relf world to a Bevy app. `Default` gives the reference world.
@@ -330,6 +335,7 @@ fn update_stats(
     objects: Option<Res<objects::ObjectManager>>,
     roads: Option<Res<roads::RoadManager>>,
     cities: Option<Res<cities::CityManager>>,
+    structures: Option<Res<structures::StructureManager>>,
     focus: Res<FocusState>,
     mut stats: ResMut<ReliefStats>,
 ) {
@@ -338,6 +344,10 @@ fn update_stats(
         stats.cities = cities.shown_count();
         stats.cities_pending = cities.pending_count();
         stats.city_meshes_built = cities.built;
+    }
+    if let Some(s) = structures {
+        stats.structure_cells = s.shown_count();
+        stats.structures_pending = s.pending_count();
     }
     if let Some(roads) = roads {
         stats.roads = roads.roads;
@@ -382,9 +392,11 @@ impl TerrainQuery<'_> {
         &self.laid.ground
     }
 
-    /// Ground height at core `(x, y)`.
+    /// Ground height at core `(x, y)`: the built ground (roads on their
+    /// profiles, towns on their pads) around the focus, the natural terrain
+    /// elsewhere.
     pub fn height(&self, x: f64, y: f64) -> f64 {
-        self.state.terrain.height(x, y)
+        self.laid.ground.height(x, y)
     }
 
     /// Everything about the ground at core `(x, y)`, roads and streams included.

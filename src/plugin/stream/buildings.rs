@@ -1,5 +1,7 @@
-//! City buildings as one mesh per city: walls from below the lowest corner
-//! (a foundation, so no building floats on a slope) to the eaves, gabled
+//! City buildings as one mesh per city: walls from their base (the level pad
+//! the world built for them), with a foundation below it and below the lowest
+//! corner's ground (so no building floats where the ground is not level), to
+//! the eaves, gabled
 //! roofs on small four-cornered houses and flat roofs elsewhere, wall and
 //! roof colours varied per building by a hash of its position.
 
@@ -9,7 +11,7 @@ use crate::num::hash_unit;
 use bevy::math::{DVec2, DVec3};
 use bevy::mesh::Mesh;
 
-/// How far walls reach below the lowest corner's ground, metres.
+/// How far walls reach below the base and the lowest corner's ground, metres.
 pub const FOUNDATION: f64 = 1.0;
 /// The eaves stand at least this high above the highest corner, metres.
 const MIN_STOREY: f64 = 3.0;
@@ -47,7 +49,7 @@ pub struct MeshLists {
 impl MeshLists {
     /// Adds a planar convex polygon as a fan, flat-shaded, wound so that its
     /// normal points along `hint` (core axes).
-    fn face(&mut self, poly: &[DVec3], hint: DVec3, color: [f32; 4]) {
+    pub(super) fn face(&mut self, poly: &[DVec3], hint: DVec3, color: [f32; 4]) {
         let n = newell(poly);
         let (n, flip) = if n.dot(hint) < 0.0 {
             (-n, true)
@@ -76,6 +78,20 @@ impl MeshLists {
         }
     }
 
+    /// Whether nothing was added.
+    pub fn is_empty(&self) -> bool {
+        self.indices.is_empty()
+    }
+
+    /// The lowest and highest vertex heights (Bevy Y), if any.
+    #[cfg(test)]
+    pub fn height_range(&self) -> Option<(f32, f32)> {
+        let ys = self.positions.iter().map(|p| p[1]);
+        let lo = ys.clone().fold(f32::INFINITY, f32::min);
+        let hi = ys.fold(f32::NEG_INFINITY, f32::max);
+        (lo <= hi).then_some((lo, hi))
+    }
+
     /// Vertices so far.
     #[cfg(test)]
     pub fn vertex_count(&self) -> usize {
@@ -102,7 +118,8 @@ fn newell(poly: &[DVec3]) -> DVec3 {
     n.normalize_or_zero()
 }
 
-fn linear(c: [f32; 3]) -> [f32; 4] {
+/// Linear RGBA from sRGB components.
+pub(super) fn linear(c: [f32; 3]) -> [f32; 4] {
     let l = |v: f32| {
         if v <= 0.04045 {
             v / 12.92
@@ -114,28 +131,34 @@ fn linear(c: [f32; 3]) -> [f32; 4] {
 }
 
 /// Adds one building: `footprint` (counter-clockwise, world metres),
-/// `height` to the eaves above its mean ground (and at least a storey above
-/// its highest corner), `ground(p)` the terrain
-/// height; everything relative to `anchor`. Footprints with fewer than
-/// three corners, or not finite, are skipped.
+/// standing on `base` (the height its walls start at: its pad), `height` to
+/// the eaves above the base (and at least a storey above its highest
+/// corner), `ground(p)` the ground height (the walls reach a foundation below
+/// the lowest of the base and the corners); everything relative to `anchor`.
+/// Footprints with fewer than three corners, or not finite, are skipped.
 pub fn add_building(
     m: &mut MeshLists,
     footprint: &[DVec2],
     height: f64,
+    base: f64,
     ground: impl Fn(DVec2) -> f64,
     anchor: DVec3,
 ) {
-    if footprint.len() < 3 || !footprint.iter().all(|p| p.is_finite()) || !height.is_finite() {
+    if footprint.len() < 3
+        || !footprint.iter().all(|p| p.is_finite())
+        || !height.is_finite()
+        || !base.is_finite()
+    {
         return;
     }
     let local: Vec<DVec2> = footprint.iter().map(|&p| p - anchor.truncate()).collect();
     let zs: Vec<f64> = footprint.iter().map(|&p| ground(p)).collect();
-    let lo = zs.iter().copied().fold(f64::INFINITY, f64::min) - FOUNDATION - anchor.z;
+    let low = zs.iter().copied().fold(base, f64::min);
+    let lo = low - FOUNDATION - anchor.z;
     let high = zs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let mean = zs.iter().sum::<f64>() / zs.len() as f64;
-    // The height counts from the mean ground; the eaves stay a storey
-    // above the highest corner on steep ground.
-    let top = (mean + height.max(2.0)).max(high + MIN_STOREY) - anchor.z;
+    // The height counts from the base; the eaves stay a storey above the
+    // highest corner where the ground rises above it.
+    let top = (base + height.max(2.0)).max(high + MIN_STOREY) - anchor.z;
     let h = |salt| {
         hash_unit(
             footprint[0].x.to_bits() as i64,
@@ -220,10 +243,12 @@ mod tests {
         let mut m = MeshLists::default();
         let ground = |p: DVec2| 100.0 + 0.2 * p.x;
         let anchor = DVec3::new(0.0, 0.0, 100.0);
+        // Based at the mean ground (as laid out on natural ground).
         add_building(
             &mut m,
             &rect(DVec2::new(10.0, 0.0), 12.0, 8.0),
             6.0,
+            102.0,
             ground,
             anchor,
         );
@@ -256,6 +281,7 @@ mod tests {
             &mut m,
             &rect(DVec2::ZERO, 20.0, 20.0),
             30.0,
+            0.0,
             flat_ground,
             DVec3::ZERO,
         );
@@ -270,11 +296,47 @@ mod tests {
             (0., 20.),
         ]
         .map(|(x, y)| DVec2::new(x, y));
-        add_building(&mut m, &l, 8.0, flat_ground, DVec3::ZERO);
+        add_building(&mut m, &l, 8.0, 0.0, flat_ground, DVec3::ZERO);
         assert_eq!(m.vertex_count(), 22 + 24 + 12);
         let before = m.vertex_count();
-        add_building(&mut m, &l[..2], 8.0, flat_ground, DVec3::ZERO);
-        add_building(&mut m, &[DVec2::NAN; 4], 8.0, flat_ground, DVec3::ZERO);
+        add_building(&mut m, &l[..2], 8.0, 0.0, flat_ground, DVec3::ZERO);
+        add_building(&mut m, &[DVec2::NAN; 4], 8.0, 0.0, flat_ground, DVec3::ZERO);
+        add_building(&mut m, &l, 8.0, f64::NAN, flat_ground, DVec3::ZERO);
         assert_eq!(m.vertex_count(), before);
+    }
+
+    #[test]
+    fn a_house_on_its_pad_starts_at_its_base() {
+        // A level pad at 250 m cut into a slope: the walls start a
+        // foundation below the base, the eaves count from it.
+        let mut m = MeshLists::default();
+        let pad = |_: DVec2| 250.0;
+        let anchor = DVec3::new(0.0, 0.0, 200.0);
+        add_building(
+            &mut m,
+            &rect(DVec2::ZERO, 10.0, 10.0),
+            7.0,
+            250.0,
+            pad,
+            anchor,
+        );
+        let (lo, _) = m.height_range().unwrap();
+        assert_eq!(lo, (250.0 - FOUNDATION - 200.0) as f32);
+        let walls_top = m.positions[2][1];
+        assert_eq!(walls_top, 57.0);
+        // On ground that falls away from a base above it, the walls reach
+        // below the lowest corner.
+        let mut m = MeshLists::default();
+        let slope = |p: DVec2| 250.0 + 0.5 * p.x;
+        add_building(
+            &mut m,
+            &rect(DVec2::ZERO, 10.0, 10.0),
+            7.0,
+            250.0,
+            slope,
+            anchor,
+        );
+        let (lo, _) = m.height_range().unwrap();
+        assert_eq!(lo, (247.5 - FOUNDATION - 200.0) as f32);
     }
 }

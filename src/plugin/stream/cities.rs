@@ -1,6 +1,7 @@
 //! City buildings around the focus: every city laid with the roads
 //! ([`LaidRoads::layouts`]) gets one entity with one mesh of all its
-//! buildings, built on a worker thread. (Its streets are roads of the laid
+//! buildings, built on a worker thread, each standing on its base (the
+//! level pad the world built for it). (Its streets are roads of the laid
 //! network, drawn as ribbons with the other roads.) A mesh is keyed on what
 //! it is built from (the buildings and the terrain), so re-laid roads
 //! rebuild only the cities whose buildings changed. A city no longer laid
@@ -35,8 +36,8 @@ struct Built {
     buildings: usize,
 }
 
-/// What a city's mesh is built from: a hash of its buildings (footprints
-/// and heights) and centre (the mesh's anchor), and the terrain generation
+/// What a city's mesh is built from: a hash of its buildings (footprints,
+/// heights and bases) and centre (the mesh's anchor), and the terrain generation
 /// they stand on. Equal keys, equal meshes, whatever layout object brought
 /// them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,7 +52,7 @@ impl MeshKey {
         let c = layout.city.centre;
         (c.x.to_bits(), c.y.to_bits()).hash(&mut h);
         for b in layout.buildings() {
-            (b.height.to_bits(), b.footprint.len()).hash(&mut h);
+            (b.height.to_bits(), b.base.to_bits(), b.footprint.len()).hash(&mut h);
             for p in &b.footprint {
                 (p.x.to_bits(), p.y.to_bits()).hash(&mut h);
             }
@@ -149,7 +150,7 @@ pub(crate) fn update_cities(
             if cm.pending.contains_key(&id) {
                 continue;
             }
-            let (job_layout, terrain) = (layout.clone(), state.terrain.clone());
+            let (job_layout, ground) = (layout.clone(), laid.ground.clone());
             let job = workers.spawn(move || {
                 let mut m = MeshLists::default();
                 let c = job_layout.city.centre;
@@ -160,7 +161,8 @@ pub(crate) fn update_cities(
                         &mut m,
                         &b.footprint,
                         b.height,
-                        |p| terrain.height(p.x, p.y),
+                        b.base,
+                        |p| ground.height(p.x, p.y),
                         anchor,
                     );
                     n += 1;

@@ -1,6 +1,6 @@
 //! The ground palette and the mesh layout shared by everything we draw.
 
-use crate::terrain::TerrainKind;
+use crate::terrain::{BuiltKind, TerrainKind};
 use bevy::asset::RenderAssetUsages;
 use bevy::mesh::{Indices, Mesh, PrimitiveTopology};
 
@@ -23,6 +23,17 @@ pub fn kind_color(kind: TerrainKind) -> [f32; 3] {
         TerrainKind::Earthwork => [0.52, 0.49, 0.42],
     };
     srgb.map(srgb_to_linear)
+}
+
+/// The colour of built ground (linear RGB): carriageways as road, pads as
+/// town ground, embankments grassed over, cuttings bare gravel.
+pub fn built_color(kind: BuiltKind) -> [f32; 3] {
+    match kind {
+        BuiltKind::Carriageway => kind_color(TerrainKind::Road),
+        BuiltKind::Pad => kind_color(TerrainKind::Town),
+        BuiltKind::Fill => [0.50, 0.60, 0.30].map(srgb_to_linear),
+        BuiltKind::Cut => kind_color(TerrainKind::Earthwork),
+    }
 }
 
 /// Snow, linear RGB.

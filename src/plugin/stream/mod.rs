@@ -9,6 +9,7 @@
 //! - `chunks`: the ground as quadtree chunks meshed on worker threads;
 //! - `objects`: trees, point features and village buildings near the focus;
 //! - `cities`, `buildings`: one buildings mesh per city;
+//! - `structures`: bridges, tunnels and retaining walls, one mesh per cell;
 //! - `tasks`: the worker threads below the frame's priority;
 //! - `mesh`, `shapes`: mesh builders.
 
@@ -21,6 +22,7 @@ pub(crate) mod objects;
 pub(crate) mod roads;
 pub(crate) mod settings;
 pub(crate) mod shapes;
+pub(crate) mod structures;
 pub(crate) mod tasks;
 
 /// Removes the finished jobs from `pending` and returns their results

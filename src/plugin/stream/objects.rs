@@ -125,7 +125,7 @@ pub fn cell_contents(ground: &LaidGround, key: CellKey) -> Vec<Instance> {
                 let p = DVec2::new(fx, fy);
                 out.push(Instance {
                     kind: ObjectKind::Feature(f),
-                    world: DVec3::new(fx, fy, terrain.height(fx, fy)),
+                    world: DVec3::new(fx, fy, ground.height(fx, fy)),
                     yaw: yaw(p, 2),
                     scale: Vec3::ONE,
                 });
@@ -181,14 +181,15 @@ fn wanted(key: &CellKey, focus: DVec2, state: &TerrainState, slack: f64) -> bool
 /// (`roads_on`: a road plugin and a road radius), only once the roads over
 /// the whole cell are (so that nothing stands on a road).
 fn roads_known(key: &CellKey, roads_on: bool, laid: &LaidRoads) -> bool {
-    let (lo, hi) = cell_box(key);
+    let (lo, hi) = cell_box(key, laid);
     !roads_on || laid.covers(lo, hi)
 }
 
 /// A cell's box, grown by the widest road's half width (whatever stands in
-/// the cell may be kept off a road just outside it).
-fn cell_box(key: &CellKey) -> (DVec2, DVec2) {
-    let pad = 60.0;
+/// the cell may be kept off a road just outside it) or the earthworks'
+/// reach (whatever stands in it stands on the ground they shape).
+fn cell_box(key: &CellKey, laid: &LaidRoads) -> (DVec2, DVec2) {
+    let pad = laid.reach().max(60.0);
     (
         key.corner() - pad,
         key.corner() + DVec2::splat(OBJECT_CELL + pad),
@@ -234,7 +235,7 @@ pub(crate) fn request_cells(
         om.roads_version = laid.version;
         let changed: Vec<CellKey> = (om.cells.iter())
             .filter(|(k, (_, print))| {
-                let (lo, hi) = cell_box(k);
+                let (lo, hi) = cell_box(k, &laid);
                 laid.fingerprint(lo, hi) != *print
             })
             .map(|(k, _)| *k)
@@ -293,7 +294,7 @@ pub(crate) fn request_cells(
         om.stale.remove(&k);
         let ground = Arc::clone(&laid.ground);
         let generation = state.generation;
-        let (lo, hi) = cell_box(&k);
+        let (lo, hi) = cell_box(&k, &laid);
         let print = laid.fingerprint(lo, hi);
         om.pending.insert(
             k,

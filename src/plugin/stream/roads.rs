@@ -3,14 +3,18 @@
 //! [`TerrainSettings::roads`]: cities, highways, contour roads) is asked on a worker thread for the square of
 //! `road_radius` around the focus, snapped to a 500 m grid, so it runs only
 //! every few hundred metres of travel. The network and the streams of the
-//! square are then laid on the ground ([`LaidRoads::ground`]), with the
-//! cities' footprints as town ground, so that `terra()` reports `Road`,
-//! `Stream` and `Town` and nothing is placed on roads and streams, and no
-//! tree or village house in a city.
+//! square are then laid on the ground ([`LaidRoads::ground`]): the region's
+//! built ground (roads on their profiles with cut and fill, towns on level
+//! pads, the cities' footprints as town ground) with the streams added, so
+//! that `terra()` reports `Road`, `Stream` and `Town`, nothing is placed on
+//! roads and streams, no tree or village house in a city, and everything
+//! stands on the built ground. The region's bridges, tunnels and walls are
+//! kept with it ([`LaidRoads::structures`]).
 //! Because a generator's roads inside an area never depend on what else was
 //! asked for, a new network agrees with the old one wherever they overlap:
 //! chunks and object cells compare a fingerprint of the roads over them and
-//! rebuild only where it changed.
+//! rebuild only where it changed (chunk meshes: only where the earthworks
+//! shaping them changed, [`LaidRoads::ground_print`]).
 
 use super::coords::FocusState;
 use super::settings::{TerrainSettings, TerrainState};
@@ -20,7 +24,7 @@ use crate::network::{RoadLayer, RoadNetwork};
 use crate::plugin::{ReliefError, RoadsLaid};
 use crate::roads::{RoadError, RoadGenerator};
 use crate::terrain::{LaidGround, LaidKind, StreamCache, StreamLayer, Terrain};
-use crate::world::{Region, RoadSystem};
+use crate::world::{Region, RoadSystem, Structure};
 use bevy::math::DVec2;
 use bevy::prelude::*;
 use std::hash::{Hash, Hasher};
@@ -125,25 +129,112 @@ pub struct LaidRoads {
     /// The square whose roads (all roads with a point in it) and streams are
     /// laid; objects are placed only inside it. `None` until the first network.
     pub region: Option<(DVec2, DVec2)>,
+    /// The region's bridges, tunnels and retaining walls.
+    pub structures: Arc<Vec<Structure>>,
     /// Bumped whenever something is laid or taken away.
     pub version: u64,
-    /// Every road, then every stream, summed up for [`Self::fingerprint`].
+    /// Every road, then every stream, then every city, summed up for
+    /// [`Self::fingerprint`].
     lines: Arc<Vec<LineSum>>,
+    /// For each road, the stretches (arc-length intervals, ascending) that
+    /// are bridges or tunnels: drawn by structures, not ribbons.
+    spans: Arc<Vec<Vec<(f64, f64)>>>,
+    /// The terrain the roads were laid for (the state's, by pointer).
+    terrain: Arc<Terrain>,
+    /// A hash of the earthwork parameters (0 with a custom generator).
+    salt: u64,
+    /// How far from a road or a city its earthworks may reach, metres.
+    reach: f64,
 }
 
 impl LaidRoads {
     /// Nothing laid on `terrain`.
     pub fn bare(terrain: Arc<Terrain>) -> Self {
         Self {
-            ground: Arc::new(LaidGround::new(terrain)),
+            ground: Arc::new(LaidGround::new(terrain.clone())),
             roads: Arc::default(),
             streams: Arc::default(),
             cities: Arc::default(),
             layouts: Arc::default(),
             region: None,
+            structures: Arc::default(),
             version: 0,
             lines: Arc::default(),
+            spans: Arc::default(),
+            terrain,
+            salt: 0,
+            reach: 0.0,
         }
+    }
+
+    /// How far the earthworks of a road or a town may reach, metres.
+    pub fn reach(&self) -> f64 {
+        self.reach
+    }
+
+    /// [`Self::spans`] of every road.
+    pub(crate) fn all_spans(&self) -> Arc<Vec<Vec<(f64, f64)>>> {
+        self.spans.clone()
+    }
+
+    /// The bridge and tunnel stretches of road `i` (arc-length intervals
+    /// along its points, ascending; empty for most roads).
+    pub fn spans(&self, i: usize) -> &[(f64, f64)] {
+        self.spans.get(i).map_or(&[], Vec::as_slice)
+    }
+
+    /// A hash of what shapes the built ground over `[min, max]`: 0 where
+    /// nothing built may shape it (the natural terrain), else the roads
+    /// (with their profiles) and towns within the earthworks' reach and the
+    /// earthwork parameters. Equal prints, equal ground: a chunk mesh built
+    /// on it still stands.
+    pub fn ground_print(&self, min: DVec2, max: DVec2) -> u64 {
+        let shaped = (self.ground.relief()).is_some_and(|r| r.may_shape(min, max));
+        if !shaped {
+            return 0;
+        }
+        let (lo, hi) = (min - self.reach, max + self.reach);
+        let net = self.roads.network();
+        let nr = net.roads.len();
+        let ns = self.streams.streams().len();
+        let lines = &self.lines;
+        let candidates: Vec<usize> = if (hi - lo).max_element() <= SMALL_BOX {
+            self.roads.roads_in(lo, hi)
+        } else {
+            (0..nr.min(lines.len()))
+                .filter(|&i| lines[i].meets(lo, hi, LINE_PAD))
+                .collect()
+        };
+        // Only the pieces of a road near the box count: a long road clipped
+        // elsewhere by another region shapes this ground all the same.
+        let mut near: Vec<u64> = candidates
+            .into_iter()
+            .map(|i| {
+                let r = &net.roads[i];
+                let mut h = std::hash::DefaultHasher::new();
+                (r.width.to_bits(), r.class as u8).hash(&mut h);
+                let z = |k: usize| r.z.get(k).map_or(0, |z| z.to_bits());
+                for (k, w) in r.points.windows(2).enumerate() {
+                    let (a, b) = (w[0].min(w[1]), w[0].max(w[1]));
+                    if a.cmple(hi + LINE_PAD).all() && b.cmpge(lo - LINE_PAD).all() {
+                        let (p, q) = (w[0], w[1]);
+                        (p.x.to_bits(), p.y.to_bits(), z(k)).hash(&mut h);
+                        (q.x.to_bits(), q.y.to_bits(), z(k + 1)).hash(&mut h);
+                    }
+                }
+                h.finish()
+            })
+            .collect();
+        // Towns: a few, each tested by its box.
+        near.extend(
+            (lines.iter().skip(nr + ns))
+                .filter(|l| l.meets(lo, hi, LINE_PAD))
+                .map(|l| l.hash),
+        );
+        near.sort_unstable();
+        let mut h = std::hash::DefaultHasher::new();
+        (self.salt, near).hash(&mut h);
+        h.finish() | 1
     }
 
     /// A hash of every road and stream near `[min, max]` (and of whether the
@@ -151,7 +242,7 @@ impl LaidRoads {
     /// there, so whatever was built over the box still stands.
     pub fn fingerprint(&self, min: DVec2, max: DVec2) -> u64 {
         let mut h = std::hash::DefaultHasher::new();
-        self.covers(min, max).hash(&mut h);
+        (self.covers(min, max), self.salt).hash(&mut h);
         let (nr, lines) = (self.roads.network().roads.len(), &self.lines);
         let mut near: Vec<u64> = if (max - min).max_element() <= SMALL_BOX {
             // Small boxes ask the index: a few cells.
@@ -167,9 +258,8 @@ impl LaidRoads {
         } else {
             // Large ones test every line's box: bounded by the line count,
             // not by how many cells the box holds.
-            let (lo, hi) = (min - LINE_PAD, max + LINE_PAD);
             (lines.iter())
-                .filter(|l| l.lo.cmple(hi).all() && l.hi.cmpge(lo).all())
+                .filter(|l| l.meets(min, max, LINE_PAD))
                 .map(|l| l.hash)
                 .collect()
         };
@@ -200,6 +290,11 @@ struct LineSum {
 }
 
 impl LineSum {
+    /// Whether the line's box, grown by `pad`, meets `[min, max]`.
+    fn meets(&self, min: DVec2, max: DVec2, pad: f64) -> bool {
+        self.lo.cmple(max + pad).all() && self.hi.cmpge(min - pad).all()
+    }
+
     fn new(points: &[DVec2], extra: u64) -> Self {
         let mut h = std::hash::DefaultHasher::new();
         extra.hash(&mut h);
@@ -218,6 +313,11 @@ impl LineSum {
 
 /// What a road task produces.
 struct Laid {
+    ground: Arc<LaidGround>,
+    structures: Arc<Vec<Structure>>,
+    spans: Vec<Vec<(f64, f64)>>,
+    salt: u64,
+    reach: f64,
     roads: Arc<RoadLayer>,
     streams: Arc<StreamLayer>,
     cities: Arc<CityGround>,
@@ -275,7 +375,7 @@ pub(crate) fn update_roads(
     mut errors: MessageWriter<ReliefError>,
     mut done: MessageWriter<RoadsLaid>,
 ) {
-    if !Arc::ptr_eq(laid.ground.terrain(), &state.terrain) {
+    if !Arc::ptr_eq(&laid.terrain, &state.terrain) {
         // A new terrain: nothing is laid on it yet.
         let version = laid.version + 1;
         *laid = LaidRoads {
@@ -333,7 +433,8 @@ pub(crate) fn update_roads(
                 errors.write(ReliefError::Roads(e));
                 if current {
                     let region = (wanted.centre - r, wanted.centre + r);
-                    lay(&state, &mut laid, &mut roads, Laid::empty(region));
+                    let empty = Laid::empty(&state.terrain, region);
+                    lay(&state, &mut laid, &mut roads, empty);
                 }
             }
         }
@@ -352,6 +453,17 @@ pub(crate) fn update_roads(
         }
     };
     let (min, max) = (wanted.centre - r, wanted.centre + r);
+    // What the earthworks depend on beyond the roads (a custom generator
+    // builds none).
+    let (salt, reach) = match &generator {
+        Source::Custom(_) => (0, 0.0),
+        Source::System(_) => {
+            let e = &settings.roads.earthworks;
+            let mut h = std::hash::DefaultHasher::new();
+            format!("{e:?}").hash(&mut h);
+            (h.finish(), e.max_reach)
+        }
+    };
     roads.target = Some(wanted);
     let terrain = state.terrain.clone();
     let cache = roads.stream_cache.clone();
@@ -360,20 +472,50 @@ pub(crate) fn update_roads(
             network: net,
             cities,
             layouts,
+            ground,
+            structures,
             ..
         } = generator.region(&terrain, min, max)?;
         let streams = {
             let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
             terrain.streams_in_cached(min, max, &mut cache)?
         };
-        let lines = (net.roads.iter())
-            .map(|r| LineSum::new(&r.points, r.width.to_bits() ^ r.class as u64))
+        let spans = super::structures::road_spans(&net, &structures);
+        let lines = (net.roads.iter().enumerate())
+            .map(|(i, r)| {
+                let mut h = std::hash::DefaultHasher::new();
+                (r.width.to_bits(), r.class as u64).hash(&mut h);
+                (r.z.iter().map(|z| z.to_bits())).for_each(|z| z.hash(&mut h));
+                (spans[i].iter()).for_each(|&(a, b)| (a.to_bits(), b.to_bits()).hash(&mut h));
+                LineSum::new(&r.points, h.finish())
+            })
             .chain(streams.iter().map(|s| LineSum::new(&s.points, 1)))
-            .chain(cities.iter().map(|c| LineSum::new(&c.boundary, 2)))
+            .chain(cities.iter().map(|c| {
+                // A town's ground follows its lots and buildings.
+                let mut h = std::hash::DefaultHasher::new();
+                for l in layouts.iter().filter(|l| l.city.id == c.id) {
+                    for lot in &l.lots {
+                        (lot.polygon.iter())
+                            .for_each(|p| (p.x.to_bits(), p.y.to_bits()).hash(&mut h));
+                        if let Some(b) = &lot.building {
+                            b.base.to_bits().hash(&mut h);
+                        }
+                    }
+                }
+                LineSum::new(&c.boundary, h.finish() ^ 2)
+            }))
             .collect();
+        let streams = Arc::new(StreamLayer::new(streams, StreamLayer::WIDTH));
+        // The built ground, with the streams laid on it too.
+        let ground = (*ground).clone().with(LaidKind::Stream, streams.clone());
         Ok(Laid {
+            ground: Arc::new(ground),
+            structures: Arc::new(structures),
+            spans,
+            salt,
+            reach,
             roads: Arc::new(RoadLayer::new(net)),
-            streams: Arc::new(StreamLayer::new(streams, StreamLayer::WIDTH)),
+            streams,
             cities: Arc::new(CityGround::new(cities)),
             layouts,
             region: (min, max),
@@ -383,9 +525,14 @@ pub(crate) fn update_roads(
 }
 
 impl Laid {
-    /// No roads and no streams over `region`.
-    fn empty(region: (DVec2, DVec2)) -> Self {
+    /// No roads and no streams over `region`: the bare terrain.
+    fn empty(terrain: &Arc<Terrain>, region: (DVec2, DVec2)) -> Self {
         Self {
+            ground: Arc::new(LaidGround::new(terrain.clone())),
+            structures: Arc::default(),
+            spans: Vec::new(),
+            salt: 0,
+            reach: 0.0,
             roads: Arc::new(RoadLayer::new(Arc::new(RoadNetwork::default()))),
             streams: Arc::default(),
             cities: Arc::default(),
@@ -396,21 +543,23 @@ impl Laid {
     }
 }
 
-/// Lays a network on the ground (no terrain copies: the ground shares it).
+/// Lays a region on the ground: its built ground (no terrain copies: the
+/// ground shares it), roads, towns and structures.
 fn lay(state: &TerrainState, laid: &mut LaidRoads, roads: &mut RoadManager, new: Laid) {
     roads.roads = new.roads.network().roads.len();
-    let ground = LaidGround::new(state.terrain.clone())
-        .with(LaidKind::Road, new.roads.clone())
-        .with(LaidKind::Stream, new.streams.clone())
-        .with(LaidKind::Town, new.cities.clone());
     *laid = LaidRoads {
-        ground: Arc::new(ground),
+        ground: new.ground,
         roads: new.roads,
         streams: new.streams,
         cities: new.cities,
         layouts: Arc::new(new.layouts),
         region: Some(new.region),
+        structures: new.structures,
         version: laid.version + 1,
         lines: Arc::new(new.lines),
+        spans: Arc::new(new.spans),
+        terrain: state.terrain.clone(),
+        salt: new.salt,
+        reach: new.reach,
     };
 }

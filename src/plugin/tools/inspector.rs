@@ -243,6 +243,9 @@ fn inspector_ui(world: &mut World) {
                         p.vegetation_vectors.len(),
                         bevy::math::DVec2::new(10.0, 10.0),
                     );
+                    egui::CollapsingHeader::new("Earthworks").show(ui, |ui| {
+                        earthworks_section(ui, &mut settings.roads.earthworks);
+                    });
                     egui::CollapsingHeader::new("City").show(ui, |ui| {
                         city_section(ui, &mut settings, city.as_deref(), focus, &mut hatch);
                     });
@@ -270,6 +273,55 @@ fn inspector_ui(world: &mut World) {
     if let Some(mut o) = world.get_resource_mut::<FieldOverlay>() {
         o.on = hatch;
     }
+}
+
+/// The earthworks' parameters (`roads.earthworks`): an edit lays the roads
+/// around the focus again, and the ground they shape is meshed again.
+fn earthworks_section(ui: &mut egui::Ui, e: &mut crate::world::EarthworkParams) {
+    ui.checkbox(&mut e.enabled, "Build roads and towns into the ground");
+    let slider = |ui: &mut egui::Ui, label: &str, v: &mut f64, range, suffix: &str| {
+        ui.horizontal(|ui| {
+            ui.label(label);
+            ui.add(egui::Slider::new(v, range).suffix(suffix));
+        });
+    };
+    ui.label("Steepest grade (rise over run)");
+    let g = &mut e.max_grade;
+    slider(ui, "  highway", &mut g.highway, 0.01..=0.3, "");
+    slider(ui, "  road", &mut g.road, 0.01..=0.4, "");
+    slider(ui, "  street", &mut g.street, 0.01..=0.5, "");
+    slider(ui, "  track", &mut g.track, 0.01..=0.6, "");
+    slider(ui, "Steps beyond", &mut e.max_street_grade, 0.05..=1.0, "");
+    slider(ui, "Bridge over fill", &mut e.max_fill, 0.5..=60.0, " m");
+    slider(ui, "Tunnel under cut", &mut e.max_cut, 0.5..=60.0, " m");
+    slider(ui, "Reach", &mut e.max_reach, 5.0..=200.0, " m");
+    let reach = e.max_reach;
+    slider(
+        ui,
+        "Wall beyond slope run",
+        &mut e.max_slope_run,
+        0.0..=reach,
+        " m",
+    );
+    slider(ui, "Fill slope (h:v)", &mut e.fill_slope, 0.25..=5.0, "");
+    slider(ui, "Cut slope (h:v)", &mut e.cut_slope, 0.1..=5.0, "");
+    slider(ui, "Shoulder", &mut e.shoulder, 0.0..=5.0, " m");
+    slider(
+        ui,
+        "Clearance over water",
+        &mut e.clearance,
+        0.0..=30.0,
+        " m",
+    );
+    slider(
+        ui,
+        "Largest pad step",
+        &mut e.max_pad_step,
+        0.0..=30.0,
+        " m",
+    );
+    slider(ui, "Profile smoothing", &mut e.smoothing, 0.0..=100.0, "");
+    slider(ui, "Profile point spacing", &mut e.step, 1.0..=100.0, " m");
 }
 
 fn world_section(ui: &mut egui::Ui, settings: &mut TerrainSettings, ist: &mut InspectorState) {

@@ -1,11 +1,12 @@
-//! A chunk's ground mesh as plain data: a height grid with skirts, normals and
-//! colours by kind, built off the main thread.
+//! A chunk's ground mesh as plain data: a height grid of the built ground
+//! (roads on their profiles, towns on their pads, cut and fill between) with
+//! skirts, normals and colours by kind, built off the main thread.
 
 use super::ChunkKey;
 use crate::plugin::stream::coords::to_bevy;
-use crate::plugin::stream::mesh::{SNOW, colored_mesh, kind_color};
+use crate::plugin::stream::mesh::{SNOW, built_color, colored_mesh, kind_color};
 use crate::plugin::stream::settings::ViewSettings;
-use crate::terrain::Terrain;
+use crate::terrain::LaidGround;
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
 
@@ -17,6 +18,9 @@ pub struct ChunkMesh {
     pub key: ChunkKey,
     /// The settings generation it was built for.
     pub generation: u64,
+    /// The laid-roads version and ground print it was built for (see
+    /// [`LaidRoads::ground_print`](crate::plugin::LaidRoads::ground_print)).
+    pub ground: (u64, u64),
     /// Vertex positions.
     pub positions: Vec<[f32; 3]>,
     /// Vertex normals.
@@ -32,16 +36,20 @@ pub struct ChunkMesh {
 }
 
 impl ChunkMesh {
-    /// Builds the mesh: a grid of `chunk_quads` quads per side with a skirt
-    /// hanging from every edge (deep enough to hide the step to a coarser
-    /// neighbour), normals from the height field, colours by kind and snow.
-    pub fn build(terrain: &Terrain, key: ChunkKey, generation: u64, view: &ViewSettings) -> Self {
+    /// Builds the mesh of the built ground: a grid of `chunk_quads` quads per
+    /// side with a skirt hanging from every edge (deep enough to hide the
+    /// step to a coarser neighbour), normals from the height field, colours by
+    /// kind and snow (the natural ground's kind, or what is built there:
+    /// carriageways as road, pads as town ground, embankments grassed, cuts
+    /// gravel).
+    pub fn build(ground: &LaidGround, key: ChunkKey, generation: u64, view: &ViewSettings) -> Self {
+        let terrain = ground.terrain();
         let q = view.chunk_quads as usize;
         let n = q + 1;
         let step = key.spacing(view);
         let min = key.corner(view);
         let mut h = Vec::new();
-        terrain
+        ground
             .heights_grid(min.x - step, min.y - step, step, n + 2, n + 2, &mut h)
             .expect("chunk grids are small");
         let w = n + 2;
@@ -65,10 +73,15 @@ impl ChunkMesh {
                 let nrm = DVec3::new(-dzdx, -dzdy, 1.0).normalize();
                 m.normals.push([nrm.x as f32, nrm.z as f32, -nrm.y as f32]);
                 let (x, y) = (min.x + local.x, min.y + local.y);
-                // The ground's own colour: roads and streams are drawn by
-                // ribbons of their own, so the ground never re-meshes for them.
+                // The ground's own colour, or what is built there (roads and
+                // streams themselves are drawn by ribbons of their own).
                 let t = terrain.terra(x, y);
-                let c = if t.snow { SNOW } else { kind_color(t.kind) };
+                let built = ground.built(DVec2::new(x, y), t.height);
+                let c = match built.map(|b| b.kind) {
+                    _ if t.snow => SNOW,
+                    Some(b) => built_color(b),
+                    None => kind_color(t.kind),
+                };
                 m.colors.push([c[0], c[1], c[2], 1.0]);
             }
         }
@@ -123,7 +136,8 @@ mod tests {
 
     #[test]
     fn chunk_mesh_matches_heights_and_has_skirts() {
-        let t = Terrain::default();
+        let t = crate::terrain::Terrain::default();
+        let ground = LaidGround::new(std::sync::Arc::new(t.clone()));
         let view = ViewSettings {
             chunk_quads: 8,
             ..Default::default()
@@ -133,7 +147,7 @@ mod tests {
             x: 148,
             y: 9,
         };
-        let m = ChunkMesh::build(&t, key, 3, &view);
+        let m = ChunkMesh::build(&ground, key, 3, &view);
         let n = 9;
         assert_eq!(m.positions.len(), n * n + 4 * n);
         assert_eq!(m.indices.len(), 8 * 8 * 6 + 4 * 8 * 6);

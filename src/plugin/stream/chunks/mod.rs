@@ -3,6 +3,12 @@
 //! threads (`mesh`), swapping them in without holes, cracks (skirts hide
 //! level changes) or overlaps, and the road ribbons over them (`ribbons`),
 //! rebuilt only where the roads over a chunk changed.
+//!
+//! Chunks mesh the built ground. When a new region is laid, a shown chunk is
+//! meshed again only where what shapes its ground changed (its
+//! [`LaidRoads::ground_print`]: 0 wherever nothing built reaches it, so
+//! most chunks never re-mesh); the new mesh is built on a worker and swapped
+//! in whole, the old one shown until then.
 
 mod mesh;
 mod ribbons;
@@ -42,6 +48,8 @@ pub struct ChunkRoads;
 struct Present {
     entity: Entity,
     generation: u64,
+    /// The laid-roads version and ground print its mesh was built for.
+    ground: (u64, u64),
     water: Option<Entity>,
     road: Option<Entity>,
     /// The laid-roads version its ribbons were last checked against, and the
@@ -54,13 +62,24 @@ struct Present {
 /// fingerprint it was built for, and the ribbons.
 type RibbonResult = (ChunkKey, u64, u64, Option<Ribbons>);
 
+/// A chunk mesh being built: for which generation and ground print.
+struct Pending {
+    generation: u64,
+    print: u64,
+    job: Job<ChunkMesh>,
+}
+
 /// The chunk bookkeeping: what is wanted, shown and being built.
 #[derive(Resource, Default)]
 pub struct ChunkManager {
     desired: Vec<ChunkKey>,
     desired_set: HashSet<ChunkKey>,
     present: HashMap<ChunkKey, Present>,
-    pending: HashMap<ChunkKey, Job<ChunkMesh>>,
+    pending: HashMap<ChunkKey, Pending>,
+    /// The laid-roads version the chunks' ground was last checked against.
+    ground_version: u64,
+    /// Some wanted chunk may have ground to check against the laid roads.
+    ground_unchecked: bool,
     ready: VecDeque<ChunkMesh>,
     ribbon_tasks: HashMap<ChunkKey, Job<RibbonResult>>,
     /// Some shown chunk may have ribbons to check against the laid roads.
@@ -93,6 +112,7 @@ impl ChunkManager {
     /// Whether every wanted chunk is shown, current and nothing is pending.
     pub fn complete(&self, generation: u64) -> bool {
         self.pending_count() == 0
+            && !self.ground_unchecked
             && !self.desired.is_empty()
             && self.desired.iter().all(|k| {
                 self.present
@@ -109,10 +129,12 @@ impl ChunkManager {
     }
 }
 
-/// Chooses the chunks around the focus and starts building missing ones.
+/// Chooses the chunks around the focus and starts building missing ones, and
+/// those whose built ground changed since their mesh was built.
 pub(crate) fn request_chunks(
     focus: Res<FocusState>,
     state: Res<TerrainState>,
+    laid: Res<LaidRoads>,
     workers: Res<ReliefWorkers>,
     mut chunks: ResMut<ChunkManager>,
 ) {
@@ -143,32 +165,61 @@ pub(crate) fn request_chunks(
         pending.retain(|k, _| desired_set.contains(k));
         ready.retain(|m| desired_set.contains(&m.key));
     }
+    // Newly laid roads: every wanted chunk's ground is checked once.
+    let check = chunks.ground_version != laid.version || chunks.ground_unchecked;
+    chunks.ground_version = laid.version;
+    chunks.ground_unchecked = false;
     let ChunkManager {
         desired,
         present,
         pending,
         ready,
+        ground_unchecked,
         ..
     } = &mut *chunks;
+    let generation = state.generation;
     for &key in desired.iter() {
-        if pending.len() >= view.max_tasks {
-            break;
-        }
-        // Current: built for this terrain (roads have meshes of their own).
-        let current = present
-            .get(&key)
-            .is_some_and(|p| p.generation == state.generation)
-            || ready
-                .iter()
-                .any(|m| m.key == key && m.generation == state.generation);
-        if current || pending.contains_key(&key) {
+        // What will be shown: the newest of the queued, waiting and shown
+        // meshes built for this terrain (its ground print).
+        let queued = (pending.get(&key))
+            .filter(|p| p.generation == generation)
+            .map(|p| p.print);
+        let waiting = (ready.iter().rev())
+            .find(|m| m.key == key && m.generation == generation)
+            .map(|m| m.ground.1);
+        let shown = (present.get(&key))
+            .filter(|p| p.generation == generation)
+            .map(|p| p.ground.1);
+        let have = queued.or(waiting).or(shown);
+        if have.is_some() && !check {
             continue;
         }
-        let terrain = Arc::clone(&state.terrain);
-        let (generation, view) = (state.generation, view.clone());
+        if pending.len() >= view.max_tasks && queued.is_none() {
+            // The rest on a later frame.
+            *ground_unchecked |= check;
+            break;
+        }
+        let min = key.corner(view);
+        let print = laid.ground_print(min, min + DVec2::splat(key.size(view)));
+        if have == Some(print) {
+            continue;
+        }
+        // A task for other ground (or another terrain) is replaced, which
+        // cancels it.
+        let ground = Arc::clone(&laid.ground);
+        let (view, version) = (view.clone(), laid.version);
+        let job = workers.spawn(move || {
+            let mut m = ChunkMesh::build(&ground, key, generation, &view);
+            m.ground = (version, print);
+            m
+        });
         pending.insert(
             key,
-            workers.spawn(move || ChunkMesh::build(&terrain, key, generation, &view)),
+            Pending {
+                generation,
+                print,
+                job,
+            },
         );
     }
 }
@@ -177,6 +228,7 @@ pub(crate) fn request_chunks(
 pub(crate) fn receive_chunks(
     mut commands: Commands,
     state: Res<TerrainState>,
+    laid: Res<LaidRoads>,
     origin: Res<RenderOrigin>,
     assets: Res<ReliefAssets>,
     mut meshes: ResMut<Assets<Mesh>>,
@@ -189,7 +241,13 @@ pub(crate) fn receive_chunks(
         desired,
         ..
     } = &mut *chunks;
-    ready.extend(super::take_finished(pending));
+    pending.retain(|_, p| match p.job.take() {
+        Some(m) => {
+            ready.push_back(m);
+            false
+        }
+        None => true,
+    });
     if ready.is_empty() {
         return;
     }
@@ -209,7 +267,9 @@ pub(crate) fn receive_chunks(
         }
         chunks.generated += 1;
         chunks.dirty = true;
-        let (key, generation) = (data.key, data.generation);
+        // Built on older roads: its ground is checked again.
+        chunks.ground_unchecked |= data.ground.0 != laid.version;
+        let (key, generation, ground) = (data.key, data.generation, data.ground);
         let wet = view.water && data.min_height < lake;
         let handle = meshes.add(data.into_mesh());
         let size = key.size(&view) as f32;
@@ -240,6 +300,7 @@ pub(crate) fn receive_chunks(
                 let p = Present {
                     entity,
                     generation,
+                    ground,
                     water: None,
                     road: None,
                     ribbons: None,
@@ -252,6 +313,7 @@ pub(crate) fn receive_chunks(
         chunks.ribbons_unchecked = true;
         let p = chunks.present.get_mut(&key).expect("just ensured");
         p.generation = generation;
+        p.ground = ground;
         // New ground: its ribbons are draped anew.
         p.ribbons = None;
         // The water surface is a child of the chunk.
@@ -272,8 +334,8 @@ pub(crate) fn receive_chunks(
 
 /// Keeps every shown chunk's road ribbons current: when roads are laid anew,
 /// a chunk whose roads fingerprint changed gets new ribbons (built on a
-/// worker, swapped in whole); the others keep theirs. The ground is not
-/// touched.
+/// worker, swapped in whole); the others keep theirs. A chunk whose ground
+/// was meshed again gets new ribbons too.
 pub(crate) fn update_ribbons(
     mut commands: Commands,
     state: Res<TerrainState>,
@@ -351,12 +413,12 @@ pub(crate) fn update_ribbons(
         if unchanged {
             continue;
         }
-        let (terrain, view, generation) = (state.terrain.clone(), view.clone(), p.generation);
-        let (roads, streams) = (laid.roads.clone(), laid.streams.clone());
+        let (ground, view, generation) = (laid.ground.clone(), view.clone(), p.generation);
+        let (roads, streams, spans) = (laid.roads.clone(), laid.streams.clone(), laid.all_spans());
         ribbon_tasks.insert(
             key,
             workers.spawn(move || {
-                let r = build_ribbons(&terrain, key, &view, &roads, &streams);
+                let r = build_ribbons(&ground, key, &view, &roads, &streams, &spans);
                 (key, generation, print, r)
             }),
         );

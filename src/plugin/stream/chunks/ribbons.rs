@@ -1,12 +1,14 @@
 //! Road and stream ribbons over one chunk: their own meshes, draped on the
-//! chunk's triangles, so the ground never re-meshes when roads are re-laid.
+//! chunk's triangles (the built ground's), so that they lie exactly on the
+//! ground at every level of detail. The stretches of road that are bridges
+//! or tunnels are left out (structures draw them); footways are stairs.
 
 use super::ChunkKey;
 use crate::network::{RoadClass, RoadLayer};
 use crate::plugin::stream::coords::to_bevy;
 use crate::plugin::stream::mesh::colored_mesh;
 use crate::plugin::stream::settings::ViewSettings;
-use crate::terrain::{StreamLayer, Terrain};
+use crate::terrain::{LaidGround, StreamLayer};
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
 
@@ -24,15 +26,26 @@ pub struct Ribbons {
     pub indices: Vec<u32>,
 }
 
+/// Footway stone (linear RGB): pale, with darker step nosings.
+pub const STAIR_COLOR: [f32; 4] = [0.50, 0.47, 0.41, 1.0];
+/// The step nosings' colour.
+pub const STEP_COLOR: [f32; 4] = [0.22, 0.21, 0.19, 1.0];
+/// Distance between steps drawn on a footway, metres.
+pub const STEP_RUN: f64 = 1.2;
+/// Depth of a step's nosing band, metres.
+const STEP_BAND: f64 = 0.35;
+
 /// The ribbons of the roads and streams over one chunk, draped on the
-/// chunk's own triangles (the same height grid its ground mesh uses), or
-/// `None` where nothing crosses it.
+/// chunk's own triangles (the same height grid of the built ground its
+/// mesh uses), leaving out each road's `spans` (its bridges and tunnels, as
+/// arc-length intervals), or `None` where nothing crosses it.
 pub fn build_ribbons(
-    terrain: &Terrain,
+    ground: &LaidGround,
     key: ChunkKey,
     view: &ViewSettings,
     roads: &RoadLayer,
     streams: &StreamLayer,
+    spans: &[Vec<(f64, f64)>],
 ) -> Option<Ribbons> {
     let size = key.size(view);
     let step = key.spacing(view);
@@ -42,12 +55,13 @@ pub fn build_ribbons(
     if road_ids.is_empty() && stream_ids.is_empty() {
         return None;
     }
+    let terrain = ground.terrain();
     let q = view.chunk_quads as usize;
     let n = q + 1;
     // The same grid call as the ground mesh's, so the heights are the same bits.
     let mut h = Vec::new();
     let w = n + 2;
-    terrain
+    ground
         .heights_grid(min.x - step, min.y - step, step, w, w, &mut h)
         .ok()?;
     let height = |i: usize, j: usize| h[(j + 1) * w + i + 1];
@@ -72,48 +86,61 @@ pub fn build_ribbons(
     // roads stay visible on coarse chunks.
     let least = step / 4.0;
     let net = roads.network();
+    let chunk = Chunk {
+        min,
+        size,
+        step,
+        ground: &ground,
+    };
     let mut r = Ribbons::default();
-    let road_lines = road_ids.into_iter().flat_map(|i| {
+    // A road on the natural ground (no profile) crosses water on a deck (a
+    // bridge or a causeway) above the lake, on piers down to the lake bed; a
+    // built road's bridges are structures.
+    let lake = terrain.params().lake_level;
+    for &i in &road_ids {
         let road = &net.roads[i];
+        let skip = spans.get(i).map_or(&[][..], Vec::as_slice);
+        let deck = (!road.has_profile()).then_some(lake + DECK_HEIGHT);
         let width = road.width.max(least);
-        let (color, edge) = match road.class {
-            RoadClass::Track => ([0.32, 0.25, 0.17, 1.0], None),
+        let pts = road.points.as_slice();
+        let line = |r: &mut Ribbons, width: f64, color: [f32; 4], raise: f64| {
+            chunk.ribbon(r, pts, skip, width, color, raise, deck);
+        };
+        match road.class {
+            RoadClass::Track => line(&mut r, width, [0.32, 0.25, 0.17, 1.0], 0.0),
             // Dark asphalt between pale edge lines: the edge colour runs the
             // full width, the asphalt a metre narrower just above it.
-            RoadClass::Highway => ([0.07, 0.07, 0.08, 1.0], Some([0.78, 0.78, 0.72, 1.0])),
-            _ => ([0.13, 0.13, 0.13, 1.0], None),
-        };
-        let pts = road.points.as_slice();
-        let under = edge.map(|e| (pts, width, e, 0.0));
-        let top = match edge {
-            Some(_) if width > 2.0 => (pts, width - 1.0, color, EDGE_LIFT),
-            _ => (pts, width, color, 0.0),
-        };
-        under.into_iter().chain([top])
-    });
-    // Over water a road is a deck (a bridge or a causeway) above the lake,
-    // on piers down to the lake bed.
-    let lake = terrain.params().lake_level;
-    let deck = Some(lake + DECK_HEIGHT);
-    ribbons(&mut r, road_lines, min, size, step, &ground, deck);
-    for &i in &roads.roads_in(min, max) {
-        let road = &net.roads[i];
-        piers(
-            &mut r,
-            &road.points,
-            road.width,
-            min,
-            size,
-            |p| (terrain.height(p.x, p.y) < lake).then(|| ground(p)),
-            lake + DECK_HEIGHT,
-        );
+            RoadClass::Highway if width > 2.0 => {
+                line(&mut r, width, [0.78, 0.78, 0.72, 1.0], 0.0);
+                line(&mut r, width - 1.0, [0.07, 0.07, 0.08, 1.0], EDGE_LIFT);
+            }
+            RoadClass::Highway => line(&mut r, width, [0.07, 0.07, 0.08, 1.0], 0.0),
+            RoadClass::Path => {
+                line(&mut r, width, STAIR_COLOR, 0.0);
+                if step <= 4.0 {
+                    chunk.steps(&mut r, pts, skip, width, deck);
+                }
+            }
+            _ => line(&mut r, width, [0.13, 0.13, 0.13, 1.0], 0.0),
+        }
+        if deck.is_some() {
+            piers(
+                &mut r,
+                pts,
+                road.width,
+                min,
+                size,
+                |p| (terrain.height(p.x, p.y) < lake).then(|| ground(p)),
+                lake + DECK_HEIGHT,
+            );
+        }
     }
     let water = [0.08, 0.22, 0.36, 1.0];
-    let stream_lines = stream_ids.into_iter().map(|i| {
+    for i in stream_ids {
         let s = &streams.streams()[i];
-        (s.points.as_slice(), streams.width().max(least), water, 0.0)
-    });
-    ribbons(&mut r, stream_lines, min, size, step, &ground, None);
+        let width = streams.width().max(least);
+        chunk.ribbon(&mut r, &s.points, &[], width, water, 0.0, None);
+    }
     (!r.indices.is_empty()).then_some(r)
 }
 
@@ -186,38 +213,50 @@ const DECK_HEIGHT: f64 = 1.5;
 /// How far a highway's asphalt lies above its edge lines, metres.
 const EDGE_LIFT: f64 = 0.04;
 
-/// Adds ribbons for `lines` (centre line, width, colour, extra lift) over the chunk
-/// `[min, min + size)`: the centre lines resampled finely enough to follow
-/// the chunk's triangles, each sample given its width across, heights from
-/// `ground` (or `deck`, where that is higher) plus a small lift.
-fn ribbons<'a>(
-    r: &mut Ribbons,
-    lines: impl Iterator<Item = (&'a [DVec2], f64, [f32; 4], f64)>,
+/// The chunk ribbons are draped on: its corner, size, grid step and the
+/// height of its triangles.
+struct Chunk<'a> {
     min: DVec2,
     size: f64,
     step: f64,
-    ground: &dyn Fn(DVec2) -> f64,
-    deck: Option<f64>,
-) {
-    let max = min + DVec2::splat(size);
-    let lift = 0.15 + 0.03 * step;
-    let inside = |p: DVec2| p.x >= min.x && p.y >= min.y && p.x < max.x && p.y < max.y;
-    let ds = (step / 2.0).clamp(0.5, 4.0);
-    for (points, width, color, raise) in lines {
-        // Samples along the centre line.
-        let mut pts: Vec<DVec2> = Vec::new();
-        for w in points.windows(2) {
-            let n = (w[0].distance(w[1]) / ds).ceil().max(1.0) as usize;
-            pts.extend((0..n).map(|k| w[0].lerp(w[1], k as f64 / n as f64)));
-        }
-        pts.extend(points.last());
+    ground: &'a dyn Fn(DVec2) -> f64,
+}
+
+impl Chunk<'_> {
+    /// Adds the ribbon of one centre line (width, colour, extra lift) over
+    /// the chunk `[min, min + size)`: the line resampled finely enough to
+    /// follow the chunk's triangles, each sample given its width across,
+    /// heights from the ground (or `deck`, where that is higher) plus a
+    /// small lift. The arc-length intervals of `skip` are left out, the
+    /// ribbon ending exactly at their ends.
+    #[allow(clippy::too_many_arguments)]
+    fn ribbon(
+        &self,
+        r: &mut Ribbons,
+        points: &[DVec2],
+        skip: &[(f64, f64)],
+        width: f64,
+        color: [f32; 4],
+        raise: f64,
+        deck: Option<f64>,
+    ) {
+        let (min, step) = (self.min, self.step);
+        let max = min + DVec2::splat(self.size);
+        let lift = 0.15 + 0.03 * step;
+        let inside = |p: DVec2| p.x >= min.x && p.y >= min.y && p.x < max.x && p.y < max.y;
+        let ds = (step / 2.0).clamp(0.5, 4.0);
+        let pts = samples(points, ds, skip);
+        let skipped = |a: f64, b: f64| {
+            let mid = (a + b) / 2.0;
+            skip.iter().any(|&(s0, s1)| s0 <= mid && mid <= s1)
+        };
         // Keep the samples inside, and one either side of each inside run, so
         // that neighbouring chunks' ribbons overlap rather than gap.
         let keep: Vec<bool> = (0..pts.len())
             .map(|k| {
-                inside(pts[k])
-                    || (k > 0 && inside(pts[k - 1]))
-                    || (k + 1 < pts.len() && inside(pts[k + 1]))
+                inside(pts[k].0)
+                    || (k > 0 && inside(pts[k - 1].0))
+                    || (k + 1 < pts.len() && inside(pts[k + 1].0))
             })
             .collect();
         let mut prev: Option<u32> = None;
@@ -226,14 +265,22 @@ fn ribbons<'a>(
                 prev = None;
                 continue;
             }
-            let (a, b) = (pts[k.saturating_sub(1)], pts[(k + 1).min(pts.len() - 1)]);
+            if k > 0 && skipped(pts[k - 1].1, pts[k].1) {
+                prev = None;
+            }
+            let (a, b) = (
+                pts[k.saturating_sub(1)].0,
+                pts[(k + 1).min(pts.len() - 1)].0,
+            );
             let dir = (b - a).normalize_or(DVec2::X);
             let side = DVec2::new(dir.y, -dir.x) * (width / 2.0);
             let base = r.positions.len() as u32;
             // Three vertices across (left, centre, right), so that the ribbon
             // follows the ground's triangles across its width too.
-            for q in [pts[k] - side, pts[k], pts[k] + side] {
-                let z = deck.map_or(ground(q), |d| ground(q).max(d)) + lift + raise;
+            let c = pts[k].0;
+            for q in [c - side, c, c + side] {
+                let g = (self.ground)(q);
+                let z = deck.map_or(g, |d| g.max(d)) + lift + raise;
                 r.positions
                     .push(to_bevy(DVec3::new(q.x - min.x, q.y - min.y, z), DVec2::ZERO).to_array());
                 r.normals.push([0.0, 1.0, 0.0]);
@@ -249,11 +296,83 @@ fn ribbons<'a>(
             prev = Some(base);
         }
     }
+
+    /// A footway's steps: a dark nosing band across it every
+    /// [`STEP_RUN`] metres (none on its bridges and tunnels).
+    fn steps(
+        &self,
+        r: &mut Ribbons,
+        points: &[DVec2],
+        skip: &[(f64, f64)],
+        width: f64,
+        deck: Option<f64>,
+    ) {
+        let (lo, hi) = (self.min - 1.0, self.min + self.size + 1.0);
+        let mut next = STEP_RUN / 2.0;
+        let mut s0 = 0.0;
+        for w in points.windows(2) {
+            let len = w[0].distance(w[1]);
+            let dir = (w[1] - w[0]).normalize_or(DVec2::X);
+            while next + STEP_BAND <= s0 + len {
+                let a = w[0] + dir * (next - s0);
+                let s = next;
+                next += STEP_RUN;
+                let in_span = skip.iter().any(|&(s1, s2)| s + STEP_BAND >= s1 && s <= s2);
+                if in_span || a.cmplt(lo).any() || a.cmpgt(hi).any() {
+                    continue;
+                }
+                let band = [a, a + dir * STEP_BAND];
+                self.ribbon(r, &band, &[], width, STEP_COLOR, 0.03, deck);
+            }
+            s0 += len;
+        }
+    }
+}
+
+/// Samples along `points` about every `ds` metres, with their arc lengths,
+/// plus the ends of the `skip` intervals; samples inside an interval are
+/// left out.
+fn samples(points: &[DVec2], ds: f64, skip: &[(f64, f64)]) -> Vec<(DVec2, f64)> {
+    let mut out: Vec<(DVec2, f64)> = Vec::new();
+    let mut ts: Vec<f64> = Vec::new();
+    let mut s0 = 0.0;
+    for w in points.windows(2) {
+        let len = w[0].distance(w[1]);
+        let n = (len / ds).ceil().max(1.0) as usize;
+        ts.clear();
+        ts.extend((0..n).map(|k| k as f64 / n as f64));
+        if len > 0.0 {
+            for &(a, b) in skip {
+                ts.extend(
+                    [a, b]
+                        .into_iter()
+                        .filter(|&e| e >= s0 && e < s0 + len)
+                        .map(|e| (e - s0) / len),
+                );
+            }
+        }
+        ts.sort_by(f64::total_cmp);
+        for &t in &ts {
+            let s = s0 + t * len;
+            if out.last().is_none_or(|l| s - l.1 > 1e-9) {
+                out.push((w[0].lerp(w[1], t), s));
+            }
+        }
+        s0 += len;
+    }
+    if let Some(&p) = points.last() {
+        out.push((p, s0));
+    }
+    if !skip.is_empty() {
+        out.retain(|&(_, s)| !skip.iter().any(|&(a, b)| s > a + 1e-6 && s < b - 1e-6));
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::terrain::Terrain;
 
     #[test]
     fn ribbons_drape_on_fine_chunks_and_face_up() {
@@ -273,7 +392,9 @@ mod tests {
             x: (p.x / 64.0).floor() as i64,
             y: (p.y / 64.0).floor() as i64,
         };
-        let r = build_ribbons(&t, key, &view, &roads, &streams).expect("a road crosses this chunk");
+        let g = LaidGround::new(Arc::new(t.clone()));
+        let r = build_ribbons(&g, key, &view, &roads, &streams, &[])
+            .expect("a road crosses this chunk");
         assert_eq!(r.positions.len() % 3, 0);
         for tri in r.indices.chunks(3) {
             let [a, b, c] = [tri[0], tri[1], tri[2]].map(|i| Vec3::from(r.positions[i as usize]));
@@ -292,7 +413,7 @@ mod tests {
             x: key.x + 1000,
             y: key.y,
         };
-        assert!(build_ribbons(&t, far, &view, &roads, &streams).is_none());
+        assert!(build_ribbons(&g, far, &view, &roads, &streams, &[]).is_none());
     }
 
     #[test]
@@ -317,7 +438,9 @@ mod tests {
             x: (a.x / 64.0).floor() as i64,
             y: (a.y / 64.0).floor() as i64,
         };
-        let r = build_ribbons(&t, key, &view, &roads, &StreamLayer::default()).expect("a deck");
+        let g = LaidGround::new(Arc::new(t.clone()));
+        let r =
+            build_ribbons(&g, key, &view, &roads, &StreamLayer::default(), &[]).expect("a deck");
         let mut pier_feet = 0;
         for (q, c) in r.positions.iter().zip(&r.colors) {
             let w = key.corner(&view) + DVec2::new(q[0] as f64, -q[2] as f64);
