@@ -34,7 +34,7 @@ pub use stream::coords::{
     OriginShifted, ReliefFocus, RenderOrigin, WorldAnchor, dir_to_bevy, from_bevy, to_bevy,
 };
 pub use stream::objects::{CellKey, OBJECT_CELL, ObjectCell, ObjectKind, ReliefObject};
-pub use stream::roads::{LaidRoads, RoadSource};
+pub use stream::roads::{LaidRoads, RegionSource, RoadSource};
 pub use stream::settings::{SettingsError, TerrainSettings, TerrainState, ViewSettings};
 pub use stream::structures::{ReliefStructures, STRUCTURE_CELL};
 pub use stream::tasks::{
@@ -232,6 +232,13 @@ impl ReliefPlugin {
     /// [`TerrainSettings::roads`].
     pub fn with_roads(mut self, generator: impl RoadGenerator + 'static) -> Self {
         self.roads = RoadSource::new(Arc::new(generator));
+        self
+    }
+
+    /// Whole regions (roads, towns, built ground, structures) from `source`
+    /// instead of the road system of [`TerrainSettings::roads`].
+    pub fn with_regions(mut self, source: impl RegionSource) -> Self {
+        self.roads = RoadSource::regions(Arc::new(source));
         self
     }
 

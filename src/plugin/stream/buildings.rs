@@ -92,6 +92,17 @@ impl MeshLists {
         (lo <= hi).then_some((lo, hi))
     }
 
+    /// Asserts that every triangle's winding agrees with its stored normal.
+    #[cfg(test)]
+    pub fn check_windings(&self) {
+        for t in self.indices.chunks_exact(3) {
+            let p = [t[0], t[1], t[2]].map(|i| bevy::math::Vec3::from(self.positions[i as usize]));
+            let n = (p[1] - p[0]).cross(p[2] - p[0]);
+            let stored = bevy::math::Vec3::from(self.normals[t[0] as usize]);
+            assert!(n.dot(stored) > 0.0, "{p:?} against {stored}");
+        }
+    }
+
     /// Vertices so far.
     #[cfg(test)]
     pub fn vertex_count(&self) -> usize {

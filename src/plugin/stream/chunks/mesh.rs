@@ -182,4 +182,71 @@ mod tests {
         assert!(m.min_height <= m.max_height);
         assert_eq!(m.generation, 3);
     }
+
+    /// A level terrace at 300 m over x in [19210, 19240]: a carriageway south
+    /// of y = 1300, fill or cut north of it.
+    #[derive(Debug)]
+    struct Terrace;
+
+    impl crate::terrain::Relief for Terrace {
+        fn built(&self, p: DVec2, natural: f64) -> Option<crate::terrain::Built> {
+            use crate::terrain::BuiltKind;
+            (19210.0..=19240.0)
+                .contains(&p.x)
+                .then(|| crate::terrain::Built {
+                    height: 300.0,
+                    kind: match () {
+                        _ if p.y < 1300.0 => BuiltKind::Carriageway,
+                        _ if natural < 300.0 => BuiltKind::Fill,
+                        _ => BuiltKind::Cut,
+                    },
+                })
+        }
+
+        fn may_shape(&self, min: DVec2, max: DVec2) -> bool {
+            min.x <= 19240.0 && max.x >= 19210.0
+        }
+    }
+
+    #[test]
+    fn a_chunk_meshes_the_built_ground_and_colours_it() {
+        use crate::plugin::stream::mesh::built_color;
+        use crate::terrain::{BuiltKind, Terrain};
+        use std::sync::Arc;
+        let t = Arc::new(Terrain::default());
+        let ground = LaidGround::new(t.clone()).with_relief(Arc::new(Terrace));
+        let view = ViewSettings::default();
+        let key = ChunkKey {
+            level: 0,
+            x: 300,
+            y: 20,
+        };
+        let m = ChunkMesh::build(&ground, key, 1, &view);
+        let (min, step, n) = (key.corner(&view), key.spacing(&view), 33);
+        let (mut built, mut natural) = (0, 0);
+        for j in 0..n {
+            for i in 0..n {
+                let (x, y) = (min.x + i as f64 * step, min.y + j as f64 * step);
+                let (p, c) = (m.positions[j * n + i], m.colors[j * n + i]);
+                assert_eq!(p[1], ground.height(x, y) as f32);
+                let tt = t.terra(x, y);
+                if (19210.0..=19240.0).contains(&x) {
+                    built += 1;
+                    assert_eq!(p[1], 300.0);
+                    let kind = match () {
+                        _ if y < 1300.0 => BuiltKind::Carriageway,
+                        _ if tt.height < 300.0 => BuiltKind::Fill,
+                        _ => BuiltKind::Cut,
+                    };
+                    if !tt.snow {
+                        assert_eq!(&c[..3], &built_color(kind)[..]);
+                    }
+                } else {
+                    natural += 1;
+                    assert_eq!(p[1], t.height(x, y) as f32);
+                }
+            }
+        }
+        assert!(built > 100 && natural > 100, "{built} {natural}");
+    }
 }

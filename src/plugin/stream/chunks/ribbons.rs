@@ -457,4 +457,61 @@ mod tests {
         // 12 m; its four faces have two foot vertices each.
         assert_eq!(pier_feet, 8, "pier foot vertices");
     }
+
+    #[test]
+    fn bridge_and_tunnel_stretches_are_left_out_and_footways_have_steps() {
+        use crate::network::{Road, RoadNetwork};
+        use std::sync::Arc;
+        let t = Terrain::default();
+        let g = LaidGround::new(Arc::new(t.clone()));
+        let view = ViewSettings::default();
+        let key = ChunkKey {
+            level: 0,
+            x: 300,
+            y: 20,
+        };
+        let min = key.corner(&view);
+        // A street across the chunk whose stretch 30–54 m along (x 20–44 m
+        // into the chunk) is a bridge, and a footway beside it.
+        let (a, b) = (min + DVec2::new(-10.0, 32.0), min + DVec2::new(80.0, 32.0));
+        let up = DVec2::new(0.0, 12.0);
+        let net = RoadNetwork::from_roads(vec![
+            Road::new(vec![a, b], RoadClass::Street, 6.0),
+            Road::new(vec![a + up, b + up], RoadClass::Path, 3.0),
+        ]);
+        let roads = RoadLayer::new(Arc::new(net));
+        let spans = vec![vec![(30.0, 54.0)], vec![]];
+        let r = build_ribbons(&g, key, &view, &roads, &StreamLayer::default(), &spans)
+            .expect("ribbons");
+        let local = |q: &[f32; 3]| DVec2::new(q[0] as f64, -q[2] as f64);
+        let street: Vec<DVec2> = (r.positions.iter().zip(&r.colors))
+            .filter(|(_, c)| **c == [0.13, 0.13, 0.13, 1.0])
+            .map(|(q, _)| local(q))
+            .collect();
+        assert!(!street.is_empty());
+        assert!(
+            street
+                .iter()
+                .all(|p| p.x <= 20.0 + 1e-3 || p.x >= 44.0 - 1e-3),
+            "a street vertex on the bridge"
+        );
+        // The ribbon stops exactly at the bridge's ends.
+        for end in [20.0, 44.0] {
+            assert!(street.iter().any(|p| (p.x - end).abs() < 1e-3), "{end}");
+        }
+        // No quad spans the bridge: every street triangle lies on one side.
+        for tri in r.indices.chunks(3) {
+            let xs = [tri[0], tri[1], tri[2]].map(|i| local(&r.positions[i as usize]).x);
+            let c = r.colors[tri[0] as usize];
+            if c == [0.13, 0.13, 0.13, 1.0] {
+                assert!(xs.iter().all(|&x| x <= 20.001) || xs.iter().all(|&x| x >= 43.999));
+            }
+        }
+        // The footway: pale stone with a dark step every 1.2 m across the
+        // chunk (six vertices each).
+        let count = |colour: [f32; 4]| r.colors.iter().filter(|c| **c == colour).count();
+        assert!(count(STAIR_COLOR) > 0);
+        let steps = count(STEP_COLOR) / 6;
+        assert!((50..=56).contains(&steps), "{steps} steps");
+    }
 }

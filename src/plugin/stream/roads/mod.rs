@@ -30,22 +30,48 @@ use bevy::prelude::*;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
+mod laid;
+
+pub use laid::LaidRoads;
+use laid::LineSum;
+
 /// The road-region grid, metres.
 const SNAP: f64 = 500.0;
 
+/// Makes whole regions for the plugin to lay: the network with its
+/// profiles, cities and layouts, the built ground and its structures (a
+/// game's own world, or a test's). Any
+/// `Fn(&Terrain, DVec2, DVec2) -> Result<Region, RoadError>` is one.
+pub trait RegionSource: Send + Sync + 'static {
+    /// The region over `[min, max]`.
+    fn region(&self, terrain: &Terrain, min: DVec2, max: DVec2) -> Result<Region, RoadError>;
+}
+
+impl<F> RegionSource for F
+where
+    F: Fn(&Terrain, DVec2, DVec2) -> Result<Region, RoadError> + Send + Sync + 'static,
+{
+    fn region(&self, terrain: &Terrain, min: DVec2, max: DVec2) -> Result<Region, RoadError> {
+        self(terrain, min, max)
+    }
+}
+
 /// The road generator the plugin asks. Set it with
-/// [`ReliefPlugin::with_roads`](crate::plugin::ReliefPlugin::with_roads); without
-/// one, the [`RoadSystem`] of [`TerrainSettings::roads`] is used (and
+/// [`ReliefPlugin::with_roads`](crate::plugin::ReliefPlugin::with_roads) (or
+/// whole regions with
+/// [`ReliefPlugin::with_regions`](crate::plugin::ReliefPlugin::with_regions));
+/// without one, the [`RoadSystem`] of [`TerrainSettings::roads`] is used (and
 /// follows that setting live).
 #[derive(Resource, Clone, Default)]
 pub struct RoadSource {
-    custom: Option<Arc<dyn RoadGenerator>>,
+    custom: Option<Source>,
 }
 
 impl std::fmt::Debug for RoadSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self.custom {
-            Some(_) => "RoadSource(custom)",
+            Some(Source::Custom(_)) => "RoadSource(custom)",
+            Some(_) => "RoadSource(custom regions)",
             None => "RoadSource(contour roads of the settings)",
         })
     }
@@ -55,7 +81,14 @@ impl RoadSource {
     /// A source that always asks `generator`.
     pub fn new(generator: Arc<dyn RoadGenerator>) -> Self {
         Self {
-            custom: Some(generator),
+            custom: Some(Source::Custom(generator)),
+        }
+    }
+
+    /// A source of whole regions.
+    pub fn regions(source: Arc<dyn RegionSource>) -> Self {
+        Self {
+            custom: Some(Source::Regions(source)),
         }
     }
 
@@ -70,7 +103,7 @@ impl RoadSource {
         made: &mut Option<MadeSystem>,
     ) -> Result<Source, RoadError> {
         if let Some(g) = &self.custom {
-            return Ok(Source::Custom(g.clone()));
+            return Ok(g.clone());
         }
         if let Some((p, gen_, g)) = made
             && *p == settings.roads
@@ -91,9 +124,12 @@ impl RoadSource {
 }
 
 /// What a road task asks for its region.
+#[derive(Clone)]
 enum Source {
     /// A custom generator: its network, no cities.
     Custom(Arc<dyn RoadGenerator>),
+    /// Custom regions.
+    Regions(Arc<dyn RegionSource>),
     /// The world's road system: network, cities and their layouts.
     System(Arc<RoadSystem>),
 }
@@ -102,6 +138,7 @@ impl Source {
     fn region(&self, terrain: &Terrain, min: DVec2, max: DVec2) -> Result<Region, RoadError> {
         match self {
             Self::Custom(g) => Region::from_generator(g.as_ref(), terrain, min, max),
+            Self::Regions(r) => r.region(terrain, min, max),
             Self::System(s) => s.region(terrain, min, max),
         }
     }
@@ -110,206 +147,6 @@ impl Source {
 /// The default road system, with the settings and terrain generation it
 /// was made for.
 type MadeSystem = (crate::world::RoadSystemParams, u64, Arc<RoadSystem>);
-
-/// What is laid on the ground around the focus: the ground everything reads
-/// (the terrain with the roads and streams on it), the indexed roads and
-/// streams, and the square they cover.
-#[derive(Resource, Clone)]
-pub struct LaidRoads {
-    /// The terrain with the roads and streams laid on it.
-    pub ground: Arc<LaidGround>,
-    /// The roads, indexed.
-    pub roads: Arc<RoadLayer>,
-    /// The streams, indexed.
-    pub streams: Arc<StreamLayer>,
-    /// The cities touching the square, laid as town ground.
-    pub cities: Arc<CityGround>,
-    /// Their streets, lots and buildings (the streets are in `roads`).
-    pub layouts: Arc<Vec<Arc<CityLayout>>>,
-    /// The square whose roads (all roads with a point in it) and streams are
-    /// laid; objects are placed only inside it. `None` until the first network.
-    pub region: Option<(DVec2, DVec2)>,
-    /// The region's bridges, tunnels and retaining walls.
-    pub structures: Arc<Vec<Structure>>,
-    /// Bumped whenever something is laid or taken away.
-    pub version: u64,
-    /// Every road, then every stream, then every city, summed up for
-    /// [`Self::fingerprint`].
-    lines: Arc<Vec<LineSum>>,
-    /// For each road, the stretches (arc-length intervals, ascending) that
-    /// are bridges or tunnels: drawn by structures, not ribbons.
-    spans: Arc<Vec<Vec<(f64, f64)>>>,
-    /// The terrain the roads were laid for (the state's, by pointer).
-    terrain: Arc<Terrain>,
-    /// A hash of the earthwork parameters (0 with a custom generator).
-    salt: u64,
-    /// How far from a road or a city its earthworks may reach, metres.
-    reach: f64,
-}
-
-impl LaidRoads {
-    /// Nothing laid on `terrain`.
-    pub fn bare(terrain: Arc<Terrain>) -> Self {
-        Self {
-            ground: Arc::new(LaidGround::new(terrain.clone())),
-            roads: Arc::default(),
-            streams: Arc::default(),
-            cities: Arc::default(),
-            layouts: Arc::default(),
-            region: None,
-            structures: Arc::default(),
-            version: 0,
-            lines: Arc::default(),
-            spans: Arc::default(),
-            terrain,
-            salt: 0,
-            reach: 0.0,
-        }
-    }
-
-    /// How far the earthworks of a road or a town may reach, metres.
-    pub fn reach(&self) -> f64 {
-        self.reach
-    }
-
-    /// [`Self::spans`] of every road.
-    pub(crate) fn all_spans(&self) -> Arc<Vec<Vec<(f64, f64)>>> {
-        self.spans.clone()
-    }
-
-    /// The bridge and tunnel stretches of road `i` (arc-length intervals
-    /// along its points, ascending; empty for most roads).
-    pub fn spans(&self, i: usize) -> &[(f64, f64)] {
-        self.spans.get(i).map_or(&[], Vec::as_slice)
-    }
-
-    /// A hash of what shapes the built ground over `[min, max]`: 0 where
-    /// nothing built may shape it (the natural terrain), else the roads
-    /// (with their profiles) and towns within the earthworks' reach and the
-    /// earthwork parameters. Equal prints, equal ground: a chunk mesh built
-    /// on it still stands.
-    pub fn ground_print(&self, min: DVec2, max: DVec2) -> u64 {
-        let shaped = (self.ground.relief()).is_some_and(|r| r.may_shape(min, max));
-        if !shaped {
-            return 0;
-        }
-        let (lo, hi) = (min - self.reach, max + self.reach);
-        let net = self.roads.network();
-        let nr = net.roads.len();
-        let ns = self.streams.streams().len();
-        let lines = &self.lines;
-        let candidates: Vec<usize> = if (hi - lo).max_element() <= SMALL_BOX {
-            self.roads.roads_in(lo, hi)
-        } else {
-            (0..nr.min(lines.len()))
-                .filter(|&i| lines[i].meets(lo, hi, LINE_PAD))
-                .collect()
-        };
-        // Only the pieces of a road near the box count: a long road clipped
-        // elsewhere by another region shapes this ground all the same.
-        let mut near: Vec<u64> = candidates
-            .into_iter()
-            .map(|i| {
-                let r = &net.roads[i];
-                let mut h = std::hash::DefaultHasher::new();
-                (r.width.to_bits(), r.class as u8).hash(&mut h);
-                let z = |k: usize| r.z.get(k).map_or(0, |z| z.to_bits());
-                for (k, w) in r.points.windows(2).enumerate() {
-                    let (a, b) = (w[0].min(w[1]), w[0].max(w[1]));
-                    if a.cmple(hi + LINE_PAD).all() && b.cmpge(lo - LINE_PAD).all() {
-                        let (p, q) = (w[0], w[1]);
-                        (p.x.to_bits(), p.y.to_bits(), z(k)).hash(&mut h);
-                        (q.x.to_bits(), q.y.to_bits(), z(k + 1)).hash(&mut h);
-                    }
-                }
-                h.finish()
-            })
-            .collect();
-        // Towns: a few, each tested by its box.
-        near.extend(
-            (lines.iter().skip(nr + ns))
-                .filter(|l| l.meets(lo, hi, LINE_PAD))
-                .map(|l| l.hash),
-        );
-        near.sort_unstable();
-        let mut h = std::hash::DefaultHasher::new();
-        (self.salt, near).hash(&mut h);
-        h.finish() | 1
-    }
-
-    /// A hash of every road and stream near `[min, max]` (and of whether the
-    /// box lies in the laid region): equal fingerprints mean the same roads
-    /// there, so whatever was built over the box still stands.
-    pub fn fingerprint(&self, min: DVec2, max: DVec2) -> u64 {
-        let mut h = std::hash::DefaultHasher::new();
-        (self.covers(min, max), self.salt).hash(&mut h);
-        let (nr, lines) = (self.roads.network().roads.len(), &self.lines);
-        let mut near: Vec<u64> = if (max - min).max_element() <= SMALL_BOX {
-            // Small boxes ask the index: a few cells.
-            (self.roads.roads_in(min, max).into_iter())
-                .chain(
-                    self.streams
-                        .streams_near(min, max)
-                        .into_iter()
-                        .map(|i| nr + i),
-                )
-                .map(|i| lines[i].hash)
-                .collect()
-        } else {
-            // Large ones test every line's box: bounded by the line count,
-            // not by how many cells the box holds.
-            (lines.iter())
-                .filter(|l| l.meets(min, max, LINE_PAD))
-                .map(|l| l.hash)
-                .collect()
-        };
-        near.sort_unstable();
-        near.hash(&mut h);
-        h.finish()
-    }
-
-    /// Whether the whole box lies in the laid region.
-    pub fn covers(&self, min: DVec2, max: DVec2) -> bool {
-        self.region
-            .is_some_and(|(a, b)| min.cmpge(a).all() && max.cmple(b).all())
-    }
-}
-
-/// Boxes up to this side are fingerprinted through the road index, metres.
-const SMALL_BOX: f64 = 300.0;
-/// How far a line's box is grown for the large-box test (more than any
-/// ribbon's half width), metres.
-const LINE_PAD: f64 = 60.0;
-
-/// A road or stream in brief: a hash of its geometry and its bounding box.
-#[derive(Clone, Copy, Debug)]
-struct LineSum {
-    hash: u64,
-    lo: DVec2,
-    hi: DVec2,
-}
-
-impl LineSum {
-    /// Whether the line's box, grown by `pad`, meets `[min, max]`.
-    fn meets(&self, min: DVec2, max: DVec2, pad: f64) -> bool {
-        self.lo.cmple(max + pad).all() && self.hi.cmpge(min - pad).all()
-    }
-
-    fn new(points: &[DVec2], extra: u64) -> Self {
-        let mut h = std::hash::DefaultHasher::new();
-        extra.hash(&mut h);
-        let (mut lo, mut hi) = (DVec2::INFINITY, DVec2::NEG_INFINITY);
-        for p in points {
-            (p.x.to_bits(), p.y.to_bits()).hash(&mut h);
-            (lo, hi) = (lo.min(*p), hi.max(*p));
-        }
-        Self {
-            hash: h.finish(),
-            lo,
-            hi,
-        }
-    }
-}
 
 /// What a road task produces.
 struct Laid {
@@ -457,6 +294,7 @@ pub(crate) fn update_roads(
     // builds none).
     let (salt, reach) = match &generator {
         Source::Custom(_) => (0, 0.0),
+        Source::Regions(_) => (0, crate::world::EarthworkParams::default().max_reach),
         Source::System(_) => {
             let e = &settings.roads.earthworks;
             let mut h = std::hash::DefaultHasher::new();

@@ -1,0 +1,272 @@
+//! Structure meshes: swept boxes for decks, parapets, piers, portals and
+//! walls (core coordinates relative to an anchor, flat shaded).
+
+use super::{
+    BURIED, DECK_THICKNESS, OPENING, PARAPET, PARAPET_WIDTH, PIER_SPACING, WALL_THICKNESS,
+};
+use crate::network::{RoadClass, RoadNetwork};
+use crate::num::hash_unit;
+use crate::plugin::stream::buildings::{MeshLists, linear};
+use crate::terrain::Terrain;
+use crate::world::{Structure, StructureKind};
+use bevy::math::{DVec2, DVec3};
+
+/// A stone colour (linear) varied a little by a position.
+fn stone(p: DVec2) -> [f32; 4] {
+    let v = 0.92 + 0.16 * hash_unit(p.x.to_bits() as i64, p.y.to_bits() as i64, 71) as f32;
+    linear([0.60 * v, 0.57 * v, 0.52 * v])
+}
+
+/// Concrete, linear.
+fn concrete() -> [f32; 4] {
+    linear([0.64, 0.63, 0.60])
+}
+
+/// The road surface of a class, linear (as the ribbons draw it).
+fn asphalt(class: RoadClass) -> [f32; 4] {
+    match class {
+        RoadClass::Highway => [0.07, 0.07, 0.08, 1.0],
+        RoadClass::Track => [0.32, 0.25, 0.17, 1.0],
+        RoadClass::Path => linear([0.70, 0.67, 0.60]),
+        _ => [0.13, 0.13, 0.13, 1.0],
+    }
+}
+
+/// One cross-section of a swept box: a centre, and the bottom and top
+/// heights there.
+type Section = (DVec2, f64, f64);
+
+/// A box swept along `sections`, from `across.0` to `across.1` metres to the
+/// right of the centre line: top, bottom, both sides and the end caps, flat
+/// shaded. `top` colours the top, `side` the rest.
+fn sweep(
+    m: &mut MeshLists,
+    sections: &[Section],
+    across: (f64, f64),
+    top: [f32; 4],
+    side: [f32; 4],
+    anchor: DVec3,
+) {
+    let n = sections.len();
+    if n < 2 {
+        return;
+    }
+    let dir = |k: usize| {
+        let (a, b) = (
+            sections[k.saturating_sub(1)].0,
+            sections[(k + 1).min(n - 1)].0,
+        );
+        (b - a).normalize_or(DVec2::X)
+    };
+    // The right-hand vector at each section (mitred by averaging).
+    let right: Vec<DVec2> = (0..n)
+        .map(|k| {
+            let d = dir(k);
+            DVec2::new(d.y, -d.x)
+        })
+        .collect();
+    let at = |k: usize, u: f64, z: f64| (sections[k].0 + right[k] * u).extend(z) - anchor;
+    let (u0, u1) = across;
+    for k in 0..n - 1 {
+        let (a, b) = (sections[k], sections[k + 1]);
+        let d = (b.0 - a.0).normalize_or(DVec2::X);
+        let r = DVec3::new(d.y, -d.x, 0.0);
+        let (ta, tb) = (a.2, b.2);
+        let (ba, bb) = (a.1, b.1);
+        let quad = |ua: f64, za: f64, ub: f64, zb: f64, zc: f64, zd: f64| {
+            [
+                at(k, ua, za),
+                at(k + 1, ub, zb),
+                at(k + 1, ub, zc),
+                at(k, ua, zd),
+            ]
+        };
+        let top_face = [
+            at(k, u0, ta),
+            at(k + 1, u0, tb),
+            at(k + 1, u1, tb),
+            at(k, u1, ta),
+        ];
+        m.face(&top_face, DVec3::Z, top);
+        let bottom = [
+            at(k, u0, ba),
+            at(k + 1, u0, bb),
+            at(k + 1, u1, bb),
+            at(k, u1, ba),
+        ];
+        m.face(&bottom, -DVec3::Z, side);
+        m.face(&quad(u0, ba, u0, bb, tb, ta), -r, side);
+        m.face(&quad(u1, ba, u1, bb, tb, ta), r, side);
+    }
+    for (k, out) in [(0, -dir(0)), (n - 1, dir(n - 1))] {
+        let (lo, hi) = (sections[k].1, sections[k].2);
+        let cap = [at(k, u0, lo), at(k, u1, lo), at(k, u1, hi), at(k, u0, hi)];
+        m.face(&cap, out.extend(0.0), side);
+    }
+}
+
+/// Linear interpolation of `values` (one per line point) at arc `s` along
+/// `line`, with the point there.
+fn along(line: &[DVec3], values: &[f64], s: f64) -> (DVec3, f64, DVec2) {
+    let mut acc = 0.0;
+    for (k, w) in line.windows(2).enumerate() {
+        let len = w[0].truncate().distance(w[1].truncate());
+        if s <= acc + len || k + 2 == line.len() {
+            let t = if len > 0.0 {
+                ((s - acc) / len).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let v = |i: usize| values.get(i).copied().unwrap_or(w[0].z);
+            let dir = (w[1] - w[0]).truncate().normalize_or(DVec2::X);
+            return (w[0].lerp(w[1], t), v(k) + t * (v(k + 1) - v(k)), dir);
+        }
+        acc += len;
+    }
+    (
+        line[0],
+        values.first().copied().unwrap_or(line[0].z),
+        DVec2::X,
+    )
+}
+
+fn length(line: &[DVec3]) -> f64 {
+    line.windows(2)
+        .map(|w| w[0].truncate().distance(w[1].truncate()))
+        .sum()
+}
+
+/// A bridge: the deck (the road surface on top, `DECK_THICKNESS` deep),
+/// parapets both sides, and piers every [`PIER_SPACING`] metres or so (none
+/// at the ends, where the deck meets the ground) down to the lower of its
+/// foot and the natural ground (a lake's bed).
+fn add_bridge(
+    m: &mut MeshLists,
+    s: &Structure,
+    width: f64,
+    class: RoadClass,
+    terrain: &Terrain,
+    anchor: DVec3,
+) {
+    let half = width / 2.0 + PARAPET_WIDTH;
+    let deck: Vec<Section> = s
+        .line
+        .iter()
+        .map(|p| (p.truncate(), p.z - DECK_THICKNESS, p.z))
+        .collect();
+    sweep(m, &deck, (-half, half), asphalt(class), concrete(), anchor);
+    let rail: Vec<Section> = s
+        .line
+        .iter()
+        .map(|p| (p.truncate(), p.z - 0.05, p.z + PARAPET))
+        .collect();
+    sweep(
+        m,
+        &rail,
+        (-half, -half + PARAPET_WIDTH),
+        concrete(),
+        concrete(),
+        anchor,
+    );
+    sweep(
+        m,
+        &rail,
+        (half - PARAPET_WIDTH, half),
+        concrete(),
+        concrete(),
+        anchor,
+    );
+    let len = length(&s.line);
+    let n = (len / PIER_SPACING).round() as usize;
+    for k in 1..n {
+        let (p, foot, dir) = along(&s.line, &s.foot, len * k as f64 / n as f64);
+        let c = p.truncate();
+        let bottom = foot.min(terrain.height(c.x, c.y)) - BURIED;
+        let top = p.z - DECK_THICKNESS;
+        if top <= bottom {
+            continue;
+        }
+        let pier = [(c - dir * 0.8, bottom, top), (c + dir * 0.8, bottom, top)];
+        let across = width * 0.3;
+        sweep(m, &pier, (-across, across), concrete(), concrete(), anchor);
+    }
+}
+
+/// Portals at both ends of a tunnel: a stone headwall across the road up to
+/// the hillside above (its foot there), with the opening dark.
+fn add_portals(m: &mut MeshLists, s: &Structure, width: f64, anchor: DVec3) {
+    let n = s.line.len();
+    let ends = [
+        (s.line[0], s.line[1], s.foot.first()),
+        (s.line[n - 1], s.line[n - 2], s.foot.last()),
+    ];
+    let half = width / 2.0 + 1.0;
+    for (p, inner, foot) in ends {
+        // `o` points out of the hill.
+        let o = (p - inner).truncate().normalize_or(DVec2::X);
+        let c = p.truncate();
+        let hill = foot.copied().unwrap_or(p.z + OPENING + 4.0);
+        let head = (hill + 0.5).clamp(p.z + OPENING + 1.5, p.z + OPENING + 12.0);
+        let colour = stone(c);
+        // Swept inwards, from 1 m outside the portal to 2 m inside.
+        let (out, ins) = (c + o * 1.0, c - o * 2.0);
+        let frame = |lo: f64, hi: f64| [(out, lo, hi), (ins, lo, hi)];
+        let post = frame(p.z - BURIED, head);
+        // Seen along the inward sweep, "right" is the outward view's left.
+        sweep(m, &post, (-half - 1.5, -half), colour, colour, anchor);
+        sweep(m, &post, (half, half + 1.5), colour, colour, anchor);
+        sweep(
+            m,
+            &frame(p.z + OPENING, head),
+            (-half, half),
+            colour,
+            colour,
+            anchor,
+        );
+        // The dark opening, a little behind the frame's face.
+        let dark = [0.015, 0.015, 0.017, 1.0];
+        let plug = [
+            (c + o * 0.3, p.z + 0.02, p.z + OPENING),
+            (ins, p.z + 0.02, p.z + OPENING),
+        ];
+        sweep(m, &plug, (-half, half), dark, dark, anchor);
+    }
+}
+
+/// A retaining wall: stone, `WALL_THICKNESS` thick, from below its foot to a
+/// little above its top.
+fn add_wall(m: &mut MeshLists, s: &Structure, anchor: DVec3) {
+    let sections: Vec<Section> = (s.line.iter().enumerate())
+        .map(|(k, p)| {
+            let foot = s.foot.get(k).copied().unwrap_or(p.z).min(p.z);
+            (p.truncate(), foot - BURIED, p.z + 0.3)
+        })
+        .collect();
+    let half = WALL_THICKNESS / 2.0;
+    let colour = stone(s.line[0].truncate());
+    sweep(m, &sections, (-half, half), colour, colour, anchor);
+}
+
+/// Adds one structure (its road, for bridges and tunnels, gives the width
+/// and surface); skipped when its line has fewer than two finite points.
+pub fn add_structure(
+    m: &mut MeshLists,
+    s: &Structure,
+    net: &RoadNetwork,
+    terrain: &Terrain,
+    anchor: DVec3,
+) {
+    if s.line.len() < 2
+        || !s.line.iter().all(|p| p.is_finite())
+        || !s.foot.iter().all(|f| f.is_finite())
+    {
+        return;
+    }
+    let road = s.road.and_then(|i| net.roads.get(i));
+    let (width, class) = road.map_or((6.0, RoadClass::Road), |r| (r.width, r.class));
+    match s.kind {
+        StructureKind::Bridge => add_bridge(m, s, width, class, terrain, anchor),
+        StructureKind::Tunnel => add_portals(m, s, width, anchor),
+        StructureKind::Wall => add_wall(m, s, anchor),
+    }
+}

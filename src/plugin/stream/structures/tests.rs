@@ -1,0 +1,162 @@
+use super::*;
+use crate::network::Road;
+use crate::terrain::Terrain;
+
+fn road() -> RoadNetwork {
+    let pts = vec![
+        DVec2::new(0.0, 0.0),
+        DVec2::new(100.0, 0.0),
+        DVec2::new(100.0, 200.0),
+    ];
+    RoadNetwork::from_roads(vec![Road::new(pts, RoadClass::Road, 6.0)])
+}
+
+fn structure(
+    kind: StructureKind,
+    road: Option<usize>,
+    line: &[(f64, f64, f64)],
+    foot: &[f64],
+) -> Structure {
+    Structure {
+        kind,
+        road,
+        line: line.iter().map(|&(x, y, z)| DVec3::new(x, y, z)).collect(),
+        foot: foot.to_vec(),
+    }
+}
+
+#[test]
+fn bridges_and_tunnels_are_spans_of_their_roads_and_walls_none() {
+    let net = road();
+    let s = [
+        // A bridge from 40 m along to 150 m (round the corner at 100).
+        structure(
+            StructureKind::Bridge,
+            Some(0),
+            &[(40.0, 0.0, 5.0), (100.0, 0.0, 5.0), (100.0, 50.0, 5.0)],
+            &[0.0; 3],
+        ),
+        // A tunnel given end first, overlapping nothing.
+        structure(
+            StructureKind::Tunnel,
+            Some(0),
+            &[(100.0, 190.0, 5.0), (100.0, 170.0, 5.0)],
+            &[30.0; 2],
+        ),
+        // Walls and structures of roads that do not exist: no spans.
+        structure(
+            StructureKind::Wall,
+            None,
+            &[(0.0, 10.0, 5.0), (50.0, 10.0, 5.0)],
+            &[1.0; 2],
+        ),
+        structure(
+            StructureKind::Bridge,
+            Some(7),
+            &[(0.0, 0.0, 5.0), (50.0, 0.0, 5.0)],
+            &[0.0; 2],
+        ),
+    ];
+    let spans = road_spans(&net, &s);
+    assert_eq!(spans, vec![vec![(40.0, 150.0), (270.0, 290.0)]]);
+}
+
+/// The lowest and highest vertex heights (core z) of a structure's mesh.
+fn heights(s: &Structure, net: &RoadNetwork, t: &Terrain) -> (f64, f64) {
+    let mut m = MeshLists::default();
+    add_structure(&mut m, s, net, t, DVec3::new(0.0, 0.0, 100.0));
+    let (lo, hi) = m.height_range().expect("a mesh");
+    (lo as f64 + 100.0, hi as f64 + 100.0)
+}
+
+#[test]
+fn a_bridge_has_a_deck_parapets_and_piers_down_to_its_foot() {
+    // Far out over the lake west of the start: the natural ground is its bed.
+    let t = Terrain::default();
+    let net = road();
+    let (a, b) = (DVec2::new(-1811.0, 3040.0), DVec2::new(-1811.0, 3160.0));
+    let bed = t.height(-1811.0, 3100.0).min(t.height(-1811.0, 3070.0));
+    let lake = t.params().lake_level;
+    let deck = lake + 8.0;
+    let s = Structure {
+        kind: StructureKind::Bridge,
+        road: Some(0),
+        line: vec![a.extend(deck), b.extend(deck)],
+        foot: vec![lake, lake],
+    };
+    let (lo, hi) = heights(&s, &net, &t);
+    // Parapets a metre above the deck; piers (every 30 m: three of them,
+    // at 30, 60 and 90 m) a metre into the lake bed.
+    assert!((hi - (deck + PARAPET)).abs() < 1e-3, "{hi}");
+    assert!(lo < lake - 1.0 && lo <= bed, "{lo} vs bed {bed}");
+    let mut m = MeshLists::default();
+    add_structure(&mut m, &s, &net, &t, DVec3::ZERO);
+    // Deck, two parapets: 3 boxes of 4 sides + 2 caps; 3 piers of 6 faces.
+    assert_eq!(m.vertex_count(), (3 * 6 + 3 * 6) * 4);
+    // A short bridge needs no pier.
+    let short = Structure {
+        line: vec![a.extend(deck), (a + DVec2::new(0.0, 12.0)).extend(deck)],
+        ..s.clone()
+    };
+    let (lo, _) = heights(&short, &net, &t);
+    assert!((lo - (deck - DECK_THICKNESS)).abs() < 1e-3, "{lo}");
+}
+
+#[test]
+fn tunnels_get_two_portals_and_walls_reach_their_foot() {
+    let t = Terrain::default();
+    let net = road();
+    let tunnel = structure(
+        StructureKind::Tunnel,
+        Some(0),
+        &[(0.0, 0.0, 200.0), (300.0, 0.0, 210.0)],
+        &[212.0, 240.0],
+    );
+    let mut m = MeshLists::default();
+    add_structure(&mut m, &tunnel, &net, &t, DVec3::ZERO);
+    // Per portal: two posts, a lintel and the dark opening (6 faces each).
+    assert_eq!(m.vertex_count(), 2 * 4 * 6 * 4);
+    let (lo, hi) = heights(&tunnel, &net, &t);
+    assert!((lo - (200.0 - BURIED)).abs() < 1e-3, "{lo}");
+    // Headwalls rise to the hillside above them, at most 12 m over the
+    // opening: the far one (hill at 240 m) to 210 + 6 + 12 m.
+    assert!((hi - 228.0).abs() < 1e-3, "{hi}");
+    let wall = structure(
+        StructureKind::Wall,
+        None,
+        &[(0.0, 0.0, 310.0), (20.0, 0.0, 312.0), (40.0, 5.0, 312.0)],
+        &[304.0, 303.0, 306.0],
+    );
+    let (lo, hi) = heights(&wall, &net, &t);
+    assert!((lo - (303.0 - BURIED)).abs() < 1e-3, "{lo}");
+    assert!((hi - 312.3).abs() < 1e-3, "{hi}");
+    // Bad lines draw nothing.
+    for bad in [
+        structure(StructureKind::Wall, None, &[(0.0, 0.0, 1.0)], &[0.0]),
+        structure(
+            StructureKind::Wall,
+            None,
+            &[(0.0, 0.0, f64::NAN), (1.0, 0.0, 1.0)],
+            &[0.0; 2],
+        ),
+    ] {
+        let mut m = MeshLists::default();
+        add_structure(&mut m, &bad, &net, &t, DVec3::ZERO);
+        assert!(m.is_empty());
+    }
+}
+
+#[test]
+fn every_face_of_a_structure_faces_its_stored_normal() {
+    let t = Terrain::default();
+    let net = road();
+    let mut m = MeshLists::default();
+    let s = structure(
+        StructureKind::Bridge,
+        Some(0),
+        &[(0.0, 0.0, 300.0), (50.0, 10.0, 302.0), (100.0, 0.0, 304.0)],
+        &[250.0; 3],
+    );
+    add_structure(&mut m, &s, &net, &t, DVec3::ZERO);
+    m.check_windings();
+}
