@@ -398,4 +398,5 @@ fn few_cores_plugin_runs_every_main_schedule_on_the_calling_thread() {
     }
 }
 
+mod earthworks;
 mod parts;

@@ -16,7 +16,7 @@ use super::coords::{RenderOrigin, WorldAnchor};
 use super::roads::LaidRoads;
 use super::settings::TerrainState;
 use super::tasks::{Job, ReliefWorkers};
-use crate::network::{RoadClass, RoadNetwork};
+use crate::network::RoadNetwork;
 use crate::plugin::ReliefAssets;
 use crate::world::{Structure, StructureKind};
 use bevy::math::{DVec2, DVec3};

@@ -1,5 +1,5 @@
 use super::*;
-use crate::network::Road;
+use crate::network::{Road, RoadClass};
 use crate::terrain::Terrain;
 
 fn road() -> RoadNetwork {
