@@ -1,7 +1,11 @@
 //! The example world: fly over the limitless Relf terrain and tune it live.
 //!
 //! `cargo run --release --example world [-- --screenshot PATH] [--frames N] [--map] [--road-view]
-//! [--at X,Y] [--look X,Y] [--height H] [--plan X,Y X,Y] [--sequential]]`
+//! [--at X,Y] [--look X,Y] [--height H] [--look-height H] [--plan X,Y X,Y] [--sequential]]`
+//!
+//! `--at`, `--look`: where the camera stands and looks (core x, y); `--height`
+//! and `--look-height`: metres above the ground there (the built ground, once
+//! the roads around the start are laid: the camera is placed again then).
 //!
 //! Controls: hold the right mouse button and move the mouse to look; W/S
 //! forward/back, A/D left/right, E/Q up/down, Shift to go fast (up to
@@ -51,10 +55,14 @@ struct Smoke {
     /// Blank captures so far (the renderer may still be compiling its
     /// pipelines when the world is complete: then it is asked again).
     blank: u32,
-    /// `--at X,Y`, `--look X,Y`, `--height H`: where the camera starts.
+    /// `--at X,Y`, `--look X,Y`, `--height H`, `--look-height H`: where the
+    /// camera starts.
     at: Option<DVec2>,
     look: Option<DVec2>,
     height: Option<f64>,
+    look_height: Option<f64>,
+    /// Whether the camera was placed again on the built ground.
+    placed: bool,
     /// `--plan X,Y X,Y`: a road for the planner tool to plan at the start.
     plan: Option<(DVec2, DVec2)>,
     /// `--sequential`: the tool plans with the sequential planner, not A*.
@@ -93,12 +101,13 @@ fn main() -> AppExit {
             "--at" => smoke.at = point(args.next()),
             "--look" => smoke.look = point(args.next()),
             "--height" => smoke.height = args.next().and_then(|s| s.parse().ok()),
+            "--look-height" => smoke.look_height = args.next().and_then(|s| s.parse().ok()),
             "--plan" => {
                 smoke.plan = point(args.next()).zip(point(args.next()));
             }
             other => {
                 eprintln!(
-                    "unknown argument {other}; use --screenshot PATH, --frames N, --map, --road-view, --field, --at X,Y, --look X,Y, --height H, --plan X,Y X,Y, --sequential"
+                    "unknown argument {other}; use --screenshot PATH, --frames N, --map, --road-view, --field, --at X,Y, --look X,Y, --height H, --look-height H, --plan X,Y X,Y, --sequential"
                 );
                 return AppExit::from_code(2);
             }
@@ -137,7 +146,7 @@ fn main() -> AppExit {
             ..default()
         })
         .add_systems(Startup, setup)
-        .add_systems(Update, (fly_camera, road_view, smoke_mode))
+        .add_systems(Update, (fly_camera, road_view, place_again, smoke_mode))
         .run()
 }
 
@@ -167,16 +176,7 @@ fn setup(
     ));
     // The render origin starts at (0, 0): the camera starts 19 km out and the
     // floating origin recentres on the first frame.
-    let start = smoke.at.unwrap_or(START);
-    let above = smoke.height.unwrap_or(30.0);
-    let eye = DVec3::new(start.x, start.y, ground.height(start.x, start.y) + above);
-    let look_at = match (smoke.look, smoke.at) {
-        (Some(l), _) => DVec3::new(l.x, l.y, ground.height(l.x, l.y)),
-        (None, Some(a)) => DVec3::new(a.x + 1000.0, a.y, ground.height(a.x + 1000.0, a.y)),
-        (None, None) => LOOK_AT,
-    };
-    let (eye, target) = (ground.to_render(eye), ground.to_render(look_at));
-    let look = (target - eye).normalize();
+    let (eye, look) = camera_pose(&ground, &smoke);
     commands.spawn((
         Camera3d::default(),
         Transform::from_translation(eye).looking_to(look, Vec3::Y),
@@ -193,6 +193,43 @@ fn setup(
             ..default()
         },
     ));
+}
+
+/// Where the camera stands and which way it looks (render space), from
+/// `--at`, `--look`, `--height` and `--look-height` over the ground as laid
+/// now.
+fn camera_pose(ground: &TerrainQuery, smoke: &Smoke) -> (Vec3, Vec3) {
+    let start = smoke.at.unwrap_or(START);
+    let above = smoke.height.unwrap_or(30.0);
+    let eye = DVec3::new(start.x, start.y, ground.height(start.x, start.y) + above);
+    let up = smoke.look_height.unwrap_or(0.0);
+    let look_at = match (smoke.look, smoke.at) {
+        (Some(l), _) => DVec3::new(l.x, l.y, ground.height(l.x, l.y) + up),
+        (None, Some(a)) => DVec3::new(a.x + 1000.0, a.y, ground.height(a.x + 1000.0, a.y) + up),
+        (None, None) => LOOK_AT,
+    };
+    let (eye, target) = (ground.to_render(eye), ground.to_render(look_at));
+    (eye, (target - eye).normalize())
+}
+
+/// With `--at`, once the roads around the start are laid, places the camera
+/// again over the built ground (a terrace or a road cut is not the natural
+/// ground the camera started over).
+fn place_again(
+    mut smoke: ResMut<Smoke>,
+    stats: Res<ReliefStats>,
+    ground: TerrainQuery,
+    camera: Single<(&mut Transform, &mut FlyCamera)>,
+) {
+    if smoke.placed || smoke.at.is_none() || stats.roads == 0 || stats.roads_pending {
+        return;
+    }
+    let (eye, look) = camera_pose(&ground, &smoke);
+    let (mut tf, mut fly) = camera.into_inner();
+    *tf = Transform::from_translation(eye).looking_to(look, Vec3::Y);
+    fly.yaw = (-look.x).atan2(-look.z);
+    fly.pitch = look.y.asin();
+    smoke.placed = true;
 }
 
 fn fly_camera(
@@ -315,7 +352,9 @@ fn smoke_mode(
     };
     let ready = stats.complete
         && stats.objects_pending == 0
+        && stats.structures_pending == 0
         && !stats.roads_pending
+        && (smoke.at.is_none() || smoke.placed)
         && (!smoke.map || map.shown())
         && (!smoke.road_view || smoke.road_view_done)
         && (smoke.plan.is_none() || tool.last.is_some());

@@ -421,10 +421,13 @@ impl TerrainQuery<'_> {
         self.origin.to_render(world)
     }
 
-    /// The render-space Y of the ground (or lake surface) under a render-space point.
+    /// The render-space Y of the ground (or lake surface, or bridge deck)
+    /// under a render-space point.
     pub fn surface_y(&self, render: Vec3) -> f32 {
         let w = self.to_world(render);
-        self.laid.ground.terra(w.x, w.y).height as f32
+        let ground = self.laid.ground.terra(w.x, w.y).height;
+        let deck = self.laid.deck_at(w.truncate());
+        deck.map_or(ground, |d| d.max(ground)) as f32
     }
 
     /// The roads laid around the focus.

@@ -163,6 +163,12 @@ fn a_hand_made_region_is_built_into_the_world() {
     let laid = app.world().resource::<LaidRoads>().clone();
     assert_eq!(laid.ground.height(19200.0, Y + 10.0), z);
     assert_eq!(laid.structures.len(), 3);
+    // Gameplay stands on the bridge's deck, not in the valley under it (nor
+    // on the road in a tunnel).
+    assert_eq!(laid.deck_at(DVec2::new(19050.0, Y + 2.0)), Some(z));
+    assert_eq!(laid.deck_at(DVec2::new(19050.0, Y + 8.0)), None);
+    assert_eq!(laid.deck_at(DVec2::new(19350.0, Y)), None);
+    assert_eq!(laid.deck_at(DVec2::new(18900.0, Y)), None);
     // The ground's mesh stands on the terrace (its skirts hang below).
     let mut top = 0;
     for (_, _, vs) in chunk_meshes(&mut app) {

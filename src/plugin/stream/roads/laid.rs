@@ -38,6 +38,8 @@ pub struct LaidRoads {
     /// For each road, the stretches (arc-length intervals, ascending) that
     /// are bridges or tunnels: drawn by structures, not ribbons.
     pub(super) spans: Arc<Vec<Vec<(f64, f64)>>>,
+    /// For each road, its bridges' stretches.
+    pub(super) bridges: Arc<Vec<Vec<(f64, f64)>>>,
     /// The terrain the roads were laid for (the state's, by pointer).
     pub(super) terrain: Arc<Terrain>,
     /// A hash of the earthwork parameters (0 with a custom generator).
@@ -60,10 +62,24 @@ impl LaidRoads {
             version: 0,
             lines: Arc::default(),
             spans: Arc::default(),
+            bridges: Arc::default(),
             terrain,
             salt: 0,
             reach: 0.0,
         }
+    }
+
+    /// The height of a bridge deck's road surface at `p`, where `p` lies on
+    /// a bridge (within its road's half width of the centre line).
+    pub fn deck_at(&self, p: DVec2) -> Option<f64> {
+        let (i, _, d) = self.roads.nearest(p, 50.0)?;
+        let spans = self.bridges.get(i).filter(|s| !s.is_empty())?;
+        let road = &self.roads.network().roads[i];
+        if d > road.width / 2.0 + 0.5 {
+            return None;
+        }
+        let (s, z) = crate::plugin::stream::structures::profile_at(road, p)?;
+        spans.iter().any(|&(a, b)| a <= s && s <= b).then_some(z)
     }
 
     /// How far the earthworks of a road or a town may reach, metres.

@@ -153,6 +153,7 @@ struct Laid {
     ground: Arc<LaidGround>,
     structures: Arc<Vec<Structure>>,
     spans: Vec<Vec<(f64, f64)>>,
+    bridges: Vec<Vec<(f64, f64)>>,
     salt: u64,
     reach: f64,
     roads: Arc<RoadLayer>,
@@ -318,7 +319,9 @@ pub(crate) fn update_roads(
             let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
             terrain.streams_in_cached(min, max, &mut cache)?
         };
-        let spans = super::structures::road_spans(&net, &structures);
+        use crate::world::StructureKind::{Bridge, Tunnel};
+        let spans = super::structures::road_spans(&net, &structures, &[Bridge, Tunnel]);
+        let bridges = super::structures::road_spans(&net, &structures, &[Bridge]);
         let lines = (net.roads.iter().enumerate())
             .map(|(i, r)| {
                 let mut h = std::hash::DefaultHasher::new();
@@ -350,6 +353,7 @@ pub(crate) fn update_roads(
             ground: Arc::new(ground),
             structures: Arc::new(structures),
             spans,
+            bridges,
             salt,
             reach,
             roads: Arc::new(RoadLayer::new(net)),
@@ -369,6 +373,7 @@ impl Laid {
             ground: Arc::new(LaidGround::new(terrain.clone())),
             structures: Arc::default(),
             spans: Vec::new(),
+            bridges: Vec::new(),
             salt: 0,
             reach: 0.0,
             roads: Arc::new(RoadLayer::new(Arc::new(RoadNetwork::default()))),
@@ -396,6 +401,7 @@ fn lay(state: &TerrainState, laid: &mut LaidRoads, roads: &mut RoadManager, new:
         version: laid.version + 1,
         lines: Arc::new(new.lines),
         spans: Arc::new(new.spans),
+        bridges: Arc::new(new.bridges),
         terrain: state.terrain.clone(),
         salt: new.salt,
         reach: new.reach,

@@ -16,7 +16,7 @@ use super::coords::{RenderOrigin, WorldAnchor};
 use super::roads::LaidRoads;
 use super::settings::TerrainState;
 use super::tasks::{Job, ReliefWorkers};
-use crate::network::RoadNetwork;
+use crate::network::{Road, RoadNetwork};
 use crate::plugin::ReliefAssets;
 use crate::world::{Structure, StructureKind};
 use bevy::math::{DVec2, DVec3};
@@ -58,16 +58,21 @@ pub struct ReliefStructures {
     pub structures: usize,
 }
 
-/// For every road of `net`, the stretches that are bridges or tunnels, as
-/// arc-length intervals along its points (ascending, merged): the ends of
-/// each such structure's line projected on its road.
-pub fn road_spans(net: &RoadNetwork, structures: &[Structure]) -> Vec<Vec<(f64, f64)>> {
+/// For every road of `net`, the stretches that are structures of `kinds`
+/// (bridges and tunnels: walls have no road), as arc-length intervals along
+/// its points (ascending, merged): the ends of each such structure's line
+/// projected on its road.
+pub fn road_spans(
+    net: &RoadNetwork,
+    structures: &[Structure],
+    kinds: &[StructureKind],
+) -> Vec<Vec<(f64, f64)>> {
     let mut spans = vec![Vec::new(); net.roads.len()];
     for s in structures {
         let (Some(i), Some(a), Some(b)) = (s.road, s.line.first(), s.line.last()) else {
             continue;
         };
-        if s.kind == StructureKind::Wall || i >= net.roads.len() {
+        if !kinds.contains(&s.kind) || i >= net.roads.len() {
             continue;
         }
         let pts = &net.roads[i].points;
@@ -88,6 +93,31 @@ pub fn road_spans(net: &RoadNetwork, structures: &[Structure]) -> Vec<Vec<(f64, 
         *list = merged;
     }
     spans
+}
+
+/// The arc length along a road of the point nearest `p`, and the road's
+/// profile height there (`None` without a profile).
+pub fn profile_at(road: &Road, p: DVec2) -> Option<(f64, f64)> {
+    if !road.has_profile() {
+        return None;
+    }
+    let (mut best, mut out, mut along) = (f64::INFINITY, None, 0.0);
+    for (k, w) in road.points.windows(2).enumerate() {
+        let d = w[1] - w[0];
+        let len = d.length();
+        let t = if len > 0.0 {
+            ((p - w[0]).dot(d) / (len * len)).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let dist = (w[0] + d * t).distance(p);
+        if dist < best {
+            let z = road.z[k] + t * (road.z[k + 1] - road.z[k]);
+            (best, out) = (dist, Some((along + t * len, z)));
+        }
+        along += len;
+    }
+    out
 }
 
 /// The arc length along `pts` of the point nearest `p`.

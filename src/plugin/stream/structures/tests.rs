@@ -57,8 +57,17 @@ fn bridges_and_tunnels_are_spans_of_their_roads_and_walls_none() {
             &[0.0; 2],
         ),
     ];
-    let spans = road_spans(&net, &s);
+    let both = [StructureKind::Bridge, StructureKind::Tunnel];
+    let spans = road_spans(&net, &s, &both);
     assert_eq!(spans, vec![vec![(40.0, 150.0), (270.0, 290.0)]]);
+    let bridges = road_spans(&net, &s, &[StructureKind::Bridge]);
+    assert_eq!(bridges, vec![vec![(40.0, 150.0)]]);
+    // The profile along the road: none, then linear between its points.
+    assert_eq!(profile_at(&net.roads[0], DVec2::new(50.0, 3.0)), None);
+    let mut r = net.roads[0].clone();
+    r.z = vec![10.0, 20.0, 40.0];
+    assert_eq!(profile_at(&r, DVec2::new(50.0, 3.0)), Some((50.0, 15.0)));
+    assert_eq!(profile_at(&r, DVec2::new(97.0, 100.0)), Some((200.0, 30.0)));
 }
 
 /// The lowest and highest vertex heights (core z) of a structure's mesh.
