@@ -1,7 +1,8 @@
 //! The example world: fly over the limitless Relf terrain and tune it live.
 //!
 //! `cargo run --release --example world [-- --screenshot PATH] [--frames N] [--map] [--road-view]
-//! [--at X,Y] [--look X,Y] [--height H] [--look-height H] [--plan X,Y X,Y] [--sequential]]`
+//! [--at X,Y] [--look X,Y] [--height H] [--look-height H] [--plan X,Y X,Y] [--sequential]
+//! [--no-inspector]]`
 //!
 //! `--at`, `--look`: where the camera stands and looks (core x, y); `--height`
 //! and `--look-height`: metres above the ground there (the built ground, once
@@ -24,8 +25,8 @@ use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_dis
 use bevy::window::WindowResolution;
 use bevy_egui::input::EguiWantsInput;
 use bevy_relief::plugin::{
-    FieldOverlay, MapOverlay, PlannerChoice, PlannerTool, ReliefInspectorPlugin, ReliefMapPlugin,
-    ReliefPlannerToolPlugin, is_blank,
+    FieldOverlay, InspectorState, MapOverlay, PlannerChoice, PlannerTool, ReliefInspectorPlugin,
+    ReliefMapPlugin, ReliefPlannerToolPlugin, is_blank,
 };
 use bevy_relief::prelude::*;
 use std::path::PathBuf;
@@ -69,6 +70,8 @@ struct Smoke {
     sequential: bool,
     /// `--field`: show the nearest planned city's tensor field.
     field: bool,
+    /// `--no-inspector`: start with the inspector hidden (F1 shows it).
+    no_inspector: bool,
 }
 
 /// `X,Y` as a point.
@@ -97,6 +100,7 @@ fn main() -> AppExit {
             "--map" => smoke.map = true,
             "--road-view" => smoke.road_view = true,
             "--field" => smoke.field = true,
+            "--no-inspector" => smoke.no_inspector = true,
             "--sequential" => smoke.sequential = true,
             "--at" => smoke.at = point(args.next()),
             "--look" => smoke.look = point(args.next()),
@@ -107,7 +111,7 @@ fn main() -> AppExit {
             }
             other => {
                 eprintln!(
-                    "unknown argument {other}; use --screenshot PATH, --frames N, --map, --road-view, --field, --at X,Y, --look X,Y, --height H, --look-height H, --plan X,Y X,Y, --sequential"
+                    "unknown argument {other}; use --screenshot PATH, --frames N, --map, --road-view, --field, --at X,Y, --look X,Y, --height H, --look-height H, --plan X,Y X,Y, --sequential, --no-inspector"
                 );
                 return AppExit::from_code(2);
             }
@@ -157,8 +161,10 @@ fn setup(
     mut map: ResMut<MapOverlay>,
     mut tool: ResMut<PlannerTool>,
     mut field: ResMut<FieldOverlay>,
+    mut inspector: ResMut<InspectorState>,
 ) {
     map.open = smoke.map;
+    inspector.open = !smoke.no_inspector;
     field.on = smoke.field;
     if let Some((from, to)) = smoke.plan {
         (tool.start, tool.end) = (Some(from), Some(to));
