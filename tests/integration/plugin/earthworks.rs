@@ -222,6 +222,43 @@ fn a_hand_made_region_is_built_into_the_world() {
     assert!((hi - (z + 18.0)).abs() < 1e-3, "{hi}");
 }
 
+/// Asserts that on the terrace every chunk's ribbons stand just above the
+/// chunk's own mesh (the old terrace or the new, never one on the other).
+fn ribbons_on_their_chunks(app: &mut App) {
+    let mut q = app
+        .world_mut()
+        .query::<(&TerrainChunk, &Mesh3d, &WorldAnchor, &Children)>();
+    let chunks: Vec<(Mesh3d, DVec3, Vec<Entity>)> = (q.iter(app.world()))
+        .map(|(_, m, a, c)| (m.clone(), a.0, c.iter().collect()))
+        .collect();
+    for (mesh, anchor, children) in chunks {
+        let ground = vertices(app, &mesh, anchor);
+        let Some(top) = (ground.iter())
+            .filter(|v| on_terrace(**v))
+            .map(|v| v.z)
+            .reduce(f64::max)
+        else {
+            continue;
+        };
+        for c in children {
+            let Some(m) = app.world().get::<Mesh3d>(c) else {
+                continue;
+            };
+            if app.world().get::<ChunkRoads>(c).is_none() {
+                continue;
+            }
+            for v in vertices(app, &m.clone(), anchor) {
+                if on_terrace(v) {
+                    assert!(
+                        v.z > top && v.z < top + 2.0,
+                        "ribbon {v} over ground at {top}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn a_new_region_re_meshes_only_the_chunks_its_earthworks_touch() {
     let (mut app, height) = terrace_world(280.0);
@@ -240,7 +277,10 @@ fn a_new_region_re_meshes_only_the_chunks_its_earthworks_touch() {
         .roads
         .earthworks
         .max_fill += 1.0;
+    // Every frame on the way, each chunk's ribbons lie on its own mesh: they
+    // are swapped in with it.
     run_until(&mut app, "the new terrace", |app| {
+        ribbons_on_their_chunks(app);
         app.world().resource::<LaidRoads>().version > version && built_and_shown(app)
     });
     let after = chunk_meshes(&mut app);

@@ -21,6 +21,9 @@ pub struct ChunkMesh {
     /// The laid-roads version and ground print it was built for (see
     /// [`LaidRoads::ground_print`](crate::plugin::LaidRoads::ground_print)).
     pub ground: (u64, u64),
+    /// Its road ribbons, when built with it: the laid-roads version and
+    /// roads fingerprint they were built for, and the ribbons (if any).
+    pub ribbons: Option<(u64, u64, Option<super::Ribbons>)>,
     /// Vertex positions.
     pub positions: Vec<[f32; 3]>,
     /// Vertex normals.

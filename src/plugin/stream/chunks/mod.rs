@@ -206,11 +206,27 @@ pub(crate) fn request_chunks(
         }
         // A task for other ground (or another terrain) is replaced, which
         // cancels it.
+        // Its ribbons come with it, draped on the same ground: they are
+        // swapped in together.
+        let ribbons = (key.draws_ribbons(view) && laid.region.is_some()).then(|| {
+            let max = min + DVec2::splat(key.size(view));
+            let print = laid.fingerprint(min, max);
+            (
+                print,
+                laid.roads.clone(),
+                laid.streams.clone(),
+                laid.all_spans(),
+            )
+        });
         let ground = Arc::clone(&laid.ground);
         let (view, version) = (view.clone(), laid.version);
         let job = workers.spawn(move || {
             let mut m = ChunkMesh::build(&ground, key, generation, &view);
             m.ground = (version, print);
+            if let Some((rp, roads, streams, spans)) = ribbons {
+                let r = build_ribbons(&ground, key, &view, &roads, &streams, &spans);
+                m.ribbons = Some((version, rp, r));
+            }
             m
         });
         pending.insert(
@@ -259,7 +275,7 @@ pub(crate) fn receive_chunks(
     let view = state.view.clone();
     let lake = state.terrain.params().lake_level;
     for _ in 0..view.chunk_uploads_per_frame {
-        let Some(data) = chunks.ready.pop_front() else {
+        let Some(mut data) = chunks.ready.pop_front() else {
             break;
         };
         if data.generation != state.generation || !chunks.desired_set.contains(&data.key) {
@@ -271,6 +287,7 @@ pub(crate) fn receive_chunks(
         chunks.ground_unchecked |= data.ground.0 != laid.version;
         let (key, generation, ground) = (data.key, data.generation, data.ground);
         let wet = view.water && data.min_height < lake;
+        let ribbons = data.ribbons.take();
         let handle = meshes.add(data.into_mesh());
         let size = key.size(&view) as f32;
         let tag = TerrainChunk { key, generation };
@@ -314,8 +331,21 @@ pub(crate) fn receive_chunks(
         let p = chunks.present.get_mut(&key).expect("just ensured");
         p.generation = generation;
         p.ground = ground;
-        // New ground: its ribbons are draped anew.
+        // New ground: the ribbons built with it, or draped anew.
         p.ribbons = None;
+        if let Some((version, print, r)) = ribbons {
+            p.ribbons = Some((version, print));
+            let child = r.map(|r| {
+                (
+                    Name::new("roads"),
+                    ChunkRoads,
+                    Transform::IDENTITY,
+                    Mesh3d(meshes.add(r.into_mesh())),
+                    assets.road.clone(),
+                )
+            });
+            replace_child(&mut commands, entity, &mut p.road, child);
+        }
         // The water surface is a child of the chunk.
         let water = wet.then(|| {
             let tf = Transform::from_xyz(size / 2.0, lake as f32, -size / 2.0)
@@ -379,6 +409,7 @@ pub(crate) fn update_ribbons(
     chunks.ribbons_unchecked = false;
     let ChunkManager {
         present,
+        pending,
         ribbon_tasks,
         desired,
         desired_set,
@@ -396,9 +427,12 @@ pub(crate) fn update_ribbons(
         let Some(p) = present.get_mut(&key) else {
             continue;
         };
+        // A chunk being meshed again gets its ribbons with its new mesh.
+        let remeshing = (pending.get(&key)).is_some_and(|j| j.generation == state.generation);
         if p.generation != state.generation
             || p.ribbons.is_some_and(|r| r.0 == laid.version)
             || !key.draws_ribbons(view)
+            || remeshing
         {
             continue;
         }
@@ -407,8 +441,13 @@ pub(crate) fn update_ribbons(
             break;
         }
         let min = key.corner(view);
-        let print = laid.fingerprint(min, min + DVec2::splat(key.size(view)));
+        let max = min + DVec2::splat(key.size(view));
+        let print = laid.fingerprint(min, max);
         let unchanged = p.ribbons.is_some_and(|r| r.1 == print);
+        if !unchanged && laid.ground_print(min, max) != p.ground.1 {
+            // Its ground will be meshed again, and the ribbons with it.
+            continue;
+        }
         p.ribbons = Some((laid.version, print));
         if unchanged {
             continue;
