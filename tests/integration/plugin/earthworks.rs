@@ -28,7 +28,7 @@ struct Terrace(f64);
 impl Relief for Terrace {
     fn built(&self, p: DVec2, natural: f64) -> Option<Built> {
         let dy = (p.y - Y).abs();
-        (dy <= HALF && (X0..=X1).contains(&p.x)).then(|| Built {
+        (dy <= HALF && (X0..=X1).contains(&p.x)).then_some(Built {
             height: self.0,
             kind: match () {
                 _ if dy <= 4.0 => BuiltKind::Carriageway,

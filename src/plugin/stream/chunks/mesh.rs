@@ -196,7 +196,7 @@ mod tests {
             use crate::terrain::BuiltKind;
             (19210.0..=19240.0)
                 .contains(&p.x)
-                .then(|| crate::terrain::Built {
+                .then_some(crate::terrain::Built {
                     height: 300.0,
                     kind: match () {
                         _ if p.y < 1300.0 => BuiltKind::Carriageway,
