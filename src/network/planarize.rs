@@ -401,7 +401,10 @@ mod tests {
         let mut b = road(&[(25.0, -10.0), (25.0, 10.0)], RoadClass::Street);
         b.z = vec![0.0, 4.0];
         // Overlaps `a` along its last segment, then leaves it.
-        let mut c = road(&[(100.0, 50.0), (100.0, 80.0), (120.0, 80.0)], RoadClass::Track);
+        let mut c = road(
+            &[(100.0, 50.0), (100.0, 80.0), (120.0, 80.0)],
+            RoadClass::Track,
+        );
         c.z = vec![1.0, 2.0, 3.0];
         let unprofiled = road(&[(50.0, -5.0), (50.0, 5.0)], RoadClass::Track);
         let out = planarize(vec![net(vec![a, b, c, unprofiled])]);
@@ -420,7 +423,11 @@ mod tests {
                     _ if p.x == 100.0 => 1.0 + (p.y - 50.0) / 30.0,
                     _ => 2.0 + (p.x - 100.0) / 20.0,
                 };
-                assert!((z - want).abs() < 1e-12, "{:?} at {p}: {z} vs {want}", r.class);
+                assert!(
+                    (z - want).abs() < 1e-12,
+                    "{:?} at {p}: {z} vs {want}",
+                    r.class
+                );
             }
         }
         // The crossing at (25, 0) is a vertex of both, each at its own height.
