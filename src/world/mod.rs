@@ -420,6 +420,8 @@ impl RoadSystem {
         let mut roads: Vec<Road> = (parts.highways.iter())
             .map(|r| ground::profiled(terrain, r, e))
             .collect();
+        // Towns' streets keep the heights of their town's plan.
+        let towns = roads.len()..roads.len() + parts.streets.len();
         roads.extend(parts.streets);
         roads.extend(
             parts
@@ -436,7 +438,7 @@ impl RoadSystem {
             })
             .cloned()
             .collect();
-        let works = ground::build(terrain, roads, pads, e);
+        let works = ground::build(terrain, roads, towns, pads, e);
         // The region's roads: those with a point in the area.
         let mut index = vec![usize::MAX; works.network.roads.len()];
         let mut kept = Vec::new();

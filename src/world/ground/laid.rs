@@ -25,6 +25,9 @@ pub(crate) struct Lane {
     pub b: DVec2,
     pub za: f64,
     pub zb: f64,
+    /// Half the road's width.
+    pub road: f64,
+    /// Half the road's width, shoulders included.
     pub half: f64,
     /// Whether a wall holds each side (left, right of `a → b`) instead of a
     /// slope.
@@ -56,24 +59,26 @@ struct PadItem {
     walled: Vec<bool>,
 }
 
+/// Whether `p` is inside polygon `v` (crossing number).
+#[inline]
+fn inside(v: &[DVec2], p: DVec2) -> bool {
+    let mut inside = false;
+    let mut j = v.len() - 1;
+    for i in 0..v.len() {
+        let (a, b) = (v[i], v[j]);
+        if (a.y > p.y) != (b.y > p.y) && p.x < (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x {
+            inside = !inside;
+        }
+        j = i;
+    }
+    inside
+}
+
 impl PadItem {
-    /// Whether `p` is inside (crossing number).
+    /// Whether `p` is inside.
     #[inline]
     fn contains(&self, p: DVec2) -> bool {
-        if p.cmplt(self.min).any() || p.cmpgt(self.max).any() {
-            return false;
-        }
-        let v = &self.pad.polygon;
-        let mut inside = false;
-        let mut j = v.len() - 1;
-        for i in 0..v.len() {
-            let (a, b) = (v[i], v[j]);
-            if (a.y > p.y) != (b.y > p.y) && p.x < (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x {
-                inside = !inside;
-            }
-            j = i;
-        }
-        inside
+        !(p.cmplt(self.min).any() || p.cmpgt(self.max).any()) && inside(&self.pad.polygon, p)
     }
 
     /// The distance from `p` (outside) to the nearest edge not held by a
@@ -223,15 +228,17 @@ impl Relief for Earthworks {
         if items.is_empty() {
             return None;
         }
-        let (mut lane, mut pad) = (None::<(f64, f64)>, None::<f64>);
+        // The nearest carriageway, whether p is on the road proper (not its
+        // shoulder: a pad keeps its level there), and the pad p is on.
+        let (mut lane, mut pad) = (None::<(f64, f64, bool)>, None::<&Pad>);
         let (mut floor, mut ceiling) = (f64::NEG_INFINITY, f64::INFINITY);
         for &id in items {
             if id & PAD == 0 {
                 let l = &self.lanes[id as usize];
                 let (z, d) = l.at(p);
                 if d <= l.half {
-                    if lane.is_none_or(|(best, _)| d < best) {
-                        lane = Some((d, z));
+                    if lane.is_none_or(|(best, _, _)| d < best) {
+                        lane = Some((d, z, d <= l.road));
                     }
                     continue;
                 }
@@ -244,7 +251,7 @@ impl Relief for Earthworks {
             } else {
                 let item = &self.pads[(id & !PAD) as usize];
                 if pad.is_none() && item.contains(p) {
-                    pad = Some(item.pad.z);
+                    pad = Some(&item.pad);
                     continue;
                 }
                 let run = item.slope_distance(p);
@@ -255,17 +262,28 @@ impl Relief for Earthworks {
                 ceiling = ceiling.min(item.pad.z + run / self.cut);
             }
         }
-        if let Some((_, z)) = lane {
-            return Some(Built {
-                height: z,
-                kind: BuiltKind::Carriageway,
-            });
-        }
-        if let Some(z) = pad {
-            return Some(Built {
-                height: z,
-                kind: BuiltKind::Pad,
-            });
+        // A building stands level even where a road's edge runs under it.
+        let under_building = |pad: &Pad| pad.building.as_ref().is_some_and(|b| inside(b, p));
+        match (lane, pad) {
+            (Some((_, z, true)), Some(pad)) if !under_building(pad) => {
+                return Some(Built {
+                    height: z,
+                    kind: BuiltKind::Carriageway,
+                });
+            }
+            (Some((_, z, true)), None) | (Some((_, z, false)), None) => {
+                return Some(Built {
+                    height: z,
+                    kind: BuiltKind::Carriageway,
+                });
+            }
+            (_, Some(pad)) => {
+                return Some(Built {
+                    height: pad.z,
+                    kind: BuiltKind::Pad,
+                });
+            }
+            (None, None) => {}
         }
         if natural < floor {
             Some(Built {

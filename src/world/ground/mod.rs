@@ -13,6 +13,8 @@ mod params;
 mod profile;
 mod structures;
 mod terraces;
+#[cfg(test)]
+mod tests;
 mod works;
 
 pub use laid::Earthworks;

@@ -19,6 +19,8 @@ pub(crate) struct Pad {
     pub polygon: Vec<DVec2>,
     /// Its height.
     pub z: f64,
+    /// Its building's footprint, if it has one.
+    pub building: Option<Vec<DVec2>>,
 }
 
 /// A town's streets and pads.
@@ -235,6 +237,7 @@ fn pads_of(terrain: &Terrain, layout: &CityLayout, streets: &[Road]) -> Vec<Pad>
             Pad {
                 polygon: lot.polygon.clone(),
                 z,
+                building: lot.building.as_ref().map(|b| b.footprint.clone()),
             }
         })
         .collect()

@@ -7,9 +7,10 @@ use super::junctions::{Overpass, join};
 use super::laid::{Earthworks, Lane};
 use super::terraces::Pad;
 use super::{EarthworkParams, Structure, StructureKind};
-use crate::network::{Road, RoadClass, RoadNetwork, planarize};
+use crate::network::{Road, RoadNetwork, planarize, point_key};
 use crate::terrain::{BuiltKind, Relief, Terrain};
 use glam::{DVec2, DVec3};
+use std::collections::HashSet;
 
 /// A stretch of a road, from one vertex to a later one, that is a bridge or
 /// a tunnel.
@@ -33,17 +34,24 @@ pub(crate) struct Works {
     pub walls: Vec<Structure>,
 }
 
-/// Builds `roads` (each with its own profile; city streets and footways
-/// keep theirs: they come from their town's plan) and `pads`.
+/// Builds `roads` (each with its own profile; those in `towns` are towns'
+/// streets, which keep theirs: they come from their town's plan) and
+/// `pads`.
 pub(crate) fn build(
     terrain: &Terrain,
     roads: Vec<Road>,
+    towns: std::ops::Range<usize>,
     pads: Vec<Pad>,
     p: &EarthworkParams,
 ) -> Works {
+    // A town's street is known after planarizing by its first segment.
+    let key = |a: DVec2, b: DVec2| (point_key(a), point_key(b));
+    let town: HashSet<_> = (roads[towns].iter())
+        .flat_map(|r| r.points.windows(2).map(|w| key(w[0], w[1])))
+        .collect();
     let mut network = planarize(vec![RoadNetwork::from_roads(roads)]);
     let fixed: Vec<bool> = (network.roads.iter())
-        .map(|r| matches!(r.class, RoadClass::Street | RoadClass::Path))
+        .map(|r| town.contains(&key(r.points[0], r.points[1])))
         .collect();
     let over = join(terrain, &mut network, &fixed, p);
     let spans: Vec<Vec<Span>> = (network.roads.iter().zip(&over))
@@ -63,6 +71,7 @@ pub(crate) fn build(
                 b: r.points[k + 1],
                 za: r.z[k],
                 zb: r.z[k + 1],
+                road: r.width / 2.0,
                 half: r.width / 2.0 + p.shoulder,
                 walled: [false; 2],
             });
