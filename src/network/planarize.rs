@@ -36,14 +36,25 @@ const MAX_ROUNDS: usize = 8;
 /// overlap compares them in pairs).
 pub fn planarize(networks: Vec<RoadNetwork>) -> RoadNetwork {
     let mut roads: Vec<Road> = Vec::new();
-    for road in networks.into_iter().flat_map(|n| n.roads) {
+    for mut road in networks.into_iter().flat_map(|n| n.roads) {
+        if !road.has_profile() {
+            road.z.clear();
+        }
+        let mut start = 0;
         for piece in road.points.split(|p| !p.is_finite()) {
             if piece.len() >= 2 {
+                let z = if road.z.is_empty() {
+                    Vec::new()
+                } else {
+                    road.z[start..start + piece.len()].to_vec()
+                };
                 roads.push(Road {
                     points: piece.iter().map(|&p| p + DVec2::ZERO).collect(), // −0 becomes +0
+                    z,
                     ..road.clone()
                 });
             }
+            start += piece.len() + 1;
         }
     }
     let near = snap_tolerance(largest_coordinate(roads.iter().flat_map(|r| &r.points)));
@@ -71,9 +82,27 @@ fn snap_vertices(roads: &mut Vec<Road>) {
             *p = points[group[k] as usize];
             k += 1;
         }
-        r.points.dedup();
+        dedup(r);
     }
     roads.retain(|r| r.points.len() >= 2);
+}
+
+/// Drops repeated consecutive points (and their heights: the first stays).
+fn dedup(r: &mut Road) {
+    if r.z.is_empty() {
+        r.points.dedup();
+        return;
+    }
+    let mut k = 0;
+    for i in 0..r.points.len() {
+        if k == 0 || r.points[i] != r.points[k - 1] {
+            r.points[k] = r.points[i];
+            r.z[k] = r.z[i];
+            k += 1;
+        }
+    }
+    r.points.truncate(k);
+    r.z.truncate(k);
 }
 
 /// Inserts every contact point (and every vertex within `near` of another
@@ -144,22 +173,31 @@ fn insert_contacts(roads: &mut Vec<Road>, near: f64) -> bool {
     inserts.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(a.2.total_cmp(&b.2)));
     for group in inserts.chunk_by(|a, b| a.0 == b.0) {
         let road = &mut roads[group[0].0];
+        let profiled = !road.z.is_empty();
         let mut out = Vec::with_capacity(road.points.len() + group.len());
+        let mut zs = Vec::with_capacity(if profiled { out.capacity() } else { 0 });
         let mut next = group.iter().peekable();
         for (s, &p) in road.points.iter().enumerate() {
             out.push(p);
-            while let Some(&&(_, seg, _, q)) = next.peek() {
+            if profiled {
+                zs.push(road.z[s]);
+            }
+            while let Some(&&(_, seg, u, q)) = next.peek() {
                 if seg != s {
                     break;
                 }
                 if out.last() != Some(&q) {
                     out.push(q);
+                    if profiled {
+                        zs.push(road.z[s] + u * (road.z[s + 1] - road.z[s]));
+                    }
                 }
                 next.next();
             }
         }
-        out.dedup();
         road.points = out;
+        road.z = zs;
+        dedup(road);
     }
     true
 }
@@ -177,34 +215,56 @@ fn keep_first(roads: &mut Vec<Road>, overlaps: Vec<u32>) {
     let mut out = Vec::with_capacity(roads.len());
     let mut id = 0u32;
     for road in roads.drain(..) {
-        let mut piece = vec![road.points[0]];
-        let mut flush = |piece: &mut Vec<DVec2>, start: DVec2| {
+        let profiled = !road.z.is_empty();
+        // A point on segment `s`, with its height there.
+        let at = |s: usize, p: DVec2| -> (DVec2, f64) {
+            if !profiled {
+                return (p, 0.0);
+            }
+            let (a, b) = (road.points[s], road.points[s + 1]);
+            let t = if p == a {
+                0.0
+            } else if p == b {
+                1.0
+            } else {
+                ((p - a).dot(b - a) / (b - a).length_squared()).clamp(0.0, 1.0)
+            };
+            (p, road.z[s] + t * (road.z[s + 1] - road.z[s]))
+        };
+        let mut piece = vec![at(0, road.points[0])];
+        let mut flush = |piece: &mut Vec<(DVec2, f64)>, start: (DVec2, f64)| {
             let done = std::mem::replace(piece, vec![start]);
             if done.len() >= 2 {
                 out.push(Road {
-                    points: done,
+                    points: done.iter().map(|q| q.0).collect(),
+                    z: if profiled {
+                        done.iter().map(|q| q.1).collect()
+                    } else {
+                        Vec::new()
+                    },
                     ..road.clone()
                 });
             }
         };
-        for w in road.points.windows(2) {
+        let last = |piece: &Vec<(DVec2, f64)>| piece.last().map(|q| q.0);
+        for (s, w) in road.points.windows(2).enumerate() {
             match kept.binary_search_by_key(&id, |e| e.0) {
-                Err(_) => piece.push(w[1]),
+                Err(_) => piece.push(at(s, w[1])),
                 Ok(k) => {
                     for run in &kept[k].1 {
-                        if piece.last() != Some(&run[0]) {
-                            flush(&mut piece, run[0]);
+                        if last(&piece) != Some(run[0]) {
+                            flush(&mut piece, at(s, run[0]));
                         }
-                        piece.extend_from_slice(&run[1..]);
+                        piece.extend(run[1..].iter().map(|&p| at(s, p)));
                     }
-                    if piece.last() != Some(&w[1]) {
-                        flush(&mut piece, w[1]);
+                    if last(&piece) != Some(w[1]) {
+                        flush(&mut piece, at(s, w[1]));
                     }
                 }
             }
             id += 1;
         }
-        flush(&mut piece, DVec2::ZERO);
+        flush(&mut piece, (DVec2::ZERO, 0.0));
     }
     *roads = out;
 }
@@ -215,26 +275,24 @@ fn drop_shared_stretches(roads: Vec<Road>) -> Vec<Road> {
     let mut seen: HashSet<((u64, u64), (u64, u64))> = HashSet::new();
     let mut out = Vec::with_capacity(roads.len());
     for road in roads {
-        let mut piece: Vec<DVec2> = vec![road.points[0]];
-        for w in road.points.windows(2) {
+        // Pieces as ranges of the road's points.
+        let mut start = 0;
+        let piece = |from: usize, to: usize| Road {
+            points: road.points[from..to].to_vec(),
+            z: road.z.get(from..to).map_or_else(Vec::new, |z| z.to_vec()),
+            ..road.clone()
+        };
+        for (k, w) in road.points.windows(2).enumerate() {
             let (ka, kb) = (point_key(w[0]), point_key(w[1]));
-            if seen.insert((ka.min(kb), ka.max(kb))) {
-                piece.push(w[1]);
-            } else {
-                if piece.len() >= 2 {
-                    out.push(Road {
-                        points: std::mem::take(&mut piece),
-                        ..road.clone()
-                    });
+            if !seen.insert((ka.min(kb), ka.max(kb))) {
+                if k > start {
+                    out.push(piece(start, k + 1));
                 }
-                piece = vec![w[1]];
+                start = k + 1;
             }
         }
-        if piece.len() >= 2 {
-            out.push(Road {
-                points: piece,
-                ..road
-            });
+        if road.points.len() - 1 > start {
+            out.push(piece(start, road.points.len()));
         }
     }
     out
@@ -334,6 +392,51 @@ mod tests {
         let owners: Vec<_> = out.roads.iter().filter(|r| on_stretch(r)).collect();
         assert_eq!(owners.len(), 1);
         assert_eq!(owners[0].class, RoadClass::Highway);
+    }
+
+    #[test]
+    fn heights_are_carried_and_interpolated_at_new_vertices() {
+        let mut a = road(&[(0.0, 0.0), (100.0, 0.0), (100.0, 100.0)], RoadClass::Road);
+        a.z = vec![10.0, 20.0, 40.0];
+        let mut b = road(&[(25.0, -10.0), (25.0, 10.0)], RoadClass::Street);
+        b.z = vec![0.0, 4.0];
+        // Overlaps `a` along its last segment, then leaves it.
+        let mut c = road(
+            &[(100.0, 50.0), (100.0, 80.0), (120.0, 80.0)],
+            RoadClass::Track,
+        );
+        c.z = vec![1.0, 2.0, 3.0];
+        let unprofiled = road(&[(50.0, -5.0), (50.0, 5.0)], RoadClass::Track);
+        let out = planarize(vec![net(vec![a, b, c, unprofiled])]);
+        out.check_planar_strict().unwrap();
+        for r in &out.roads {
+            if r.class == RoadClass::Track && r.points[0].x == 50.0 {
+                assert!(r.z.is_empty());
+                continue;
+            }
+            assert!(r.has_profile(), "{r:?}");
+            for (p, z) in r.points.iter().zip(&r.z) {
+                let want = match r.class {
+                    RoadClass::Road if p.y == 0.0 => 10.0 + p.x / 10.0,
+                    RoadClass::Road => 20.0 + p.y / 5.0,
+                    RoadClass::Street => 2.0 + p.y / 5.0,
+                    _ if p.x == 100.0 => 1.0 + (p.y - 50.0) / 30.0,
+                    _ => 2.0 + (p.x - 100.0) / 20.0,
+                };
+                assert!(
+                    (z - want).abs() < 1e-12,
+                    "{:?} at {p}: {z} vs {want}",
+                    r.class
+                );
+            }
+        }
+        // The crossing at (25, 0) is a vertex of both, each at its own height.
+        let at = |class| {
+            let r = out.roads.iter().find(|r| r.class == class).unwrap();
+            let k = r.points.iter().position(|&p| p == DVec2::new(25.0, 0.0));
+            r.z[k.unwrap()]
+        };
+        assert_eq!((at(RoadClass::Road), at(RoadClass::Street)), (12.5, 2.0));
     }
 
     #[test]

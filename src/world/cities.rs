@@ -2,6 +2,7 @@
 //! terrain and city parameters), with the highways that end at its gates.
 
 use super::RoadSystemParams;
+use super::ground::{CityPlan, plan, profiled};
 use super::highways::{CityCells, Highways};
 use crate::city::{City, CityLayout, LayoutError, lay_out};
 use crate::terrain::{Terrain, TerrainParams};
@@ -17,7 +18,9 @@ pub(crate) struct Layouts {
     memo: Mutex<Memo>,
 }
 
-type Laid = Result<Arc<CityLayout>, LayoutError>;
+/// A layout (its buildings on their pads when the town is built into the
+/// ground) and the town's plan.
+pub(crate) type Laid = Result<(Arc<CityLayout>, Option<Arc<CityPlan>>), LayoutError>;
 
 #[derive(Debug, Default)]
 struct Memo {
@@ -38,7 +41,7 @@ impl Layouts {
         }
     }
 
-    /// The layout of `city` (computed once).
+    /// The layout of `city` and its town's plan (computed once).
     pub(crate) fn get(
         &self,
         params: &RoadSystemParams,
@@ -63,7 +66,18 @@ impl Layouts {
             .filter(|h| h.link.0 == city.id || h.link.1 == city.id)
             .map(|h| h.road.points.as_slice())
             .collect();
-        let laid = lay_out(city, terrain, &ends, &params.cities).map(Arc::new);
+        let e = &params.earthworks;
+        let laid = lay_out(city, terrain, &ends, &params.cities).map(|layout| {
+            if !e.enabled {
+                return (Arc::new(layout), None);
+            }
+            let gates: Vec<_> = (near.iter())
+                .filter(|h| h.link.0 == city.id || h.link.1 == city.id)
+                .map(|h| profiled(terrain, &h.road, e))
+                .collect();
+            let (town, layout) = plan(terrain, &layout, &gates, e);
+            (Arc::new(layout), Some(Arc::new(town)))
+        });
         let mut memo = self.memo.lock().unwrap_or_else(|e| e.into_inner());
         if memo.cities.len() >= MEMO_LIMIT {
             memo.cities.clear();

@@ -7,34 +7,30 @@
 //! the cut would be too deep a tunnel, and steps in the ground are retaining
 //! walls ([`Structure`]).
 
+mod junctions;
+mod laid;
 mod params;
+mod profile;
 mod structures;
+mod terraces;
+#[cfg(test)]
+mod tests;
+mod works;
 
+pub use laid::Earthworks;
 pub use params::{ClassGrades, EarthworkParams};
 pub use structures::{Structure, StructureKind};
 
-use crate::terrain::{Built, Relief};
-use glam::DVec2;
-
-/// The earthworks of a region: what shapes the ground near its roads and
-/// towns (a [`Relief`]).
-#[derive(Debug, Default)]
-pub struct Earthworks {}
-
-impl Relief for Earthworks {
-    fn built(&self, _p: DVec2, _natural: f64) -> Option<Built> {
-        None
-    }
-
-    fn may_shape(&self, _min: DVec2, _max: DVec2) -> bool {
-        false
-    }
-}
+pub(crate) use junctions::window;
+pub(crate) use profile::profiled;
+pub(crate) use terraces::{CityPlan, Pad, plan};
+pub(crate) use works::build;
 
 /// What building a region's earthworks changed (for reports and
 /// benchmarks).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct EarthworkReport {
-    /// Streets too steep to drive, now footways with steps.
+    /// Streets of the region's towns too steep to drive, now footways with
+    /// steps.
     pub streets_to_steps: usize,
 }

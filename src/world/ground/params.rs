@@ -68,8 +68,7 @@ pub struct EarthworkParams {
     /// ([`RoadClass::Path`]).
     pub max_street_grade: f64,
     /// Length over which the ground under a road is averaged before its
-    /// profile is fitted, per metre of the grade limit's run: the road's own
-    /// scale (metres).
+    /// profile is fitted: the road's own scale, metres.
     pub smoothing: f64,
     /// Spacing of profile points, metres (vertical curves need them).
     pub step: f64,
@@ -91,6 +90,13 @@ pub struct EarthworkParams {
     pub shoulder: f64,
     /// A bridge deck's clearance over a lake's water, metres.
     pub clearance: f64,
+    /// Half-side of the square a town's ground is averaged over before its
+    /// streets are fitted to it, metres.
+    pub town_smoothing: f64,
+    /// Where two roads cross with their own heights this far apart or more,
+    /// the higher passes over the lower on a bridge instead of meeting it,
+    /// metres.
+    pub separation: f64,
     /// Largest height difference between a town's lots and the street they
     /// face that a pad may take up, metres (lots are level pads at their
     /// street's height).
@@ -103,7 +109,7 @@ impl Default for EarthworkParams {
             enabled: true,
             max_grade: ClassGrades::default(),
             max_street_grade: 0.25,
-            smoothing: 8.0,
+            smoothing: 40.0,
             step: 10.0,
             max_fill: 12.0,
             max_cut: 15.0,
@@ -114,6 +120,8 @@ impl Default for EarthworkParams {
             shoulder: 1.0,
             clearance: 4.0,
             max_pad_step: 6.0,
+            separation: 7.0,
+            town_smoothing: 30.0,
         }
     }
 }
@@ -126,7 +134,7 @@ impl EarthworkParams {
             .validate()
             .map_err(|e| e.within("max_grade"))?;
         check("max_street_grade", self.max_street_grade, 0.05, 2.0)?;
-        check("smoothing", self.smoothing, 0.0, 100.0)?;
+        check("smoothing", self.smoothing, 0.0, 1000.0)?;
         check("step", self.step, 1.0, 100.0)?;
         check("max_fill", self.max_fill, 0.5, 100.0)?;
         check("max_cut", self.max_cut, 0.5, 100.0)?;
@@ -137,6 +145,8 @@ impl EarthworkParams {
         check("shoulder", self.shoulder, 0.0, 10.0)?;
         check("clearance", self.clearance, 0.0, 100.0)?;
         check("max_pad_step", self.max_pad_step, 0.0, 100.0)?;
+        check("separation", self.separation, 0.5, 1000.0)?;
+        check("town_smoothing", self.town_smoothing, 0.0, 500.0)?;
         Ok(())
     }
 }

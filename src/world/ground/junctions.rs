@@ -1,0 +1,300 @@
+//! Roads meet at junctions at one height. At each junction the first road
+//! by rank (a fixed road, then the higher class, then a tie broken by its
+//! geometry) keeps its height; every other road through it is pinned there,
+//! and refitted (least earthworks under its grade limit) on each side of the
+//! pin up to the next pin, or for at most [`window`] along it, back to its
+//! own profile. So the height of a point depends only on the junctions
+//! within two windows of it along its road, and a region's heights are the
+//! same however it was asked for.
+
+use super::EarthworkParams;
+use super::profile::{fit_least, ground_along, smooth};
+use crate::network::{RoadClass, RoadNetwork};
+use crate::terrain::Terrain;
+use glam::DVec2;
+
+/// How a road ranks at a junction: lower keeps its height.
+fn rank(class: RoadClass, fixed: bool) -> u8 {
+    if fixed {
+        return 0;
+    }
+    match class {
+        RoadClass::Highway => 1,
+        RoadClass::Street => 2,
+        RoadClass::Road => 3,
+        RoadClass::Track => 4,
+        RoadClass::Path => 5,
+    }
+}
+
+/// Orders points: by `x`, then `y`.
+fn cmp_point(a: DVec2, b: DVec2) -> std::cmp::Ordering {
+    a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y))
+}
+
+/// How far along a road a pin at a junction reshapes it at most, metres.
+pub(crate) fn window(p: &EarthworkParams) -> f64 {
+    2.0 * p.max_reach
+}
+
+/// A weight that outweighs every other point of a fit: a pin.
+const PIN: u64 = 1 << 40;
+
+/// A crossing where one road passes over another on a bridge: the upper
+/// road's vertex there, and the half-length its bridge needs.
+pub(crate) type Overpass = (usize, f64);
+
+/// Sets every road's heights at its junctions to those of the road that
+/// ranks first there (roads marked `fixed` keep theirs everywhere), except
+/// where the two heights differ by `separation` or more: there the higher
+/// road passes over the lower on a bridge (returned, per road). Every road
+/// of `net` must have a profile.
+pub(crate) fn join(
+    terrain: &Terrain,
+    net: &mut RoadNetwork,
+    fixed: &[bool],
+    p: &EarthworkParams,
+) -> Vec<Vec<Overpass>> {
+    let mut pins: Vec<Vec<(usize, f64)>> = vec![Vec::new(); net.roads.len()];
+    let mut over: Vec<Vec<Overpass>> = vec![Vec::new(); net.roads.len()];
+    let key = |i: usize| {
+        let r = &net.roads[i];
+        (
+            rank(r.class, fixed[i]),
+            r.points[0],
+            r.points[r.points.len() - 1],
+        )
+    };
+    for j in &net.junctions {
+        let top = (j.roads.iter().copied())
+            .min_by(|&a, &b| {
+                let (ka, kb) = (key(a), key(b));
+                ka.0.cmp(&kb.0)
+                    .then(cmp_point(ka.1, kb.1))
+                    .then(cmp_point(ka.2, kb.2))
+                    .then(a.cmp(&b))
+            })
+            .expect("a junction has roads");
+        let top_road = &net.roads[top];
+        let Some(height) = (top_road.points.iter())
+            .position(|&q| q == j.pos)
+            .map(|k| top_road.z[k])
+        else {
+            continue;
+        };
+        for &i in &j.roads {
+            if fixed[i] {
+                continue;
+            }
+            let r = &net.roads[i];
+            for (k, _) in r.points.iter().enumerate().filter(|(_, q)| **q == j.pos) {
+                if (height - r.z[k]).abs() < p.separation {
+                    pins[i].push((k, height));
+                    continue;
+                }
+                // Grade-separated: the higher one bridges the lower.
+                let (upper, at, lower) = if height > r.z[k] {
+                    let at = top_road.points.iter().position(|&q| q == j.pos);
+                    (top, at.unwrap_or(0), r)
+                } else {
+                    (i, k, top_road)
+                };
+                over[upper].push((at, lower.width / 2.0 + p.shoulder + 4.0));
+            }
+        }
+    }
+    for (i, mut ps) in pins.into_iter().enumerate() {
+        let r = &net.roads[i];
+        if ps.is_empty() || ps.iter().all(|&(k, h)| r.z[k] == h) {
+            continue;
+        }
+        ps.sort_by_key(|x| x.0);
+        ps.dedup_by_key(|x| x.0);
+        let z = refit(terrain, &r.points, &r.z, r.class, r.width, &ps, p);
+        net.roads[i].z = z;
+    }
+    over
+}
+
+/// `z` refitted around `pins` (ascending vertices, heights).
+fn refit(
+    terrain: &Terrain,
+    points: &[DVec2],
+    z: &[f64],
+    class: RoadClass,
+    width: f64,
+    pins: &[(usize, f64)],
+    p: &EarthworkParams,
+) -> Vec<f64> {
+    let n = points.len();
+    let reach = window(p);
+    let len = |k: usize| points[k].distance(points[k + 1]);
+    // The vertex `reach` along from `k` (forward or back), or the road's end.
+    let walk = |k: usize, forward: bool| -> (usize, bool) {
+        let (mut at, mut d) = (k, 0.0);
+        loop {
+            if (forward && at + 1 >= n) || (!forward && at == 0) {
+                return (at, true);
+            }
+            d += if forward { len(at) } else { len(at - 1) };
+            at = if forward { at + 1 } else { at - 1 };
+            if d >= reach {
+                return (at, false);
+            }
+        }
+    };
+    // Windows: (first, last, pinned first, pinned last).
+    let mut windows: Vec<(usize, usize, bool, bool)> = Vec::new();
+    let (first, last) = (pins[0].0, pins[pins.len() - 1].0);
+    let (m, end) = walk(first, false);
+    windows.push((m, first, !end, true));
+    for w in pins.windows(2) {
+        let (a, b) = (w[0].0, w[1].0);
+        let (ma, end_a) = walk(a, true);
+        if end_a || ma >= b {
+            windows.push((a, b, true, true));
+        } else {
+            let (mb, _) = walk(b, false);
+            if mb <= ma {
+                windows.push((a, b, true, true));
+            } else {
+                windows.push((a, ma, true, true));
+                windows.push((mb, b, true, true));
+            }
+        }
+    }
+    let (m, end) = walk(last, true);
+    windows.push((last, m, true, !end));
+    let mut out = z.to_vec();
+    for &(k, h) in pins {
+        out[k] = h;
+    }
+    let limit = if class == RoadClass::Path {
+        10.0
+    } else {
+        p.max_grade.of(class).min(p.max_street_grade)
+    };
+    for (a, b, pin_a, pin_b) in windows {
+        if a >= b {
+            continue;
+        }
+        let pts = &points[a..=b];
+        let mut s = vec![0.0; pts.len()];
+        for k in 1..pts.len() {
+            s[k] = s[k - 1] + pts[k - 1].distance(pts[k]);
+        }
+        let ground = ground_along(terrain, pts, width / 2.0, p.clearance);
+        let lake = terrain.params().lake_level + p.clearance;
+        let mut weight: Vec<u64> = ground
+            .iter()
+            .map(|&h| if h <= lake { 16 } else { 1 })
+            .collect();
+        let mut g = smooth(&s, &ground, p.smoothing);
+        let (za, zb) = (out[a], out[b]);
+        if pin_a {
+            (g[0], weight[0]) = (za, PIN);
+        }
+        if pin_b {
+            let e = g.len() - 1;
+            (g[e], weight[e]) = (zb, PIN);
+        }
+        // Pins further apart in height than the limit allows: as steep as
+        // they need.
+        let span = s[s.len() - 1];
+        let grade = if pin_a && pin_b && span > 0.0 {
+            limit.max((zb - za).abs() / span * (1.0 + 1e-9))
+        } else {
+            limit
+        };
+        let fitted = fit_least(&s, &g, &weight, grade);
+        out[a..=b].copy_from_slice(&fitted);
+        if pin_a {
+            out[a] = za;
+        }
+        if pin_b {
+            out[b] = zb;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::Road;
+
+    fn road(points: &[(f64, f64)], class: RoadClass, z: f64) -> Road {
+        let points: Vec<DVec2> = points.iter().map(|&(x, y)| DVec2::new(x, y)).collect();
+        let z = vec![z; points.len()];
+        Road {
+            z,
+            ..Road::new(points, class, 5.0)
+        }
+    }
+
+    #[test]
+    fn roads_meet_at_the_height_of_the_first_and_come_back_to_their_own() {
+        let t = Terrain::default();
+        let p = EarthworkParams::default();
+        let (x0, y0) = (3000.0, 3000.0);
+        let line: Vec<(f64, f64)> = (0..=80)
+            .map(|k| (x0 + k as f64 * 5.0 - 200.0, y0))
+            .collect();
+        let cross: Vec<(f64, f64)> = (0..=80)
+            .map(|k| (x0, y0 + k as f64 * 5.0 - 200.0))
+            .collect();
+        let mut own = road(&line, RoadClass::Road, 0.0);
+        own.z = own.points.iter().map(|q| t.height(q.x, q.y)).collect();
+        let mut high = road(&cross, RoadClass::Highway, 0.0);
+        high.z = high
+            .points
+            .iter()
+            .map(|q| t.height(q.x, q.y) + 3.0)
+            .collect();
+        let mut net = RoadNetwork::from_roads(vec![own.clone(), high.clone()]);
+        assert!(
+            join(&t, &mut net, &[false, false], &p)
+                .iter()
+                .all(|o| o.is_empty())
+        );
+        assert_eq!(net.roads[1].z, high.z, "the highway keeps its own");
+        let r = &net.roads[0];
+        let at = r
+            .points
+            .iter()
+            .position(|q| *q == DVec2::new(x0, y0))
+            .unwrap();
+        let h = high.z[high
+            .points
+            .iter()
+            .position(|q| *q == DVec2::new(x0, y0))
+            .unwrap()];
+        assert_eq!(r.z[at], h);
+        // Beyond the window the road keeps its own heights.
+        for (k, q) in r.points.iter().enumerate() {
+            if (q.x - x0).abs() > window(&p) + 1e-9 {
+                assert_eq!(r.z[k], own.z[k], "{k}");
+            }
+        }
+        // Fixed roads keep theirs; the other comes to them.
+        let mut street = own.clone();
+        street.class = RoadClass::Street;
+        let mut net = RoadNetwork::from_roads(vec![street.clone(), high.clone()]);
+        join(&t, &mut net, &[true, false], &p);
+        assert_eq!(net.roads[0].z, street.z);
+        let hz = &net.roads[1];
+        let at = hz
+            .points
+            .iter()
+            .position(|q| *q == DVec2::new(x0, y0))
+            .unwrap();
+        assert_eq!(
+            hz.z[at],
+            street.z[street
+                .points
+                .iter()
+                .position(|q| *q == DVec2::new(x0, y0))
+                .unwrap()]
+        );
+    }
+}

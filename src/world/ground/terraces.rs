@@ -1,0 +1,244 @@
+//! A town built into the ground: its streets on profiles that meet its
+//! highways at the gates, and each lot a level pad at the height of the
+//! street it faces, with its building's base there. Planned once per city,
+//! from the city and its highways alone, so that every region sees the same
+//! town.
+
+use super::EarthworkParams;
+use super::profile::{densify, fit_least, stations, steepest};
+use crate::city::CityLayout;
+use crate::geom::{SegmentGrid, closest_on_segment};
+use crate::network::{Road, RoadClass, RoadNetwork, planarize};
+use crate::terrain::Terrain;
+use glam::DVec2;
+
+/// A level pad: a lot's polygon at one height.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Pad {
+    /// The outline (a simple polygon).
+    pub polygon: Vec<DVec2>,
+    /// Its height.
+    pub z: f64,
+    /// Its building's footprint, if it has one.
+    pub building: Option<Vec<DVec2>>,
+}
+
+/// A town's streets and pads.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CityPlan {
+    /// Its streets with their profiles (no highways; wet ends trimmed; too
+    /// steep ones as footways with steps).
+    pub streets: Vec<Road>,
+    /// One pad per lot, in the layout's order.
+    pub pads: Vec<Pad>,
+    /// Streets that became footways with steps.
+    pub to_steps: usize,
+}
+
+/// The highways that end at a city, as profiled roads.
+pub(crate) type Gates<'a> = &'a [Road];
+
+/// The town's ground at `q`: the natural ground averaged over a square of
+/// side `2·radius` around it (7 × 7 samples), smooth at the town's scale.
+fn surface(terrain: &Terrain, q: DVec2, radius: f64) -> f64 {
+    let mut sum = 0.0;
+    for j in -3..=3 {
+        for i in -3..=3 {
+            let d = DVec2::new(i as f64, j as f64) * (radius / 3.0);
+            sum += terrain.height(q.x + d.x, q.y + d.y);
+        }
+    }
+    sum / 49.0
+}
+
+/// Plans `layout`'s town: `highways` are the highways that end at its gates,
+/// with their profiles. Streets follow the town's smoothed ground
+/// ([`surface`]): they meet at its height at every junction (at the
+/// highway's at a gate) and between junctions take the profile with the
+/// least earthworks under the street grade limit, or, where junctions lie
+/// too far apart in height for it, a straight grade. A street steeper than
+/// `max_street_grade` anywhere becomes a footway with steps. Returns the
+/// plan and the layout with every building's base on its pad.
+pub(crate) fn plan(
+    terrain: &Terrain,
+    layout: &CityLayout,
+    highways: Gates,
+    p: &EarthworkParams,
+) -> (CityPlan, CityLayout) {
+    let lake = terrain.params().lake_level;
+    let dry = |q: DVec2| terrain.height(q.x, q.y) >= lake;
+    let radius = p.town_smoothing;
+    let mut roads: Vec<Road> = highways.to_vec();
+    for r in &layout.streets.network.roads {
+        if r.class == RoadClass::Highway {
+            continue;
+        }
+        let mut pts = r.points.clone();
+        super::super::clip::trim_wet(&mut pts, dry);
+        if pts.len() < 2 {
+            continue;
+        }
+        let points = densify(&pts, p.step);
+        let z = points
+            .iter()
+            .map(|&q| surface(terrain, q, radius))
+            .collect();
+        roads.push(Road {
+            points,
+            z,
+            ..r.clone()
+        });
+    }
+    let net = planarize(vec![RoadNetwork::from_roads(roads)]);
+    // Heights at junctions: a highway's where one passes, else the
+    // surface's (every street has it there).
+    let mut pinned: std::collections::HashMap<(u64, u64), f64> = Default::default();
+    for j in &net.junctions {
+        let highway = (j.roads.iter())
+            .map(|&i| &net.roads[i])
+            .find(|r| r.class == RoadClass::Highway);
+        if let Some(k) = highway.and_then(|h| h.points.iter().position(|&q| q == j.pos)) {
+            let h = highway.expect("found on it");
+            pinned.insert((j.pos.x.to_bits(), j.pos.y.to_bits()), h.z[k]);
+        }
+    }
+    let junction: std::collections::HashSet<(u64, u64)> = (net.junctions.iter())
+        .map(|j| (j.pos.x.to_bits(), j.pos.y.to_bits()))
+        .collect();
+    let mut to_steps = 0;
+    let mut streets = Vec::new();
+    for mut r in net
+        .roads
+        .into_iter()
+        .filter(|r| r.class != RoadClass::Highway)
+    {
+        let pins: Vec<(usize, f64)> = (r.points.iter().enumerate())
+            .filter_map(|(k, q)| {
+                let key = (q.x.to_bits(), q.y.to_bits());
+                junction
+                    .contains(&key)
+                    .then(|| (k, pinned.get(&key).copied().unwrap_or(r.z[k])))
+            })
+            .collect();
+        r.z = between_pins(&r.points, &r.z, &pins, p.max_grade.street);
+        let s = stations(&r.points);
+        if steepest(&s, &r.z) > p.max_street_grade + 1e-9 {
+            r.class = RoadClass::Path;
+            to_steps += 1;
+        }
+        streets.push(r);
+    }
+    let pads = pads_of(terrain, layout, &streets);
+    let mut laid = layout.clone();
+    for (lot, pad) in laid.lots.iter_mut().zip(&pads) {
+        if let Some(b) = lot.building.as_mut() {
+            b.base = pad.z;
+        }
+    }
+    (
+        CityPlan {
+            streets,
+            pads,
+            to_steps,
+        },
+        laid,
+    )
+}
+
+/// Heights with the least earthworks from `g` under `grade` through `pins`
+/// (ascending vertices, heights): each stretch between two pins fitted
+/// alone, as steep as the pins need where they lie further apart in height
+/// than the grade allows; the ends beyond the first and last pin free.
+pub(crate) fn between_pins(
+    points: &[DVec2],
+    g: &[f64],
+    pins: &[(usize, f64)],
+    grade: f64,
+) -> Vec<f64> {
+    const PIN: u64 = 1 << 40;
+    let n = points.len();
+    if pins.is_empty() {
+        return fit_least(&stations(points), g, &vec![1; n], grade);
+    }
+    let mut out = g.to_vec();
+    let mut bounds: Vec<(usize, usize, bool, bool)> = vec![(0, pins[0].0, false, true)];
+    bounds.extend(pins.windows(2).map(|w| (w[0].0, w[1].0, true, true)));
+    bounds.push((pins[pins.len() - 1].0, n - 1, true, false));
+    for &(k, h) in pins {
+        out[k] = h;
+    }
+    for (a, b, pa, pb) in bounds {
+        if a >= b {
+            continue;
+        }
+        let s = stations(&points[a..=b]);
+        let mut target = g[a..=b].to_vec();
+        let mut weight = vec![1; target.len()];
+        let last = target.len() - 1;
+        if pa {
+            (target[0], weight[0]) = (out[a], PIN);
+        }
+        if pb {
+            (target[last], weight[last]) = (out[b], PIN);
+        }
+        let need = if pa && pb && s[last] > 0.0 {
+            (out[b] - out[a]).abs() / s[last] * (1.0 + 1e-9)
+        } else {
+            0.0
+        };
+        let (za, zb) = (out[a], out[b]);
+        out[a..=b].copy_from_slice(&fit_least(&s, &target, &weight, grade.max(need)));
+        if pa {
+            out[a] = za;
+        }
+        if pb {
+            out[b] = zb;
+        }
+    }
+    out
+}
+
+/// Each lot's pad: level at the height of the street point nearest to the
+/// lot (its frontage), or of the natural ground with no street near.
+fn pads_of(terrain: &Terrain, layout: &CityLayout, streets: &[Road]) -> Vec<Pad> {
+    const CELL: f64 = 32.0;
+    let grid = SegmentGrid::new(CELL, streets.iter().map(|r| r.points.as_slice()), |_| 0.0);
+    layout
+        .lots
+        .iter()
+        .map(|lot| {
+            let c = lot.polygon.iter().sum::<DVec2>() / lot.polygon.len() as f64;
+            let mut best = (f64::INFINITY, f64::NAN);
+            // Rings of cells outwards until a street is found, and one more
+            // (a nearer one may be filed there); bounded.
+            let mut stop = 8;
+            let mut ring = 0;
+            while ring < stop {
+                for (i, s) in grid.near(c, ring) {
+                    let r = &streets[i];
+                    for &v in &lot.polygon {
+                        let (q, t) = closest_on_segment(v, r.points[s], r.points[s + 1]);
+                        let d = v.distance(q);
+                        if d < best.0 {
+                            best = (d, r.z[s] + t * (r.z[s + 1] - r.z[s]));
+                        }
+                    }
+                }
+                if best.0.is_finite() && stop == 8 {
+                    stop = ring + 2;
+                }
+                ring += 1;
+            }
+            let z = if best.1.is_finite() {
+                best.1
+            } else {
+                terrain.height(c.x, c.y)
+            };
+            Pad {
+                polygon: lot.polygon.clone(),
+                z,
+                building: lot.building.as_ref().map(|b| b.footprint.clone()),
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,278 @@
+//! Building a set of profiled roads and pads into the ground: one planar
+//! network whose roads meet at one height at every junction, the stretches
+//! that are bridges or tunnels, the carriageways and pads that shape the
+//! ground ([`Earthworks`]), and the retaining walls.
+
+use super::junctions::{Overpass, join};
+use super::laid::{Earthworks, Lane};
+use super::terraces::Pad;
+use super::{EarthworkParams, Structure, StructureKind};
+use crate::network::{Road, RoadNetwork, planarize, point_key};
+use crate::terrain::{BuiltKind, Relief, Terrain};
+use glam::{DVec2, DVec3};
+use std::collections::HashSet;
+
+/// A stretch of a road, from one vertex to a later one, that is a bridge or
+/// a tunnel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Span {
+    pub kind: StructureKind,
+    pub first: usize,
+    pub last: usize,
+}
+
+/// What [`build`] makes.
+#[derive(Debug)]
+pub(crate) struct Works {
+    /// Every road, planar, with its final profile.
+    pub network: RoadNetwork,
+    /// Each road's bridges and tunnels.
+    pub spans: Vec<Vec<Span>>,
+    /// The built ground.
+    pub earthworks: Earthworks,
+    /// Retaining walls.
+    pub walls: Vec<Structure>,
+}
+
+/// Builds `roads` (each with its own profile; those in `towns` are towns'
+/// streets, which keep theirs: they come from their town's plan) and
+/// `pads`.
+pub(crate) fn build(
+    terrain: &Terrain,
+    roads: Vec<Road>,
+    towns: std::ops::Range<usize>,
+    pads: Vec<Pad>,
+    p: &EarthworkParams,
+) -> Works {
+    // A town's street is known after planarizing by its first segment.
+    let key = |a: DVec2, b: DVec2| (point_key(a), point_key(b));
+    let town: HashSet<_> = (roads[towns].iter())
+        .flat_map(|r| r.points.windows(2).map(|w| key(w[0], w[1])))
+        .collect();
+    let mut network = planarize(vec![RoadNetwork::from_roads(roads)]);
+    let fixed: Vec<bool> = (network.roads.iter())
+        .map(|r| town.contains(&key(r.points[0], r.points[1])))
+        .collect();
+    let over = join(terrain, &mut network, &fixed, p);
+    let spans: Vec<Vec<Span>> = (network.roads.iter().zip(&over))
+        .map(|(r, o)| spans_of(terrain, r, o, p))
+        .collect();
+    let mut lanes = Vec::new();
+    // Each road's lanes, as a range of `lanes`.
+    let mut of_road = Vec::with_capacity(network.roads.len());
+    for (r, sp) in network.roads.iter().zip(&spans) {
+        let start = lanes.len();
+        for k in 0..r.points.len() - 1 {
+            if sp.iter().any(|s| s.first <= k && k < s.last) {
+                continue;
+            }
+            lanes.push(Lane {
+                a: r.points[k],
+                b: r.points[k + 1],
+                za: r.z[k],
+                zb: r.z[k + 1],
+                road: r.width / 2.0,
+                half: r.width / 2.0 + p.shoulder,
+                walled: [false; 2],
+            });
+        }
+        of_road.push(start..lanes.len());
+    }
+    let earthworks = Earthworks::new(terrain, lanes, pads, p);
+    let mut walls = lane_walls(terrain, &earthworks, &of_road);
+    walls.extend(pad_walls(terrain, &earthworks));
+    Works {
+        network,
+        spans,
+        earthworks,
+        walls,
+    }
+}
+
+/// The bridges and tunnels of a profiled road: where the fill under it
+/// would exceed `max_fill` (or it crosses water), a bridge; where the cut
+/// would exceed `max_cut`, a tunnel; each carried on while the fill (cut)
+/// is over half of that, at most `max_reach` further, to its abutments
+/// (portals). Where it passes over another road (`over`), a bridge too.
+pub(crate) fn spans_of(
+    terrain: &Terrain,
+    r: &Road,
+    over: &[Overpass],
+    p: &EarthworkParams,
+) -> Vec<Span> {
+    let lake = terrain.params().lake_level;
+    let n = r.points.len();
+    let natural: Vec<f64> = r.points.iter().map(|q| terrain.height(q.x, q.y)).collect();
+    let mut out = Vec::new();
+    for (kind, core, near) in [
+        (
+            StructureKind::Bridge,
+            (&|k: usize| natural[k] < lake || r.z[k] - natural[k] > p.max_fill)
+                as &dyn Fn(usize) -> bool,
+            (&|k: usize| natural[k] < lake || r.z[k] - natural[k] > 0.5 * p.max_fill)
+                as &dyn Fn(usize) -> bool,
+        ),
+        (
+            StructureKind::Tunnel,
+            &|k: usize| natural[k] - r.z[k] > p.max_cut,
+            &|k: usize| natural[k] - r.z[k] > 0.5 * p.max_cut,
+        ),
+    ] {
+        let mut on = vec![false; n];
+        if kind == StructureKind::Bridge {
+            for &(k, half) in over {
+                on[k] = true;
+                for dir in [-1i64, 1] {
+                    let (mut j, mut d) = (k as i64, 0.0);
+                    while d < half && j + dir >= 0 && j + dir < n as i64 {
+                        d += r.points[j as usize].distance(r.points[(j + dir) as usize]);
+                        j += dir;
+                        on[j as usize] = true;
+                    }
+                }
+            }
+        }
+        for k in (0..n).filter(|&k| core(k)) {
+            on[k] = true;
+            for dir in [-1i64, 1] {
+                let (mut j, mut d) = (k as i64, 0.0);
+                loop {
+                    let next = j + dir;
+                    if next < 0 || next >= n as i64 {
+                        break;
+                    }
+                    d += r.points[j as usize].distance(r.points[next as usize]);
+                    if d > p.max_reach || on[next as usize] && core(next as usize) {
+                        break;
+                    }
+                    on[next as usize] = true;
+                    j = next;
+                    if !near(j as usize) {
+                        break;
+                    }
+                }
+            }
+        }
+        let mut k = 0;
+        while k < n {
+            if !on[k] {
+                k += 1;
+                continue;
+            }
+            let first = k;
+            while k + 1 < n && on[k + 1] {
+                k += 1;
+            }
+            let (first, last) = if first == k {
+                // One point: the segment on to its neighbour.
+                if k + 1 < n {
+                    (k, k + 1)
+                } else {
+                    (k.saturating_sub(1), k)
+                }
+            } else {
+                (first, k)
+            };
+            if first < last {
+                out.push(Span { kind, first, last });
+            }
+            k += 1;
+        }
+    }
+    out.sort_by_key(|s| (s.first, s.last));
+    out
+}
+
+/// Walls along the walled sides of carriageways: runs of a road's lanes
+/// walled on one side, along the carriageway's edge, where the road and the
+/// natural ground beside it differ by half a metre or more.
+fn lane_walls(
+    terrain: &Terrain,
+    works: &Earthworks,
+    of_road: &[std::ops::Range<usize>],
+) -> Vec<Structure> {
+    let lanes = works.lanes();
+    let mut out = Vec::new();
+    for range in of_road {
+        for side in 0..2 {
+            let mut line: Vec<DVec3> = Vec::new();
+            let mut foot: Vec<f64> = Vec::new();
+            let mut flush = |line: &mut Vec<DVec3>, foot: &mut Vec<f64>| {
+                if line.len() >= 2 {
+                    out.push(Structure {
+                        kind: StructureKind::Wall,
+                        road: None,
+                        line: std::mem::take(line),
+                        foot: std::mem::take(foot),
+                    });
+                }
+                line.clear();
+                foot.clear();
+            };
+            let mut prev_b: Option<DVec2> = None;
+            for l in &lanes[range.clone()] {
+                if prev_b != Some(l.a) {
+                    flush(&mut line, &mut foot);
+                }
+                prev_b = Some(l.b);
+                if !l.walled[side] {
+                    flush(&mut line, &mut foot);
+                    continue;
+                }
+                let n = (l.b - l.a).perp().normalize_or_zero() * if side == 0 { 1.0 } else { -1.0 };
+                for (q, z) in [(l.a, l.za), (l.b, l.zb)] {
+                    let e = q + n * l.half;
+                    let out_of = e + n * 0.25;
+                    let t = terrain.height(out_of.x, out_of.y);
+                    if (t - z).abs() < 0.5 {
+                        flush(&mut line, &mut foot);
+                        continue;
+                    }
+                    let top = DVec3::new(e.x, e.y, z.max(t));
+                    if line.last() != Some(&top) {
+                        line.push(top);
+                        foot.push(z.min(t));
+                    }
+                }
+            }
+            flush(&mut line, &mut foot);
+        }
+    }
+    out
+}
+
+/// Walls around pads: each edge where the built ground just outside lies
+/// half a metre or more above or below the pad (between two pads, the
+/// higher one's).
+fn pad_walls(terrain: &Terrain, works: &Earthworks) -> Vec<Structure> {
+    let mut out = Vec::new();
+    for (pad, _) in works.pads() {
+        let v = &pad.polygon;
+        let ccw = (0..v.len())
+            .map(|i| v[i].perp_dot(v[(i + 1) % v.len()]))
+            .sum::<f64>()
+            > 0.0;
+        for i in 0..v.len() {
+            let (a, b) = (v[i], v[(i + 1) % v.len()]);
+            let n = (b - a).perp().normalize_or_zero();
+            let outward = if ccw { -n } else { n };
+            let m = a.lerp(b, 0.5) + outward * 0.25;
+            let natural = terrain.height(m.x, m.y);
+            let built = works.built(m, natural);
+            let there = built.map_or(natural, |b| b.height);
+            // Between two pads, the higher one's wall.
+            let below_a_pad = built.is_some_and(|b| b.kind == BuiltKind::Pad) && there > pad.z;
+            if (there - pad.z).abs() < 0.5 || below_a_pad {
+                continue;
+            }
+            let (top, low) = (pad.z.max(there), pad.z.min(there));
+            out.push(Structure {
+                kind: StructureKind::Wall,
+                road: None,
+                line: vec![DVec3::new(a.x, a.y, top), DVec3::new(b.x, b.y, top)],
+                foot: vec![low, low],
+            });
+        }
+    }
+    out
+}
