@@ -37,14 +37,15 @@ fn asphalt(class: RoadClass) -> [f32; 4] {
 type Section = (DVec2, f64, f64);
 
 /// A box swept along `sections`, from `across.0` to `across.1` metres to the
-/// right of the centre line: top, bottom, both sides and the end caps, flat
+/// right of the centre line: top, both sides, the end caps and (when
+/// `bottom`: not for what stands on or in something) the bottom, flat
 /// shaded. `top` colours the top, `side` the rest.
 fn sweep(
     m: &mut MeshLists,
     sections: &[Section],
     across: (f64, f64),
-    top: [f32; 4],
-    side: [f32; 4],
+    (top, side): ([f32; 4], [f32; 4]),
+    bottom: bool,
     anchor: DVec3,
 ) {
     let n = sections.len();
@@ -88,13 +89,15 @@ fn sweep(
             at(k, u1, ta),
         ];
         m.face(&top_face, DVec3::Z, top);
-        let bottom = [
-            at(k, u0, ba),
-            at(k + 1, u0, bb),
-            at(k + 1, u1, bb),
-            at(k, u1, ba),
-        ];
-        m.face(&bottom, -DVec3::Z, side);
+        if bottom {
+            let under = [
+                at(k, u0, ba),
+                at(k + 1, u0, bb),
+                at(k + 1, u1, bb),
+                at(k, u1, ba),
+            ];
+            m.face(&under, -DVec3::Z, side);
+        }
         m.face(&quad(u0, ba, u0, bb, tb, ta), -r, side);
         m.face(&quad(u1, ba, u1, bb, tb, ta), r, side);
     }
@@ -154,28 +157,29 @@ fn add_bridge(
         .iter()
         .map(|p| (p.truncate(), p.z - DECK_THICKNESS, p.z))
         .collect();
-    sweep(m, &deck, (-half, half), asphalt(class), concrete(), anchor);
+    sweep(
+        m,
+        &deck,
+        (-half, half),
+        (asphalt(class), concrete()),
+        true,
+        anchor,
+    );
     let rail: Vec<Section> = s
         .line
         .iter()
         .map(|p| (p.truncate(), p.z - 0.05, p.z + PARAPET))
         .collect();
+    let grey = (concrete(), concrete());
     sweep(
         m,
         &rail,
         (-half, -half + PARAPET_WIDTH),
-        concrete(),
-        concrete(),
+        grey,
+        false,
         anchor,
     );
-    sweep(
-        m,
-        &rail,
-        (half - PARAPET_WIDTH, half),
-        concrete(),
-        concrete(),
-        anchor,
-    );
+    sweep(m, &rail, (half - PARAPET_WIDTH, half), grey, false, anchor);
     let len = length(&s.line);
     let n = (len / PIER_SPACING).round() as usize;
     for k in 1..n {
@@ -188,7 +192,7 @@ fn add_bridge(
         }
         let pier = [(c - dir * 0.8, bottom, top), (c + dir * 0.8, bottom, top)];
         let across = width * 0.3;
-        sweep(m, &pier, (-across, across), concrete(), concrete(), anchor);
+        sweep(m, &pier, (-across, across), grey, false, anchor);
     }
 }
 
@@ -207,29 +211,23 @@ fn add_portals(m: &mut MeshLists, s: &Structure, width: f64, anchor: DVec3) {
         let c = p.truncate();
         let hill = foot.copied().unwrap_or(p.z + OPENING + 4.0);
         let head = (hill + 0.5).clamp(p.z + OPENING + 1.5, p.z + OPENING + 12.0);
-        let colour = stone(c);
+        let colour = (stone(c), stone(c));
         // Swept inwards, from 1 m outside the portal to 2 m inside.
         let (out, ins) = (c + o * 1.0, c - o * 2.0);
         let frame = |lo: f64, hi: f64| [(out, lo, hi), (ins, lo, hi)];
         let post = frame(p.z - BURIED, head);
         // Seen along the inward sweep, "right" is the outward view's left.
-        sweep(m, &post, (-half - 1.5, -half), colour, colour, anchor);
-        sweep(m, &post, (half, half + 1.5), colour, colour, anchor);
-        sweep(
-            m,
-            &frame(p.z + OPENING, head),
-            (-half, half),
-            colour,
-            colour,
-            anchor,
-        );
+        sweep(m, &post, (-half - 1.5, -half), colour, false, anchor);
+        sweep(m, &post, (half, half + 1.5), colour, false, anchor);
+        let lintel = frame(p.z + OPENING, head);
+        sweep(m, &lintel, (-half, half), colour, true, anchor);
         // The dark opening, a little behind the frame's face.
         let dark = [0.015, 0.015, 0.017, 1.0];
         let plug = [
             (c + o * 0.3, p.z + 0.02, p.z + OPENING),
             (ins, p.z + 0.02, p.z + OPENING),
         ];
-        sweep(m, &plug, (-half, half), dark, dark, anchor);
+        sweep(m, &plug, (-half, half), (dark, dark), false, anchor);
     }
 }
 
@@ -244,7 +242,7 @@ fn add_wall(m: &mut MeshLists, s: &Structure, anchor: DVec3) {
         .collect();
     let half = WALL_THICKNESS / 2.0;
     let colour = stone(s.line[0].truncate());
-    sweep(m, &sections, (-half, half), colour, colour, anchor);
+    sweep(m, &sections, (-half, half), (colour, colour), false, anchor);
 }
 
 /// Adds one structure (its road, for bridges and tunnels, gives the width

@@ -100,8 +100,9 @@ fn a_bridge_has_a_deck_parapets_and_piers_down_to_its_foot() {
     assert!(lo < lake - 1.0 && lo <= bed, "{lo} vs bed {bed}");
     let mut m = MeshLists::default();
     add_structure(&mut m, &s, &net, &t, DVec3::ZERO);
-    // Deck, two parapets: 3 boxes of 4 sides + 2 caps; 3 piers of 6 faces.
-    assert_eq!(m.vertex_count(), (3 * 6 + 3 * 6) * 4);
+    // The deck: 4 sides and 2 caps; two parapets and three piers, standing
+    // on something: no bottom.
+    assert_eq!(m.vertex_count(), (6 + 2 * 5 + 3 * 5) * 4);
     // A short bridge needs no pier.
     let short = Structure {
         line: vec![a.extend(deck), (a + DVec2::new(0.0, 12.0)).extend(deck)],
@@ -123,8 +124,9 @@ fn tunnels_get_two_portals_and_walls_reach_their_foot() {
     );
     let mut m = MeshLists::default();
     add_structure(&mut m, &tunnel, &net, &t, DVec3::ZERO);
-    // Per portal: two posts, a lintel and the dark opening (6 faces each).
-    assert_eq!(m.vertex_count(), 2 * 4 * 6 * 4);
+    // Per portal: two posts and the dark opening (5 faces each: no
+    // bottom) and a lintel (6).
+    assert_eq!(m.vertex_count(), 2 * (3 * 5 + 6) * 4);
     let (lo, hi) = heights(&tunnel, &net, &t);
     assert!((lo - (200.0 - BURIED)).abs() < 1e-3, "{lo}");
     // Headwalls rise to the hillside above them, at most 12 m over the
