@@ -13,7 +13,6 @@ mod layer;
 mod planar;
 mod planarize;
 
-#[cfg(test)]
 pub(crate) use graph::point_key;
 pub use graph::{Junction, PlanarityError, PlanarityFault, Road, RoadClass, RoadNetwork};
 pub use layer::RoadLayer;

@@ -429,14 +429,17 @@ impl RoadSystem {
                 .iter()
                 .map(|r| ground::profiled(terrain, r, e)),
         );
-        let pads: Vec<ground::Pad> = (parts.layouts.iter())
+        let pads: Vec<Vec<ground::Pad>> = (parts.layouts.iter())
             .filter_map(|l| l.1.as_ref())
-            .flat_map(|plan| plan.pads.iter())
-            .filter(|pad| {
-                let (a, b) = crate::geom::bounds(&pad.polygon);
-                a.cmple(hi).all() && b.cmpge(lo).all()
+            .map(|plan| {
+                (plan.pads.iter())
+                    .filter(|pad| {
+                        let (a, b) = crate::geom::bounds(&pad.polygon);
+                        pad.polygon.len() >= 3 && a.cmple(hi).all() && b.cmpge(lo).all()
+                    })
+                    .cloned()
+                    .collect()
             })
-            .cloned()
             .collect();
         let works = ground::build(terrain, roads, towns, pads, e);
         // The region's roads: those with a point in the area.

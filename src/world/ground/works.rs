@@ -36,12 +36,12 @@ pub(crate) struct Works {
 
 /// Builds `roads` (each with its own profile; those in `towns` are towns'
 /// streets, which keep theirs: they come from their town's plan) and
-/// `pads`.
+/// `pads` (by town).
 pub(crate) fn build(
     terrain: &Terrain,
     roads: Vec<Road>,
     towns: std::ops::Range<usize>,
-    pads: Vec<Pad>,
+    pads: Vec<Vec<Pad>>,
     p: &EarthworkParams,
 ) -> Works {
     // A town's street is known after planarizing by its first segment.
@@ -74,6 +74,7 @@ pub(crate) fn build(
                 road: r.width / 2.0,
                 half: r.width / 2.0 + p.shoulder,
                 walled: [false; 2],
+                toe: [0.0; 2],
             });
         }
         of_road.push(start..lanes.len());
