@@ -306,7 +306,6 @@ impl Earthworks {
             let r = DVec2::splat(pad.toe);
             file(pad.min - r, pad.max + r, PAD | i as u32);
         }
-        entries.sort_unstable();
         let mut level = Vec::new();
         let mut first = 0;
         for n in sizes {
