@@ -107,8 +107,12 @@ impl PadItem {
 pub struct Earthworks {
     lanes: Vec<Lane>,
     pads: Vec<PadItem>,
-    /// Items by cell: lanes as their index, pads as `PAD | index`.
+    /// Items whose slopes reach each cell: lanes as their index, pads as
+    /// `PAD | index`.
     grid: CellGrid<u32>,
+    /// Items that cover part of each cell (carriageways with shoulders,
+    /// pads).
+    on: CellGrid<u32>,
     /// Per town, the small cells that lie wholly on one pad, clear of every
     /// carriageway: their height is that pad's.
     level: Vec<Level>,
@@ -206,6 +210,7 @@ impl Default for Earthworks {
             lanes: Vec::new(),
             pads: Vec::new(),
             grid: CellGrid::from_cells(CELL, &[]),
+            on: CellGrid::from_cells(CELL, &[]),
             level: Vec::new(),
             fill: 1.5,
             cut: 1.0,
@@ -288,8 +293,7 @@ impl Earthworks {
                 }
             })
             .collect();
-        let mut entries: Vec<((i64, i64), u32)> = Vec::new();
-        let mut file = |lo: DVec2, hi: DVec2, id: u32| {
+        let file = |entries: &mut Vec<((i64, i64), u32)>, lo: DVec2, hi: DVec2, id: u32| {
             let (x0, y0) = (cell(lo.x), cell(lo.y));
             let (x1, y1) = (cell(hi.x), cell(hi.y));
             for y in y0..=y1 {
@@ -298,13 +302,17 @@ impl Earthworks {
                 }
             }
         };
+        let (mut slopes, mut entries) = (Vec::new(), Vec::new());
         for (i, l) in lanes.iter().enumerate() {
+            let (lo, hi) = (l.a.min(l.b), l.a.max(l.b));
             let r = DVec2::splat(l.half + l.toe[0].max(l.toe[1]));
-            file(l.a.min(l.b) - r, l.a.max(l.b) + r, i as u32);
+            file(&mut slopes, lo - r, hi + r, i as u32);
+            file(&mut entries, lo - l.half, hi + l.half, i as u32);
         }
         for (i, pad) in pads.iter().enumerate() {
             let r = DVec2::splat(pad.toe);
-            file(pad.min - r, pad.max + r, PAD | i as u32);
+            file(&mut slopes, pad.min - r, pad.max + r, PAD | i as u32);
+            file(&mut entries, pad.min, pad.max, PAD | i as u32);
         }
         let mut level = Vec::new();
         let mut first = 0;
@@ -313,7 +321,8 @@ impl Earthworks {
             first += n;
         }
         Self {
-            grid: CellGrid::from_cells(CELL, &entries),
+            grid: CellGrid::from_cells(CELL, &slopes),
+            on: CellGrid::from_cells(CELL, &entries),
             level,
             lanes,
             pads,
@@ -359,46 +368,26 @@ impl Relief for Earthworks {
         if items.is_empty() {
             return None;
         }
-        // The nearest carriageway, whether p is on the road proper (not its
-        // shoulder: a pad keeps its level there), and the pad p is on.
+        // First what p stands on: the nearest carriageway (and whether p is
+        // on the road proper, not its shoulder: a pad keeps its level
+        // there), and the pad p is on.
         let (mut lane, mut pad) = (None::<(f64, f64, bool)>, None::<&Pad>);
-        let (mut floor, mut ceiling) = (f64::NEG_INFINITY, f64::INFINITY);
-        for &id in items {
+        for &id in self.on.get(self.on.cell_of(p)) {
             if id & PAD == 0 {
                 let l = &self.lanes[id as usize];
-                let r = DVec2::splat(l.half + l.toe[0].max(l.toe[1]));
+                let r = DVec2::splat(l.half);
                 if p.cmplt(l.a.min(l.b) - r).any() || p.cmpgt(l.a.max(l.b) + r).any() {
                     continue;
                 }
                 let (z, d) = l.at(p);
-                if d <= l.half {
-                    if lane.is_none_or(|(best, _, _)| d < best) {
-                        lane = Some((d, z, d <= l.road));
-                    }
-                    continue;
+                if d <= l.half && lane.is_none_or(|(best, _, _)| d < best) {
+                    lane = Some((d, z, d <= l.road));
                 }
-                let run = d - l.half;
-                if run > l.toe[usize::from(l.right(p))] {
-                    continue;
-                }
-                floor = floor.max(z - run / self.fill);
-                ceiling = ceiling.min(z + run / self.cut);
-            } else {
+            } else if pad.is_none() {
                 let item = &self.pads[(id & !PAD) as usize];
-                let r = DVec2::splat(item.toe);
-                if p.cmplt(item.min - r).any() || p.cmpgt(item.max + r).any() {
-                    continue;
-                }
-                if pad.is_none() && item.contains(p) {
+                if item.contains(p) {
                     pad = Some(&item.pad);
-                    continue;
                 }
-                let run = item.slope_distance(p);
-                if run > item.toe {
-                    continue;
-                }
-                floor = floor.max(item.pad.z - run / self.fill);
-                ceiling = ceiling.min(item.pad.z + run / self.cut);
             }
         }
         // A building stands level even where a road's edge runs under it.
@@ -410,7 +399,7 @@ impl Relief for Earthworks {
                     kind: BuiltKind::Carriageway,
                 });
             }
-            (Some((_, z, true)), None) | (Some((_, z, false)), None) => {
+            (Some((_, z, _)), None) => {
                 return Some(Built {
                     height: z,
                     kind: BuiltKind::Carriageway,
@@ -423,6 +412,36 @@ impl Relief for Earthworks {
                 });
             }
             (None, None) => {}
+        }
+        // Then the side slopes that reach p.
+        let (mut floor, mut ceiling) = (f64::NEG_INFINITY, f64::INFINITY);
+        for &id in items {
+            let (z, run) = if id & PAD == 0 {
+                let l = &self.lanes[id as usize];
+                let r = DVec2::splat(l.half + l.toe[0].max(l.toe[1]));
+                if p.cmplt(l.a.min(l.b) - r).any() || p.cmpgt(l.a.max(l.b) + r).any() {
+                    continue;
+                }
+                let (z, d) = l.at(p);
+                let run = d - l.half;
+                if run > l.toe[usize::from(l.right(p))] {
+                    continue;
+                }
+                (z, run)
+            } else {
+                let item = &self.pads[(id & !PAD) as usize];
+                let r = DVec2::splat(item.toe);
+                if p.cmplt(item.min - r).any() || p.cmpgt(item.max + r).any() {
+                    continue;
+                }
+                let run = item.slope_distance(p);
+                if run > item.toe {
+                    continue;
+                }
+                (item.pad.z, run)
+            };
+            floor = floor.max(z - run / self.fill);
+            ceiling = ceiling.min(z + run / self.cut);
         }
         if natural < floor {
             Some(Built {
