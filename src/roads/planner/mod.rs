@@ -42,6 +42,7 @@ mod expand;
 mod frame;
 mod gameplay;
 mod graph;
+mod ground;
 mod lake;
 mod lattice;
 #[cfg(test)]
@@ -210,6 +211,29 @@ pub struct PlannerParams {
     pub tension: f64,
     /// Spline points per segment.
     pub spline_points: usize,
+    /// Cost the ground at the road's own scale: the terrain averaged over
+    /// about two cells around each point (a 1-2-1 kernel on the cell grid,
+    /// interpolated between cells), not its micro-relief. Off: the raw
+    /// terrain samples (the thesis' cost).
+    pub smooth_ground: bool,
+    /// Steepest grade the road is built to (rise over run): a segment of
+    /// that ground climbing more needs cut and fill (highways take the
+    /// earthworks' highway grade).
+    pub max_grade: f64,
+    /// Highest fill, metres: a segment needing more stands on a viaduct.
+    pub max_fill: f64,
+    /// Deepest cut, metres: a segment needing more runs in a tunnel.
+    pub max_cut: f64,
+    /// Cost per m² of cut and fill along a segment (its longitudinal
+    /// section: the grade's excess split between a cut at the high end and
+    /// a fill at the low end), times the slope weight.
+    pub earthwork_cost: f64,
+    /// Cost per metre of viaduct (where the fill would exceed `max_fill`),
+    /// times the slope weight.
+    pub viaduct_cost: f64,
+    /// Cost per metre of tunnel (where the cut would exceed `max_cut`),
+    /// times the slope weight.
+    pub tunnel_cost: f64,
 }
 
 impl Default for PlannerParams {
@@ -240,6 +264,13 @@ impl Default for PlannerParams {
             smoothing: true,
             tension: 0.5,
             spline_points: 4,
+            smooth_ground: true,
+            max_grade: 0.12,
+            max_fill: 12.0,
+            max_cut: 15.0,
+            earthwork_cost: 0.1,
+            viaduct_cost: 2.0,
+            tunnel_cost: 3.0,
         }
     }
 }
@@ -278,6 +309,12 @@ impl PlannerParams {
         ParamError::check_range("max_expansions", self.max_expansions as f64, 1.0, 1e9)?;
         ParamError::check_range("tension", self.tension, 0.0, 1.0)?;
         ParamError::check_range("spline_points", self.spline_points as f64, 1.0, 64.0)?;
+        ParamError::check_range("max_grade", self.max_grade, 0.005, 2.0)?;
+        ParamError::check_range("max_fill", self.max_fill, 0.5, 200.0)?;
+        ParamError::check_range("max_cut", self.max_cut, 0.5, 200.0)?;
+        ParamError::check_range("earthwork_cost", self.earthwork_cost, 0.0, 1e6)?;
+        ParamError::check_range("viaduct_cost", self.viaduct_cost, 0.0, 1e6)?;
+        ParamError::check_range("tunnel_cost", self.tunnel_cost, 0.0, 1e6)?;
         Ok(())
     }
 }
