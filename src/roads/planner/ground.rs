@@ -1,11 +1,10 @@
 //! The ground the planners cost (with `smooth_ground`): the terrain at the
 //! road's own scale, and what building a road on it takes.
 //!
-//! On the frame's cell grid, `S(i, j)` is a tent-weighted average of the
-//! raw lattice heights within a cell of cell `(i, j)` (a window two cells
-//! wide, up to 25 taps: a mean of few taps keeps much of the micro-relief,
-//! which a search then threads through); a lattice point's ground is `S`
-//! interpolated bilinearly between the corners of its cell. Everything is by lattice index, so the A* lattice,
+//! On the frame's cell grid, `S(i, j)` is the 1-2-1 × 1-2-1 mean of the
+//! raw heights of cell `(i, j)` and its eight neighbours (a window two
+//! cells wide); a lattice point's ground is `S` interpolated bilinearly
+//! between the corners of its cell. Everything is by lattice index, so the A* lattice,
 //! the sequential planner and [`super::score_path`] get the same numbers,
 //! bit for bit. A point off the lattice has the ground of its nearest
 //! lattice point (at most half a sample away, in a window cells wide).
@@ -14,33 +13,60 @@
 
 use super::PlannerParams;
 use super::frame::Frame;
-use crate::num::FastHash as Fast;
 use crate::terrain::Terrain;
-use std::collections::HashMap;
 
 /// `S` of cell `(i, j)` (`sub` lattice points per cell) from the raw
-/// lattice heights `raw(a, b)`: their tent-weighted mean over the window
-/// reaching one cell each way, on taps at most two per half-window and
-/// axis (5 × 5 at most; 3 × 3 where a cell is one sample).
+/// lattice heights `raw(a, b)`: the 1-2-1 × 1-2-1 mean of the cell's and
+/// its eight neighbours' raw heights (a window two cells wide; each raw
+/// sample serves nine cells, so a new cell costs about one).
 #[inline]
 pub(crate) fn kernel(i: i64, j: i64, sub: i64, mut raw: impl FnMut(i64, i64) -> f64) -> f64 {
-    let stride = (sub + 1) / 2;
-    let n = sub / stride;
-    let (a0, b0) = (i * sub, j * sub);
-    let (mut sum, mut total) = (0.0, 0.0);
-    for db in -n..=n {
-        let wb = (n + 1 - db.abs()) as f64;
-        let mut row = 0.0;
-        let mut wrow = 0.0;
-        for da in -n..=n {
-            let wa = (n + 1 - da.abs()) as f64;
-            row += wa * raw(a0 + da * stride, b0 + db * stride);
-            wrow += wa;
-        }
-        sum += wb * row;
-        total += wb * wrow;
+    let mut sum = 0.0;
+    for (dj, wj) in [(-1, 0.25), (0, 0.5), (1, 0.25)] {
+        let b = (j + dj) * sub;
+        let row =
+            0.25 * raw((i - 1) * sub, b) + 0.5 * raw(i * sub, b) + 0.25 * raw((i + 1) * sub, b);
+        sum += wj * row;
     }
-    sum / total
+    sum
+}
+
+/// A direct-mapped cache of values by lattice or cell index: a pure
+/// function's results, so what it forgets is only computed again.
+pub(crate) struct Memo {
+    keys: Vec<(i64, i64)>,
+    vals: Vec<f64>,
+}
+
+impl Memo {
+    const BITS: u32 = 12;
+
+    fn new() -> Self {
+        Self {
+            keys: vec![(i64::MIN, i64::MIN); 1 << Self::BITS],
+            vals: vec![0.0; 1 << Self::BITS],
+        }
+    }
+
+    #[inline(always)]
+    fn slot(a: i64, b: i64) -> usize {
+        let h = (a as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ (b as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        (h >> (64 - Self::BITS)) as usize
+    }
+
+    #[inline(always)]
+    fn get(&self, a: i64, b: i64) -> Option<f64> {
+        let s = Self::slot(a, b);
+        (self.keys[s] == (a, b)).then(|| self.vals[s])
+    }
+
+    #[inline(always)]
+    fn put(&mut self, a: i64, b: i64, v: f64) {
+        let s = Self::slot(a, b);
+        self.keys[s] = (a, b);
+        self.vals[s] = v;
+    }
 }
 
 /// The lattice index `a` as (cell, remainder in `0..sub`).
@@ -85,14 +111,14 @@ pub(crate) fn works(dz: f64, len: f64, p: &PlannerParams) -> f64 {
 }
 
 /// Raw and smoothed lattice heights for the planners that do not search a
-/// window (the sequential planner, scoring), cached in hash maps.
+/// window (the sequential planner, scoring), cached.
 pub(crate) struct GroundMap<'a> {
     terrain: &'a Terrain,
     frame: &'a Frame,
     smooth: bool,
-    raw: HashMap<(i64, i64), f64, Fast>,
-    cells: HashMap<(i64, i64), f64, Fast>,
-    ground: HashMap<(i64, i64), f64, Fast>,
+    raw: Memo,
+    cells: Memo,
+    ground: Memo,
 }
 
 impl<'a> GroundMap<'a> {
@@ -101,29 +127,31 @@ impl<'a> GroundMap<'a> {
             terrain,
             frame,
             smooth: params.smooth_ground,
-            raw: HashMap::default(),
-            cells: HashMap::default(),
-            ground: HashMap::default(),
+            raw: Memo::new(),
+            cells: Memo::new(),
+            ground: Memo::new(),
         }
     }
 
     /// Raw terrain height at lattice point `(a, b)`.
     #[inline]
     pub fn raw(&mut self, a: i64, b: i64) -> f64 {
-        let (t, f) = (self.terrain, self.frame);
-        *self.raw.entry((a, b)).or_insert_with(|| {
-            let p = f.lattice(a, b);
-            t.height(p.x, p.y)
-        })
+        if let Some(z) = self.raw.get(a, b) {
+            return z;
+        }
+        let p = self.frame.lattice(a, b);
+        let z = self.terrain.height(p.x, p.y);
+        self.raw.put(a, b, z);
+        z
     }
 
     /// `S` of cell `(i, j)`.
     fn cell(&mut self, i: i64, j: i64) -> f64 {
-        if let Some(&s) = self.cells.get(&(i, j)) {
+        if let Some(s) = self.cells.get(i, j) {
             return s;
         }
         let s = kernel(i, j, self.frame.sub, |a, b| self.raw(a, b));
-        self.cells.insert((i, j), s);
+        self.cells.put(i, j, s);
         s
     }
 
@@ -144,7 +172,7 @@ impl<'a> GroundMap<'a> {
         if !self.smooth {
             return self.raw(a, b);
         }
-        if let Some(&z) = self.ground.get(&(a, b)) {
+        if let Some(z) = self.ground.get(a, b) {
             return z;
         }
         let sub = self.frame.sub;
@@ -164,7 +192,7 @@ impl<'a> GroundMap<'a> {
             ];
             blend(s, ra, rb, sub)
         };
-        self.ground.insert((a, b), z);
+        self.ground.put(a, b, z);
         z
     }
 }
@@ -212,17 +240,17 @@ mod tests {
             }
         }
         assert!(smooth < 0.5 * rough, "{smooth} vs {rough}");
-        // A cell point's ground is the tent mean of the raw samples around.
+        // A cell point's ground is the 1-2-1 mean of the cells around.
         let sub = frame.sub;
         assert_eq!(sub, 2);
-        let w = [1.0, 2.0, 3.0, 2.0, 1.0];
+        let w = [1.0, 2.0, 1.0];
         let mut sum = 0.0;
-        for (db, wb) in (-2..=2).zip(w) {
-            for (da, wa) in (-2..=2).zip(w) {
-                sum += wa * wb * map.raw(10 * sub + da, 4 * sub + db);
+        for (dj, wb) in (-1..=1).zip(w) {
+            for (di, wa) in (-1..=1).zip(w) {
+                sum += wa * wb * map.raw((10 + di) * sub, (4 + dj) * sub);
             }
         }
-        let want = sum / 81.0;
+        let want = sum / 16.0;
         assert!((map.ground(10 * sub, 4 * sub) - want).abs() < 1e-9);
         // Off: the raw terrain.
         let raw = PlannerParams {

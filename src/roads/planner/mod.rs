@@ -268,9 +268,9 @@ impl Default for PlannerParams {
             max_grade: 0.12,
             max_fill: 12.0,
             max_cut: 15.0,
-            earthwork_cost: 0.1,
-            viaduct_cost: 2.0,
-            tunnel_cost: 3.0,
+            earthwork_cost: 0.05,
+            viaduct_cost: 1.0,
+            tunnel_cost: 1.5,
         }
     }
 }

@@ -276,7 +276,9 @@ fn sequential_roads_never_cross_or_crowd_themselves() {
     let ends = pairs().chain(longer.map(|((a, b), (c, d))| (DVec2::new(a, b), DVec2::new(c, d))));
     for (from, to) in ends {
         for (dither, factor, uncertainty) in [(20.0, 1.0, 0.0), (0.0, 2.0, 0.0), (5.0, 1.5, 0.5)] {
-            let mut p = PlannerParams::default();
+            // The trail's mechanics, on the thesis' cost (with half the
+            // picks random, one walk on the ground's cost ran out of steps).
+            let mut p = thesis();
             (p.weights.dither, p.distance_factor) = (dither, factor);
             p.weights.uncertainty = uncertainty;
             p.smoothing = false;
