@@ -12,8 +12,13 @@
 //!   under a 10 m carriageway (no side slopes), m³ per km; and the stretches
 //!   where its fill exceeds 12 m (bridges) or its cut 15 m (tunnels).
 //!
-//! - the climb of the ground averaged over 200 m squares (the scale the
-//!   highway planner costs, its 100 m cells), every 25 m, per km.
+//! - the same at the planner's scale (its 100 m cells): the ground averaged
+//!   over 200 m squares, every 100 m: its climb per km, and its 8 % profile's
+//!   works and structures. (On the reference terrain, rough at every scale,
+//!   the 5 m figures are dominated by relief finer than any route choice.)
+//!
+//! - the roads scored by the planner's own cost parts (slope, earthworks;
+//!   unweighted) on its averaged ground.
 //!
 //! Under the cities, on a 50 m grid inside every footprint: the median
 //! ground slope measured over 10 m and over 400 m (central differences
@@ -24,6 +29,7 @@
 //! (0, −6000)–(24000, 18000)). Core only: no Bevy.
 
 use bevy_relief::network::Road;
+use bevy_relief::roads::planner::score_path;
 use bevy_relief::terrain::Terrain;
 use bevy_relief::world::{RoadSystem, RoadSystemParams};
 use glam::DVec2;
@@ -84,6 +90,17 @@ fn run() -> Result<(), String> {
             .map_err(|e| e.to_string())?;
         let ms = t.elapsed().as_secs_f64() * 1e3;
         let f = Figures::of(&terrain, &roads);
+        // What the planner itself sees: the roads scored on its ground (the
+        // terrain averaged over its window), unweighted, at x1's weights.
+        let mut own = RoadSystemParams::default().highways;
+        own.max_grade = GRADE;
+        let (mut climb, mut works) = (0.0, 0.0);
+        for r in &roads {
+            if let Ok(b) = score_path(&terrain, &r.points, &[], &own) {
+                climb += b.slope / own.weights.slope;
+                works += b.earthworks / own.weights.slope;
+            }
+        }
         println!(
             "slope weight x{factor:<2}: {} highways, {:.1} km; smoothed grade mean {:.1} %, p95 {:.1} %; \
              8 % profile: {:.0} m³/km cut+fill, {} bridges, {} tunnels ({:.0} ms)",
@@ -97,8 +114,17 @@ fn run() -> Result<(), String> {
             ms
         );
         println!(
-            "    climb of the ground averaged over 200 m squares: {:.1} m per km",
-            f.climb / f.length * 1e3
+            "    on the planner's own ground: slope part {:.1} per km, earthworks part {:.1} per km",
+            climb / f.length * 1e3,
+            works / f.length * 1e3
+        );
+        println!(
+            "    at the planner's scale (ground averaged over 200 m squares, every 100 m): climb {:.1} m/km; \
+             8 % profile {:.0} m³/km, {} bridges, {} tunnels",
+            f.climb / f.length * 1e3,
+            f.coarse_volume / (f.length / 1e3).max(1e-9),
+            f.coarse_bridges,
+            f.coarse_tunnels
         );
     }
     let system = RoadSystem::new(RoadSystemParams::default()).map_err(|e| e.to_string())?;
@@ -165,6 +191,9 @@ struct Figures {
     bridges: usize,
     tunnels: usize,
     climb: f64,
+    coarse_volume: f64,
+    coarse_bridges: usize,
+    coarse_tunnels: usize,
 }
 
 impl Figures {
@@ -181,13 +210,23 @@ impl Figures {
             let half = (SMOOTH / DS / 2.0).round() as usize;
             let smooth = moving_average(&ground, half);
             grades.extend(smooth.windows(2).map(|w| (w[1] - w[0]).abs() / DS));
-            // The climb of the ground averaged over a 200 m square, every 25 m.
+            // At the planner's scale: the ground averaged over 200 m
+            // squares every 100 m, its climb and its 8 % profile's works.
             let wide: Vec<f64> = resample(&r.points)
                 .iter()
-                .step_by(5)
+                .step_by(20)
                 .map(|p| square_mean(terrain, *p, 200.0))
                 .collect();
             f.climb += wide.windows(2).map(|w| (w[1] - w[0]).abs()).sum::<f64>();
+            let profile = capped(&wide, GRADE * 100.0);
+            let (mut fill_run, mut cut_run) = (false, false);
+            for (g, z) in wide.iter().zip(&profile) {
+                f.coarse_volume += (g - z).abs() * 100.0 * WIDTH;
+                let (fill, cut) = (z - g > MAX_FILL, g - z > MAX_CUT);
+                f.coarse_bridges += (fill && !fill_run) as usize;
+                f.coarse_tunnels += (cut && !cut_run) as usize;
+                (fill_run, cut_run) = (fill, cut);
+            }
             // The 8 % profile and its works.
             let profile = capped(&ground, GRADE * DS);
             let (mut fill_run, mut cut_run) = (false, false);

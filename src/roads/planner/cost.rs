@@ -10,8 +10,8 @@
 //! - **slope** (§6.3.2): `len·(p1 + p2) + p3 + p4`, p1 the segment's grade,
 //!   p2 its change from the previous segment's, p3 and p4 the mean and
 //!   largest grade between the terrain samples Bresenham finds on the way;
-//!   all on the ground at the road's own scale (`ground.rs`) with
-//!   `smooth_ground`, else on the raw samples.
+//!   all on the ground averaged over `ground_window` steps (`ground.rs`;
+//!   0: the raw samples).
 //! - **earthworks**: the slope weight times what building the segment under
 //!   `max_grade` takes (cut and fill, viaducts, tunnels: `ground::works`).
 //! - **smoothness** (§6.3.3): the thesis charges `a³ + b + c + d` per step,

@@ -1,38 +1,167 @@
-//! The ground the planners cost (with `smooth_ground`): the terrain at the
-//! road's own scale, and what building a road on it takes.
+//! The ground the planners cost: the terrain averaged over a window of
+//! `ground_window` steps, the road's own scale, not its micro-relief (which
+//! is rough at every scale: a mean of a few samples keeps much of it, and a
+//! search then threads its way through that noise instead of the relief).
 //!
-//! On the frame's cell grid, `S(i, j)` is the 1-2-1 × 1-2-1 mean of the
-//! raw heights of cell `(i, j)` and its eight neighbours (a window two
-//! cells wide); a lattice point's ground is `S` interpolated bilinearly
-//! between the corners of its cell. Everything is by lattice index, so the A* lattice,
-//! the sequential planner and [`super::score_path`] get the same numbers,
-//! bit for bit. A point off the lattice has the ground of its nearest
-//! lattice point (at most half a sample away, in a window cells wide).
+//! The terrain is a sum of terms, each a piecewise-linear periodic profile
+//! of one coordinate `j = (a·x + b·y + off) / 128`; each term is averaged
+//! exactly along its own direction with a triangular weight spanning the
+//! window (`(G(j + w) − 2G(j) + G(j − w)) / w²`, `G` the profile's second
+//! integral from prefix sums), at the cost of about three height samples,
+//! for any point. (A plain box mean is not enough: its edges sweep over
+//! the micro-relief, so it is as rough as the terrain at short range, and
+//! a search threads through that.) A mountain-shaped terrain (not such a
+//! sum) gets the 1-2-1 × 1-2-1 mean of nine samples half a window apart.
 //!
-//! Lake tests keep the raw terrain: a road must stay dry where it is.
+//! The ground is a function of the point alone, so the A* lattice, the
+//! sequential planner and [`super::score_path`] get the same numbers, bit
+//! for bit. Lake tests keep the raw terrain: a road must stay dry where it is.
 
 use super::PlannerParams;
 use super::frame::Frame;
 use crate::terrain::Terrain;
+use glam::DVec2;
 
-/// `S` of cell `(i, j)` (`sub` lattice points per cell) from the raw
-/// lattice heights `raw(a, b)`: the 1-2-1 × 1-2-1 mean of the cell's and
-/// its eight neighbours' raw heights (a window two cells wide; each raw
-/// sample serves nine cells, so a new cell costs about one).
-#[inline]
-pub(crate) fn kernel(i: i64, j: i64, sub: i64, mut raw: impl FnMut(i64, i64) -> f64) -> f64 {
-    let mut sum = 0.0;
-    for (dj, wj) in [(-1, 0.25), (0, 0.5), (1, 0.25)] {
-        let b = (j + dj) * sub;
-        let row =
-            0.25 * raw((i - 1) * sub, b) + 0.5 * raw(i * sub, b) + 0.25 * raw((i + 1) * sub, b);
-        sum += wj * row;
-    }
-    sum
+/// The terrain averaged over a window (see the module docs).
+pub(crate) struct Smoother {
+    /// Per term: `a / 128`, `b / 128`, `off / 128` and the half-window in
+    /// profile units.
+    terms: Vec<(f64, f64, f64, f64)>,
+    prof: Vec<f64>,
+    /// `cum[k]`: the profile's integral over `[0, k]`; `total` over a period.
+    cum: Vec<f64>,
+    total: f64,
+    /// `cum2[k]`: the integral of `cum`'s function over `[0, k]`; `total2`
+    /// over a period.
+    cum2: Vec<f64>,
+    total2: f64,
+    mask: i64,
+    shift: u32,
+    /// Without terms (a mountain-shaped terrain): the window, metres.
+    sampled: Option<f64>,
 }
 
-/// A direct-mapped cache of values by lattice or cell index: a pure
-/// function's results, so what it forgets is only computed again.
+impl Smoother {
+    /// The smoother of a request, or `None` for the raw terrain
+    /// (`ground_window` 0).
+    pub fn new(frame: &Frame, params: &PlannerParams) -> Option<Self> {
+        if params.ground_window <= 0.0 {
+            return None;
+        }
+        // The triangle reaches the window's width each way.
+        let half = params.ground_window * frame.cell;
+        let prof = frame.prof.clone();
+        let n = prof.len();
+        let analytic = frame.lipschitz.is_some() && n.is_power_of_two() && !frame.terms.is_empty();
+        let (mut cum, mut cum2) = (Vec::with_capacity(n + 1), Vec::with_capacity(n + 1));
+        let (mut acc, mut acc2) = (0.0, 0.0);
+        cum.push(0.0);
+        cum2.push(0.0);
+        for k in 0..n {
+            let slope = prof[(k + 1) % n] - prof[k];
+            acc2 += acc + 0.5 * prof[k] + slope / 6.0;
+            acc += prof[k] + 0.5 * slope;
+            cum.push(acc);
+            cum2.push(acc2);
+        }
+        let terms = (frame.terms.iter())
+            .map(|&(a, b, off)| {
+                let reach = half * a.hypot(b) / 128.0;
+                (a / 128.0, b / 128.0, off / 128.0, reach)
+            })
+            .collect();
+        Some(Self {
+            terms,
+            prof,
+            cum,
+            total: acc,
+            cum2,
+            total2: acc2,
+            mask: n as i64 - 1,
+            shift: n.trailing_zeros(),
+            sampled: (!analytic).then_some(half),
+        })
+    }
+
+    /// The profile's second integral from 0 to `x` (`x` within a few
+    /// periods of 0): `G(x) = ∫₀ˣ F`, `F(x) = ∫₀ˣ P`.
+    #[inline(always)]
+    fn second(&self, x: f64) -> f64 {
+        let n = x.floor();
+        let ni = n as i64;
+        let k = (ni & self.mask) as usize;
+        let m = (ni >> self.shift) as f64;
+        let y = x - m * (self.mask + 1) as f64;
+        let f = x - n;
+        let p = self.prof[k];
+        let slope = self.prof[(k + 1) & self.mask as usize] - p;
+        let within = self.cum2[k] + self.cum[k] * f + 0.5 * p * f * f + slope * f * f * f / 6.0;
+        let len = (self.mask + 1) as f64;
+        self.total * len * m * (m - 1.0) * 0.5 + m * self.total2 + m * self.total * y + within
+    }
+
+    /// The averaged ground at `p`.
+    #[inline]
+    pub fn at(&self, terrain: &Terrain, p: DVec2) -> f64 {
+        if let Some(h) = self.sampled {
+            let z = |dx: f64, dy: f64| terrain.height(p.x + dx * h, p.y + dy * h);
+            let row = |dy: f64| 0.25 * z(-1.0, dy) + 0.5 * z(0.0, dy) + 0.25 * z(1.0, dy);
+            return 0.25 * row(-1.0) + 0.5 * row(0.0) + 0.25 * row(1.0);
+        }
+        let mut sum = 0.0;
+        for &(a, b, off, w) in &self.terms {
+            let j = a * p.x + b * p.y + off;
+            if j.is_nan() || j.abs() >= 1e15 {
+                return terrain.height(p.x, p.y);
+            }
+            if w < 1e-9 {
+                let (k, f) = (j.floor(), j - j.floor());
+                let k = (k as i64 & self.mask) as usize;
+                let next = self.prof[(k + 1) & self.mask as usize];
+                sum += self.prof[k] + f * (next - self.prof[k]);
+                continue;
+            }
+            // The second difference ignores what is linear in `j`: shift
+            // `j` into the first period (G(x + whole periods) differs from
+            // G(x) by a linear function).
+            let len = (self.mask + 1) as f64;
+            let j0 = j - (j / len).floor() * len;
+            let g = self.second(j0 + w) - 2.0 * self.second(j0) + self.second(j0 - w);
+            sum += g / (w * w);
+        }
+        sum
+    }
+}
+
+/// What building a segment that climbs `dz` over `len` metres takes,
+/// unweighted: the climb beyond `max_grade` (`e = |dz| − max_grade·len`)
+/// split evenly between a cut at the high end and a fill at the low end,
+/// each growing linearly from nothing mid-segment to `e / 2` at its end.
+/// The cut and fill section (depths capped at `max_cut` / `max_fill`) costs
+/// `earthwork_cost` per m², and where the fill would exceed `max_fill` the
+/// road stands on a viaduct (`viaduct_cost` a metre), where the cut would
+/// exceed `max_cut` it runs in a tunnel (`tunnel_cost` a metre).
+/// Continuous and never decreasing in `|dz|`.
+#[inline]
+pub(crate) fn works(dz: f64, len: f64, p: &PlannerParams) -> f64 {
+    let e = dz.abs() - p.max_grade * len;
+    if e <= 0.0 || e.is_nan() {
+        return 0.0;
+    }
+    let (d, half) = (0.5 * e, 0.5 * len);
+    let side = |cap: f64, structure: f64| {
+        if d <= cap {
+            p.earthwork_cost * half * d * 0.5
+        } else {
+            let beyond = 1.0 - cap / d;
+            p.earthwork_cost * half * cap * (1.0 - 0.5 * cap / d) + structure * half * beyond
+        }
+    };
+    side(p.max_fill, p.viaduct_cost) + side(p.max_cut, p.tunnel_cost)
+}
+
+/// A direct-mapped cache of values by lattice index: a pure function's
+/// results, so what it forgets is only computed again.
 pub(crate) struct Memo {
     keys: Vec<(i64, i64)>,
     vals: Vec<f64>,
@@ -69,55 +198,13 @@ impl Memo {
     }
 }
 
-/// The lattice index `a` as (cell, remainder in `0..sub`).
-#[inline]
-pub(crate) fn split(a: i64, sub: i64) -> (i64, i64) {
-    (a.div_euclid(sub), a.rem_euclid(sub))
-}
-
-/// Bilinear blend of a cell's corners `s = [S(i, j), S(i+1, j), S(i, j+1),
-/// S(i+1, j+1)]` at remainders `(ra, rb)` of `sub`.
-#[inline]
-pub(crate) fn blend(s: [f64; 4], ra: i64, rb: i64, sub: i64) -> f64 {
-    let (u, v) = (ra as f64 / sub as f64, rb as f64 / sub as f64);
-    (s[0] * (1.0 - u) + s[1] * u) * (1.0 - v) + (s[2] * (1.0 - u) + s[3] * u) * v
-}
-
-/// What building a segment that climbs `dz` over `len` metres takes,
-/// unweighted: the climb beyond `max_grade` (`e = |dz| − max_grade·len`)
-/// split evenly between a cut at the high end and a fill at the low end,
-/// each growing linearly from nothing mid-segment to `e / 2` at its end.
-/// The cut and fill section (depths capped at `max_cut` / `max_fill`) costs
-/// `earthwork_cost` per m², and where the fill would exceed `max_fill` the
-/// road stands on a viaduct (`viaduct_cost` a metre), where the cut would
-/// exceed `max_cut` it runs in a tunnel (`tunnel_cost` a metre).
-/// Continuous and never decreasing in `|dz|`.
-#[inline]
-pub(crate) fn works(dz: f64, len: f64, p: &PlannerParams) -> f64 {
-    let e = dz.abs() - p.max_grade * len;
-    if e <= 0.0 || e.is_nan() {
-        return 0.0;
-    }
-    let (d, half) = (0.5 * e, 0.5 * len);
-    let side = |cap: f64, structure: f64| {
-        if d <= cap {
-            p.earthwork_cost * half * d * 0.5
-        } else {
-            let beyond = 1.0 - cap / d;
-            p.earthwork_cost * half * cap * (1.0 - 0.5 * cap / d) + structure * half * beyond
-        }
-    };
-    side(p.max_fill, p.viaduct_cost) + side(p.max_cut, p.tunnel_cost)
-}
-
-/// Raw and smoothed lattice heights for the planners that do not search a
+/// Raw and averaged lattice heights for the planners that do not search a
 /// window (the sequential planner, scoring), cached.
 pub(crate) struct GroundMap<'a> {
     terrain: &'a Terrain,
     frame: &'a Frame,
-    smooth: bool,
+    smoother: Option<Smoother>,
     raw: Memo,
-    cells: Memo,
     ground: Memo,
 }
 
@@ -126,9 +213,8 @@ impl<'a> GroundMap<'a> {
         Self {
             terrain,
             frame,
-            smooth: params.smooth_ground,
+            smoother: Smoother::new(frame, params),
             raw: Memo::new(),
-            cells: Memo::new(),
             ground: Memo::new(),
         }
     }
@@ -145,53 +231,25 @@ impl<'a> GroundMap<'a> {
         z
     }
 
-    /// `S` of cell `(i, j)`.
-    fn cell(&mut self, i: i64, j: i64) -> f64 {
-        if let Some(s) = self.cells.get(i, j) {
-            return s;
-        }
-        let s = kernel(i, j, self.frame.sub, |a, b| self.raw(a, b));
-        self.cells.put(i, j, s);
-        s
-    }
-
-    /// The costed ground at a point: its nearest lattice point's (the
-    /// terrain's height there, exactly, without smoothing).
+    /// The costed ground at a point.
     #[inline]
-    pub fn at(&mut self, p: glam::DVec2) -> f64 {
-        if !self.smooth {
-            return self.terrain.height(p.x, p.y);
+    pub fn at(&mut self, p: DVec2) -> f64 {
+        match &self.smoother {
+            Some(s) => s.at(self.terrain, p),
+            None => self.terrain.height(p.x, p.y),
         }
-        let (a, b) = self.frame.to_lattice(p);
-        self.ground(a, b)
     }
 
     /// The costed ground at lattice point `(a, b)`.
     #[inline]
     pub fn ground(&mut self, a: i64, b: i64) -> f64 {
-        if !self.smooth {
+        if self.smoother.is_none() {
             return self.raw(a, b);
         }
         if let Some(z) = self.ground.get(a, b) {
             return z;
         }
-        let sub = self.frame.sub;
-        let ((i, ra), (j, rb)) = (split(a, sub), split(b, sub));
-        let z = if ra == 0 && rb == 0 {
-            self.cell(i, j)
-        } else {
-            let s = [
-                self.cell(i, j),
-                if ra > 0 { self.cell(i + 1, j) } else { 0.0 },
-                if rb > 0 { self.cell(i, j + 1) } else { 0.0 },
-                if ra > 0 && rb > 0 {
-                    self.cell(i + 1, j + 1)
-                } else {
-                    0.0
-                },
-            ];
-            blend(s, ra, rb, sub)
-        };
+        let z = self.at(self.frame.lattice(a, b));
         self.ground.put(a, b, z);
         z
     }
@@ -220,7 +278,7 @@ mod tests {
     }
 
     #[test]
-    fn the_ground_is_smoother_than_the_terrain_and_the_same_everywhere() {
+    fn the_ground_is_the_terrain_averaged_and_the_same_everywhere() {
         let t = Terrain::default();
         let p = PlannerParams::default();
         let (from, to) = (DVec2::new(0.0, 0.0), DVec2::new(0.0, 1500.0));
@@ -232,6 +290,7 @@ mod tests {
             for b in [-3, 0, 5] {
                 // The A* lattice and the maps agree bit for bit.
                 assert_eq!(graph.ground(a, b), map.ground(a, b), "({a}, {b})");
+                assert_eq!(map.ground(a, b), map.at(frame.lattice(a, b)));
                 // Second differences: the micro-relief.
                 let raw = map.raw(a + 1, b) - 2.0 * map.raw(a, b) + map.raw(a - 1, b);
                 let gr = map.ground(a + 1, b) - 2.0 * map.ground(a, b) + map.ground(a - 1, b);
@@ -240,25 +299,61 @@ mod tests {
             }
         }
         assert!(smooth < 0.5 * rough, "{smooth} vs {rough}");
-        // A cell point's ground is the 1-2-1 mean of the cells around.
-        let sub = frame.sub;
-        assert_eq!(sub, 2);
-        let w = [1.0, 2.0, 1.0];
-        let mut sum = 0.0;
-        for (dj, wb) in (-1..=1).zip(w) {
-            for (di, wa) in (-1..=1).zip(w) {
-                sum += wa * wb * map.raw((10 + di) * sub, (4 + dj) * sub);
-            }
+        // A window of nothing: the terrain itself.
+        let tiny = PlannerParams {
+            ground_window: 1e-12,
+            ..p.clone()
+        };
+        let mut m = GroundMap::new(&t, &frame, &tiny);
+        for k in 0..50 {
+            let q = DVec2::new(37.3 * k as f64 - 900.0, 11.9 * k as f64 + 250.0);
+            assert!((m.at(q) - t.height(q.x, q.y)).abs() < 1e-6, "{q}");
         }
-        let want = sum / 16.0;
-        assert!((map.ground(10 * sub, 4 * sub) - want).abs() < 1e-9);
-        // Off: the raw terrain.
+        // Off: the raw terrain, exactly.
         let raw = PlannerParams {
-            smooth_ground: false,
+            ground_window: 0.0,
             ..p
         };
         let mut m2 = GroundMap::new(&t, &frame, &raw);
         assert_eq!(m2.ground(7, 3), m2.raw(7, 3));
+        let q = DVec2::new(12.3, 45.6);
+        assert_eq!(m2.at(q), t.height(q.x, q.y));
+    }
+
+    #[test]
+    fn the_window_mean_is_exact_along_the_terms_far_out_too() {
+        // Five parallel terms: the terrain varies along one direction only,
+        // and the ground is its triangle-weighted mean over the window along it.
+        let dir = DVec2::new(12.0, 5.0);
+        let params = crate::terrain::TerrainParams {
+            height_vectors: vec![dir, dir * 0.5, dir * 1.5, dir, dir * 2.0],
+            ..Default::default()
+        };
+        let t = Terrain::new(params).unwrap();
+        let p = PlannerParams::default();
+        let frame = Frame::new(&t, DVec2::ZERO, DVec2::new(400.0, 0.0), &p);
+        let mut map = GroundMap::new(&t, &frame, &p);
+        let half = p.ground_window * frame.cell;
+        let u = dir.normalize();
+        for k in 0..20 {
+            let far = if k % 2 == 0 { 1.0 } else { 3.0e5 };
+            let q = DVec2::new(-3000.0 + 317.0 * k as f64, 1234.0 - 91.0 * k as f64) * far;
+            let n = 4000;
+            let (mut sum, mut total) = (0.0, 0.0);
+            for i in 0..n {
+                let s = -half + 2.0 * half * (i as f64 + 0.5) / n as f64;
+                let r = q + u * s;
+                let w = 1.0 - s.abs() / half;
+                sum += w * t.height(r.x, r.y);
+                total += w;
+            }
+            let mean = sum / total;
+            assert!(
+                (map.at(q) - mean).abs() < 1e-3,
+                "{q}: {} vs {mean}",
+                map.at(q)
+            );
+        }
     }
 
     #[test]

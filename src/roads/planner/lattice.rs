@@ -10,7 +10,7 @@
 use super::PlannerParams;
 use super::cost::SegTerrain;
 use super::frame::{Frame, bresenham_inner};
-use super::ground::{blend, kernel, split, works};
+use super::ground::{Smoother, works};
 use super::lake::Disc;
 use super::paged::Paged;
 use crate::terrain::Terrain;
@@ -114,9 +114,7 @@ struct Caches {
     /// The costed ground per lattice point (`ground.rs`; the raw height
     /// without smoothing), over the same window as `heights`.
     ground: Paged<f64>,
-    /// `S` per cell (`ground.rs`).
-    cells: Paged<f64>,
-    smooth: bool,
+    smoother: Option<Smoother>,
     /// Per point and direction of `DIRS`: whether the link is dry.
     links: Paged<u8>,
     /// Per point: how far around it all ground is proven above the lake.
@@ -161,49 +159,12 @@ impl Caches {
 
     #[inline(never)]
     fn ground_new(&mut self, frame: &Frame, terrain: &Terrain, s: usize, a: i64, b: i64) -> f64 {
-        let z = if self.smooth {
-            let sub = frame.sub;
-            let ((i, ra), (j, rb)) = (split(a, sub), split(b, sub));
-            if ra == 0 && rb == 0 {
-                self.cell(frame, terrain, i, j)
-            } else {
-                let s4 = [
-                    self.cell(frame, terrain, i, j),
-                    if ra > 0 {
-                        self.cell(frame, terrain, i + 1, j)
-                    } else {
-                        0.0
-                    },
-                    if rb > 0 {
-                        self.cell(frame, terrain, i, j + 1)
-                    } else {
-                        0.0
-                    },
-                    if ra > 0 && rb > 0 {
-                        self.cell(frame, terrain, i + 1, j + 1)
-                    } else {
-                        0.0
-                    },
-                ];
-                blend(s4, ra, rb, sub)
-            }
-        } else {
-            self.height(frame, terrain, a, b)
+        let z = match &self.smoother {
+            Some(m) => m.at(terrain, frame.lattice(a, b)),
+            None => self.height(frame, terrain, a, b),
         };
         self.ground.data[s] = z;
         z
-    }
-
-    /// `S` of cell `(i, j)` (`ground.rs`).
-    fn cell(&mut self, frame: &Frame, terrain: &Terrain, i: i64, j: i64) -> f64 {
-        let s = self.cells.slot(i, j);
-        let v = self.cells.data[s];
-        if !v.is_nan() {
-            return v;
-        }
-        let v = kernel(i, j, frame.sub, |a, b| self.height(frame, terrain, a, b));
-        self.cells.data[s] = v;
-        v
     }
 
     /// Whether all ground near `(a, b)` is dry: within [`Walks::reach`]
@@ -324,8 +285,7 @@ impl Lattice {
         };
         let c = Caches {
             ground: Paged::new(x0, x1, y0, y1, 1, f64::NAN),
-            cells: Paged::new(win.0 - 1, win.1 + 1, win.2 - 1, win.3 + 1, 1, f64::NAN),
-            smooth: params.smooth_ground,
+            smoother: Smoother::new(frame, params),
             heights,
             links: Paged::new(x0, x1, y0, y1, 4, UNKNOWN),
             safe: Paged::new(x0, x1, y0, y1, 1, UNKNOWN),

@@ -211,11 +211,11 @@ pub struct PlannerParams {
     pub tension: f64,
     /// Spline points per segment.
     pub spline_points: usize,
-    /// Cost the ground at the road's own scale: the terrain averaged over
-    /// about two cells around each point (a 1-2-1 kernel on the cell grid,
-    /// interpolated between cells), not its micro-relief. Off: the raw
-    /// terrain samples (the thesis' cost).
-    pub smooth_ground: bool,
+    /// How far each way the costed ground is averaged (with weights falling
+    /// linearly to 0 there), in steps: the road's own scale, not the
+    /// terrain's micro-relief (0 ..= 16; 0: the raw terrain samples, the
+    /// thesis' cost).
+    pub ground_window: f64,
     /// Steepest grade the road is built to (rise over run): a segment of
     /// that ground climbing more needs cut and fill (highways take the
     /// earthworks' highway grade).
@@ -264,7 +264,7 @@ impl Default for PlannerParams {
             smoothing: true,
             tension: 0.5,
             spline_points: 4,
-            smooth_ground: true,
+            ground_window: 1.5,
             max_grade: 0.12,
             max_fill: 12.0,
             max_cut: 15.0,
@@ -309,6 +309,7 @@ impl PlannerParams {
         ParamError::check_range("max_expansions", self.max_expansions as f64, 1.0, 1e9)?;
         ParamError::check_range("tension", self.tension, 0.0, 1.0)?;
         ParamError::check_range("spline_points", self.spline_points as f64, 1.0, 64.0)?;
+        ParamError::check_range("ground_window", self.ground_window, 0.0, 16.0)?;
         ParamError::check_range("max_grade", self.max_grade, 0.005, 2.0)?;
         ParamError::check_range("max_fill", self.max_fill, 0.5, 200.0)?;
         ParamError::check_range("max_cut", self.max_cut, 0.5, 200.0)?;
