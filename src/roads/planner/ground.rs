@@ -13,9 +13,12 @@
 //! a search threads through that.) A mountain-shaped terrain (not such a
 //! sum) gets the 1-2-1 × 1-2-1 mean of nine samples half a window apart.
 //!
-//! The ground is a function of the point alone, so the A* lattice, the
-//! sequential planner and [`super::score_path`] get the same numbers, bit
-//! for bit. Lake tests keep the raw terrain: a road must stay dry where it is.
+//! It is evaluated at the frame's cell corners and interpolated bilinearly
+//! between them (the window spans cells); a point off the lattice has its
+//! nearest lattice point's ground. All by lattice index, so the A* lattice,
+//! the sequential planner and [`super::score_path`] get the same numbers,
+//! bit for bit. Lake tests keep the raw terrain: a road must stay dry where
+//! it is.
 
 use super::PlannerParams;
 use super::frame::Frame;
@@ -133,6 +136,34 @@ impl Smoother {
     }
 }
 
+/// The lattice index `a` as (cell, remainder in `0..sub`).
+#[inline]
+pub(crate) fn split(a: i64, sub: i64) -> (i64, i64) {
+    (a.div_euclid(sub), a.rem_euclid(sub))
+}
+
+/// The ground at lattice point `(a, b)` from its cell corners' `cell(i, j)`
+/// (bilinear; a corner with weight 0 is not asked for).
+#[inline]
+pub(crate) fn blend(a: i64, b: i64, sub: i64, mut cell: impl FnMut(i64, i64) -> f64) -> f64 {
+    let ((i, ra), (j, rb)) = (split(a, sub), split(b, sub));
+    if ra == 0 && rb == 0 {
+        return cell(i, j);
+    }
+    let (u, v) = (ra as f64 / sub as f64, rb as f64 / sub as f64);
+    let s00 = cell(i, j);
+    let s10 = if ra > 0 { cell(i + 1, j) } else { 0.0 };
+    let (s01, s11) = if rb > 0 {
+        (
+            cell(i, j + 1),
+            if ra > 0 { cell(i + 1, j + 1) } else { 0.0 },
+        )
+    } else {
+        (0.0, 0.0)
+    };
+    (s00 * (1.0 - u) + s10 * u) * (1.0 - v) + (s01 * (1.0 - u) + s11 * u) * v
+}
+
 /// What building a segment that climbs `dz` over `len` metres takes,
 /// unweighted: the climb beyond `max_grade` (`e = |dz| − max_grade·len`)
 /// split evenly between a cut at the high end and a fill at the low end,
@@ -205,6 +236,7 @@ pub(crate) struct GroundMap<'a> {
     frame: &'a Frame,
     smoother: Option<Smoother>,
     raw: Memo,
+    cells: Memo,
     ground: Memo,
 }
 
@@ -215,6 +247,7 @@ impl<'a> GroundMap<'a> {
             frame,
             smoother: Smoother::new(frame, params),
             raw: Memo::new(),
+            cells: Memo::new(),
             ground: Memo::new(),
         }
     }
@@ -231,13 +264,26 @@ impl<'a> GroundMap<'a> {
         z
     }
 
-    /// The costed ground at a point.
+    /// The costed ground at a point: its nearest lattice point's (the
+    /// terrain's height there, exactly, without averaging).
     #[inline]
     pub fn at(&mut self, p: DVec2) -> f64 {
-        match &self.smoother {
-            Some(s) => s.at(self.terrain, p),
-            None => self.terrain.height(p.x, p.y),
+        if self.smoother.is_none() {
+            return self.terrain.height(p.x, p.y);
         }
+        let (a, b) = self.frame.to_lattice(p);
+        self.ground(a, b)
+    }
+
+    /// The averaged ground at cell corner `(i, j)`.
+    fn cell(&mut self, i: i64, j: i64) -> f64 {
+        if let Some(z) = self.cells.get(i, j) {
+            return z;
+        }
+        let s = self.smoother.as_ref().expect("averaging");
+        let z = s.at(self.terrain, self.frame.point(i, j));
+        self.cells.put(i, j, z);
+        z
     }
 
     /// The costed ground at lattice point `(a, b)`.
@@ -249,7 +295,7 @@ impl<'a> GroundMap<'a> {
         if let Some(z) = self.ground.get(a, b) {
             return z;
         }
-        let z = self.at(self.frame.lattice(a, b));
+        let z = blend(a, b, self.frame.sub, |i, j| self.cell(i, j));
         self.ground.put(a, b, z);
         z
     }
@@ -291,6 +337,10 @@ mod tests {
                 // The A* lattice and the maps agree bit for bit.
                 assert_eq!(graph.ground(a, b), map.ground(a, b), "({a}, {b})");
                 assert_eq!(map.ground(a, b), map.at(frame.lattice(a, b)));
+                if a % 2 == 0 && b % 2 == 0 {
+                    let s = Smoother::new(&frame, &p).unwrap();
+                    assert_eq!(map.ground(a, b), s.at(&t, frame.lattice(a, b)));
+                }
                 // Second differences: the micro-relief.
                 let raw = map.raw(a + 1, b) - 2.0 * map.raw(a, b) + map.raw(a - 1, b);
                 let gr = map.ground(a + 1, b) - 2.0 * map.ground(a, b) + map.ground(a - 1, b);
@@ -304,10 +354,10 @@ mod tests {
             ground_window: 1e-12,
             ..p.clone()
         };
-        let mut m = GroundMap::new(&t, &frame, &tiny);
+        let m = Smoother::new(&frame, &tiny).unwrap();
         for k in 0..50 {
             let q = DVec2::new(37.3 * k as f64 - 900.0, 11.9 * k as f64 + 250.0);
-            assert!((m.at(q) - t.height(q.x, q.y)).abs() < 1e-6, "{q}");
+            assert!((m.at(&t, q) - t.height(q.x, q.y)).abs() < 1e-6, "{q}");
         }
         // Off: the raw terrain, exactly.
         let raw = PlannerParams {
@@ -332,7 +382,7 @@ mod tests {
         let t = Terrain::new(params).unwrap();
         let p = PlannerParams::default();
         let frame = Frame::new(&t, DVec2::ZERO, DVec2::new(400.0, 0.0), &p);
-        let mut map = GroundMap::new(&t, &frame, &p);
+        let map = Smoother::new(&frame, &p).unwrap();
         let half = p.ground_window * frame.cell;
         let u = dir.normalize();
         for k in 0..20 {
@@ -348,11 +398,8 @@ mod tests {
                 total += w;
             }
             let mean = sum / total;
-            assert!(
-                (map.at(q) - mean).abs() < 1e-3,
-                "{q}: {} vs {mean}",
-                map.at(q)
-            );
+            let z = map.at(&t, q);
+            assert!((z - mean).abs() < 1e-3, "{q}: {z} vs {mean}");
         }
     }
 

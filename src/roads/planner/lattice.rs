@@ -10,7 +10,7 @@
 use super::PlannerParams;
 use super::cost::SegTerrain;
 use super::frame::{Frame, bresenham_inner};
-use super::ground::{Smoother, works};
+use super::ground::{Smoother, blend, works};
 use super::lake::Disc;
 use super::paged::Paged;
 use crate::terrain::Terrain;
@@ -115,6 +115,8 @@ struct Caches {
     /// without smoothing), over the same window as `heights`.
     ground: Paged<f64>,
     smoother: Option<Smoother>,
+    /// The averaged ground per cell corner (`ground.rs`).
+    cells: Paged<f64>,
     /// Per point and direction of `DIRS`: whether the link is dry.
     links: Paged<u8>,
     /// Per point: how far around it all ground is proven above the lake.
@@ -159,11 +161,25 @@ impl Caches {
 
     #[inline(never)]
     fn ground_new(&mut self, frame: &Frame, terrain: &Terrain, s: usize, a: i64, b: i64) -> f64 {
-        let z = match &self.smoother {
-            Some(m) => m.at(terrain, frame.lattice(a, b)),
-            None => self.height(frame, terrain, a, b),
+        let z = if self.smoother.is_some() {
+            blend(a, b, frame.sub, |i, j| self.cell(frame, terrain, i, j))
+        } else {
+            self.height(frame, terrain, a, b)
         };
         self.ground.data[s] = z;
+        z
+    }
+
+    /// The averaged ground at cell corner `(i, j)`.
+    fn cell(&mut self, frame: &Frame, terrain: &Terrain, i: i64, j: i64) -> f64 {
+        let s = self.cells.slot(i, j);
+        let z = self.cells.data[s];
+        if !z.is_nan() {
+            return z;
+        }
+        let m = self.smoother.as_ref().expect("averaging");
+        let z = m.at(terrain, frame.point(i, j));
+        self.cells.data[s] = z;
         z
     }
 
@@ -286,6 +302,7 @@ impl Lattice {
         let c = Caches {
             ground: Paged::new(x0, x1, y0, y1, 1, f64::NAN),
             smoother: Smoother::new(frame, params),
+            cells: Paged::new(win.0 - 2, win.1 + 2, win.2 - 2, win.3 + 2, 1, f64::NAN),
             heights,
             links: Paged::new(x0, x1, y0, y1, 4, UNKNOWN),
             safe: Paged::new(x0, x1, y0, y1, 1, UNKNOWN),
