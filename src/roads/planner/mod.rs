@@ -14,7 +14,11 @@
 //!   expanded states.
 //!
 //! Both return a [`PlannedRoad`] scored by the same function
-//! ([`score_path`]), so their costs compare. [`GameplayParams`] (speed,
+//! ([`score_path`]), so their costs compare. The slope parts are taken on
+//! the ground at the road's own scale (the terrain averaged over
+//! `ground_window` steps, not its micro-relief), and a road pays for what
+//! building it under `max_grade` takes: cut and fill, viaducts past
+//! `max_fill`, tunnels past `max_cut` ([`CostBreakdown::earthworks`]). [`GameplayParams`] (speed,
 //! fun, realism, difficulty, or your own) move several weights at once
 //! (thesis §6.4). Plain Rust, no Bevy.
 //!
