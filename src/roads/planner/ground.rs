@@ -22,6 +22,7 @@
 
 use super::PlannerParams;
 use super::frame::Frame;
+use crate::num::fast_floor;
 use crate::terrain::Terrain;
 use glam::DVec2;
 
@@ -90,7 +91,7 @@ impl Smoother {
     /// periods of 0): `G(x) = ∫₀ˣ F`, `F(x) = ∫₀ˣ P`.
     #[inline(always)]
     fn second(&self, x: f64) -> f64 {
-        let n = x.floor();
+        let n = fast_floor(x);
         let ni = n as i64;
         let k = (ni & self.mask) as usize;
         let m = (ni >> self.shift) as f64;
@@ -118,7 +119,8 @@ impl Smoother {
                 return terrain.height(p.x, p.y);
             }
             if w < 1e-9 {
-                let (k, f) = (j.floor(), j - j.floor());
+                let k = fast_floor(j);
+                let f = j - k;
                 let k = (k as i64 & self.mask) as usize;
                 let next = self.prof[(k + 1) & self.mask as usize];
                 sum += self.prof[k] + f * (next - self.prof[k]);
@@ -128,7 +130,7 @@ impl Smoother {
             // `j` into the first period (G(x + whole periods) differs from
             // G(x) by a linear function).
             let len = (self.mask + 1) as f64;
-            let j0 = j - (j / len).floor() * len;
+            let j0 = j - fast_floor(j / len) * len;
             let g = self.second(j0 + w) - 2.0 * self.second(j0) + self.second(j0 - w);
             sum += g / (w * w);
         }
@@ -192,7 +194,8 @@ pub(crate) fn works(dz: f64, len: f64, p: &PlannerParams) -> f64 {
 }
 
 /// A direct-mapped cache of values by lattice index: a pure function's
-/// results, so what it forgets is only computed again.
+/// results, so what it forgets is only computed again. Allocated on first
+/// use (a short road's scoring uses one of the three).
 pub(crate) struct Memo {
     keys: Vec<(i64, i64)>,
     vals: Vec<f64>,
@@ -203,8 +206,8 @@ impl Memo {
 
     fn new() -> Self {
         Self {
-            keys: vec![(i64::MIN, i64::MIN); 1 << Self::BITS],
-            vals: vec![0.0; 1 << Self::BITS],
+            keys: Vec::new(),
+            vals: Vec::new(),
         }
     }
 
@@ -218,11 +221,15 @@ impl Memo {
     #[inline(always)]
     fn get(&self, a: i64, b: i64) -> Option<f64> {
         let s = Self::slot(a, b);
-        (self.keys[s] == (a, b)).then(|| self.vals[s])
+        (self.keys.get(s) == Some(&(a, b))).then(|| self.vals[s])
     }
 
     #[inline(always)]
     fn put(&mut self, a: i64, b: i64, v: f64) {
+        if self.keys.is_empty() {
+            self.keys = vec![(i64::MIN, i64::MIN); 1 << Self::BITS];
+            self.vals = vec![0.0; 1 << Self::BITS];
+        }
         let s = Self::slot(a, b);
         self.keys[s] = (a, b);
         self.vals[s] = v;
