@@ -328,6 +328,19 @@ fn score_in(
     bridges: &[(usize, usize)],
     params: &PlannerParams,
 ) -> CostBreakdown {
+    let mut map = GroundMap::new(terrain, frame, params);
+    score_with(&mut map, frame, points, bridges, params)
+}
+
+/// [`score_in`] reading the ground from `map` (a planner's own, on the
+/// same frame: what it has computed already is not computed again).
+pub(crate) fn score_with(
+    map: &mut GroundMap,
+    frame: &Frame,
+    points: &[DVec2],
+    bridges: &[(usize, usize)],
+    params: &PlannerParams,
+) -> CostBreakdown {
     let mut total = CostBreakdown::default();
     let from = points[0];
     // Segment `k` (ending at point `k`) is a deck when some range `(a, b)`
@@ -341,7 +354,6 @@ fn score_in(
         }
     }
     let key = tie_key(params.seed);
-    let mut map = GroundMap::new(terrain, frame, params);
     let dither = params.weights.dither > 0.0;
     let mut dirs: Vec<DVec2> = Vec::with_capacity(points.len());
     let (mut length, mut prev_grade, mut decks) = (0.0, None, open[0]);

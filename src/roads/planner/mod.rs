@@ -436,6 +436,17 @@ pub(crate) fn finish(
     work: usize,
 ) -> PlannedRoad {
     let breakdown = cost::score(terrain, &points, &bridges, params);
+    finish_scored(breakdown, params, points, bridges, work)
+}
+
+/// [`finish`] for points already scored.
+pub(crate) fn finish_scored(
+    breakdown: CostBreakdown,
+    params: &PlannerParams,
+    points: Vec<DVec2>,
+    bridges: Vec<(usize, usize)>,
+    work: usize,
+) -> PlannedRoad {
     let smoothed = if params.smoothing {
         smooth::spline(&points, params.tension, params.spline_points)
     } else {

@@ -17,12 +17,14 @@
 //! leaves more than 22.5° between candidates (it gets more than
 //! `candidates` where needed).
 
-use super::cost::{SegTerrain, Step, angle, deck, seg_terrain, step_cost, tie_hash, tie_key};
+use super::cost::{
+    SegTerrain, Step, angle, deck, score_with, seg_terrain, step_cost, tie_hash, tie_key,
+};
 use super::frame::Frame;
 use super::ground::GroundMap;
 use super::trail::Trail;
 use super::{
-    CostWeights, PlanError, PlannedRoad, PlannerParams, RoadPlanner, check_request, finish,
+    CostWeights, PlanError, PlannedRoad, PlannerParams, RoadPlanner, check_request, finish_scored,
 };
 use crate::num::FastHash as Fast;
 use crate::terrain::Terrain;
@@ -270,7 +272,9 @@ impl RoadPlanner for SequentialPlanner {
             marks.push((length, prev_grade, zp, gp));
             if done {
                 let n = points.len();
-                let mut road = finish(terrain, params, points, bridges, n - 1);
+                // Scored on the ground computed on the way.
+                let breakdown = score_with(&mut ground, &frame, &points, &bridges, params);
+                let mut road = finish_scored(breakdown, params, points, bridges, n - 1);
                 road.random_picks = random_picks;
                 return Ok(road);
             }
