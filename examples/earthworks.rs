@@ -33,7 +33,6 @@ struct Figures {
     walls: usize,
     over_fill: usize,
     over_cut: usize,
-    to_steps: usize,
 }
 
 fn class_index(c: RoadClass) -> usize {
@@ -170,7 +169,6 @@ fn measure(region: &Region, terrain: &Terrain, built: bool, f: &mut Figures) {
                 StructureKind::Wall => f.walls += 1,
             }
         }
-        f.to_steps += region.report.streets_to_steps;
     }
 }
 
@@ -220,7 +218,7 @@ fn report(name: &str, f: &mut Figures, built: bool) {
         let per = 100.0 / km.max(1e-9);
         println!(
             "structures per 100 km of road: {:.1} bridges, {:.1} tunnels, {:.1} walls ({} / {} / {} over {km:.0} km); \
-             samples past max_fill / max_cut off structures: {} / {}; streets to steps: {}",
+             samples past max_fill / max_cut off structures: {} / {}",
             f.bridges as f64 * per,
             f.tunnels as f64 * per,
             f.walls as f64 * per,
@@ -229,7 +227,6 @@ fn report(name: &str, f: &mut Figures, built: bool) {
             f.walls,
             f.over_fill,
             f.over_cut,
-            f.to_steps
         );
     }
 }
