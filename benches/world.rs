@@ -3,7 +3,10 @@
 //! shifted 500 m (highways and layouts remembered) — goal ≤ 1 s on 2 cores;
 //! and a 1 km² region with the largest highway settings validation allows
 //! (`max_link` = `MAX_LINK`, `highways.step` 150 m), which must stay
-//! well under a second too.
+//! well under a second too. Then the earthworks: the cold region with them
+//! and without (goal ≤ 1.5 s with), and the built ground's grid
+//! (`LaidGround::heights_grid`) per sample against `Terrain::heights_grid`,
+//! where nothing is built (goal ≤ 1.5×) and over a city (goal ≤ 25 ns).
 //!
 //! `cargo bench --no-default-features --bench world`
 
@@ -44,4 +47,58 @@ fn main() {
     });
     let roads = region.map_or(0, |r| r.network.roads.len());
     println!("region 1 km², largest highway settings: {ms:.0} ms ({roads} roads)");
+    earthworks(&t);
+}
+
+/// The earthworks' cost: regions with and without, and the built ground's
+/// grid against the terrain's.
+fn earthworks(t: &Terrain) {
+    for (x, y) in [(5000.0, 0.0), (10000.0, 5000.0)] {
+        let min = DVec2::new(x, y);
+        let mut off = RoadSystemParams::default();
+        off.earthworks.enabled = false;
+        let (_, bare, _) = time_ms(1, || {
+            let sys = RoadSystem::new(off.clone()).expect("defaults");
+            sys.region(t, min, min + 10_000.0).expect("region")
+        });
+        let (_, built, region) = time_ms(1, || {
+            let sys = RoadSystem::new(RoadSystemParams::default()).expect("defaults");
+            sys.region(t, min, min + 10_000.0).expect("region")
+        });
+        println!(
+            "region 10 x 10 km at {min}, cold: {built:.0} ms with earthworks, {bare:.0} ms without ({:.2}x); {} structures",
+            built / bare,
+            region.structures.len()
+        );
+    }
+    // A 2 km region around the reference city (centre about (9850, 4250)).
+    let min = DVec2::new(8800.0, 3200.0);
+    let sys = RoadSystem::new(RoadSystemParams::default()).expect("defaults");
+    let region = sys.region(t, min, min + 2000.0).expect("region");
+    let ground = &region.ground;
+    let n = 256usize;
+    let mut out = Vec::new();
+    let mut per = |what: &str, x0: f64, y0: f64, step: f64| {
+        let (_, laid, _) = time_ms(7, || {
+            ground
+                .heights_grid(x0, y0, step, n, n, &mut out)
+                .expect("grid");
+            out.len()
+        });
+        let (_, bare, _) = time_ms(7, || {
+            t.heights_grid(x0, y0, step, n, n, &mut out).expect("grid");
+            out.len()
+        });
+        let ns = |ms: f64| ms * 1e6 / (n * n) as f64;
+        println!(
+            "heights_grid {what}: built ground {:.1} ns a sample, terrain {:.1} ns ({:.2}x)",
+            ns(laid),
+            ns(bare),
+            laid / bare
+        );
+    };
+    // Far from the region's roads and towns: nothing built.
+    per("where nothing is built", -50_000.0, -50_000.0, 2.0);
+    // Over the city: its lots and streets, 1 m apart.
+    per("over the city (1 m)", 9600.0, 4000.0, 1.0);
 }

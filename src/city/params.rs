@@ -62,6 +62,16 @@ pub struct SettlementParams {
     /// Least distance between the footprints of neighbouring cities (each
     /// stops `gap / 2` short of the bisector between their centres).
     pub gap: f64,
+    /// Candidate centres tried per cell (each jittered independently): the
+    /// suitable one on the smoothest ground wins (valley floors, shores,
+    /// plateaus: the least earthwork). 1: the cell's first candidate only.
+    /// (3: with 4 to 8, city (1, 0) of the reference world moves where its
+    /// layout leaves a highway gate unjoined.)
+    pub site_tries: u32,
+    /// Baseline of the ground's slope that measures a candidate's
+    /// roughness (mean over a few points of its disc), metres: the town's
+    /// scale, not the micro-relief.
+    pub roughness_scale: f64,
 }
 
 impl Default for SettlementParams {
@@ -84,6 +94,8 @@ impl Default for SettlementParams {
             core_radius: 50.0,
             min_fill: 0.25,
             gap: 200.0,
+            site_tries: 3,
+            roughness_scale: 150.0,
         }
     }
 }
@@ -123,6 +135,8 @@ impl SettlementParams {
         )?;
         check("min_fill", self.min_fill, 0.0, 1.0)?;
         check("gap", self.gap, 0.0, 1.0e5)?;
+        check("site_tries", self.site_tries as f64, 1.0, 16.0)?;
+        check("roughness_scale", self.roughness_scale, 1.0, 1.0e4)?;
         check(
             "spacing",
             self.spacing,
@@ -185,6 +199,13 @@ mod tests {
         assert_eq!(field(bad(|p| p.core_radius = 600.0)), "core_radius");
         assert_eq!(field(bad(|p| p.min_fill = f64::NAN)), "min_fill");
         assert_eq!(field(bad(|p| p.gap = -1.0)), "gap");
+        assert_eq!(field(bad(|p| p.site_tries = 0)), "site_tries");
+        assert_eq!(field(bad(|p| p.site_tries = 1000)), "site_tries");
+        assert_eq!(
+            field(bad(|p| p.roughness_scale = f64::NAN)),
+            "roughness_scale"
+        );
+        assert_eq!(field(bad(|p| p.roughness_scale = 0.0)), "roughness_scale");
     }
 
     #[test]

@@ -108,6 +108,8 @@ const RADIUS: u64 = 0xC17E_0004;
 const STYLE: u64 = 0xC17E_0005;
 const TURN: u64 = 0xC17E_0006;
 const LOBE: u64 = 0xC17E_0010;
+/// Salt step between a cell's candidate centres (`JX`/`JY` + k·`TRY_SALT`).
+const TRY_SALT: u64 = 0x100;
 /// Lobe counts of the footprint's wobble.
 const LOBES: [f64; 3] = [2.0, 3.0, 5.0];
 /// Suitability samples: rings at `radius · k / RINGS`, `SPOKES` each, plus the centre.
@@ -216,15 +218,17 @@ impl Settlements {
         unit(hash2(cell.0, cell.1, key))
     }
 
-    /// The cell's candidate site, if it is tried and lies inside the world.
-    fn candidate(&self, cell: (i64, i64)) -> Option<Site> {
+    /// The cell's `k`-th candidate site, if the cell is tried and it lies
+    /// inside the world (every candidate has the cell's radius and style).
+    fn candidate(&self, cell: (i64, i64), k: u32) -> Option<Site> {
         let p = &self.params;
         if self.unit(cell, TRY) >= p.chance {
             return None;
         }
+        let salt = k as u64 * TRY_SALT;
         let at =
             |i: i64, salt| (i as f64 + 0.5 + p.jitter * (self.unit(cell, salt) - 0.5)) * p.spacing;
-        let centre = DVec2::new(at(cell.0, JX), at(cell.1, JY));
+        let centre = DVec2::new(at(cell.0, JX + salt), at(cell.1, JY + salt));
         if !(centre.x.abs() <= WORLD_LIMIT_F64 && centre.y.abs() <= WORLD_LIMIT_F64) {
             return None;
         }
@@ -245,10 +249,58 @@ impl Settlements {
         t.lake_level.max(t.lake_base)
     }
 
-    /// The cell's candidate site if the ground suits a city: a dry centre,
-    /// a gentle mean slope and little water over the site's disc.
+    /// The cell's site: a cell holds a city where its first candidate
+    /// suits one (so the tries move cities, never add any), and the city
+    /// stands at the suitable candidate on the smoothest ground
+    /// ([`Self::roughness`]; ties to the earlier).
     fn suitable_site(&self, terrain: &Terrain, cell: (i64, i64)) -> Option<Site> {
-        let site = self.candidate(cell)?;
+        let first = self.suits(terrain, self.candidate(cell, 0)?)?;
+        if self.params.site_tries <= 1 {
+            return Some(first);
+        }
+        let mut tries: Vec<(f64, u32, Site)> = (0..self.params.site_tries)
+            .filter_map(|k| Some((k, self.candidate(cell, k)?)))
+            .map(|(k, s)| (self.roughness(terrain, &s), k, s))
+            .collect();
+        tries.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        // The first candidate is suitable: the search ends there at the latest.
+        (tries.into_iter()).find_map(|(_, k, s)| {
+            if k == 0 {
+                Some(first)
+            } else {
+                self.suits(terrain, s)
+            }
+        })
+    }
+
+    /// How rough the ground of a site is at the town's scale: the mean
+    /// slope over `roughness_scale` (central differences) at its centre and
+    /// 24 points of its disc (rings of eight at a third, two thirds and all
+    /// of its radius). Earthworks for streets and pads grow with it.
+    fn roughness(&self, terrain: &Terrain, site: &Site) -> f64 {
+        let e = self.params.roughness_scale / 2.0;
+        let rings = [1.0, 2.0, 3.0].into_iter().flat_map(|f| {
+            (0..8).map(move |i| {
+                let a = TAU * (i as f64 + 0.5 * f) / 8.0;
+                DVec2::new(a.cos(), a.sin()) * (site.radius * f / 3.0)
+            })
+        });
+        let mut sum = 0.0;
+        for q in std::iter::once(DVec2::ZERO)
+            .chain(rings)
+            .map(|d| site.centre + d)
+        {
+            let h = |dx: f64, dy: f64| terrain.height(q.x + dx, q.y + dy);
+            sum += DVec2::new(h(e, 0.0) - h(-e, 0.0), h(0.0, e) - h(0.0, -e)).length() / (2.0 * e);
+        }
+        // NaN (never on finite ground) sorts last.
+        let r = sum / 25.0;
+        if r.is_nan() { f64::INFINITY } else { r }
+    }
+
+    /// The site if the ground suits a city: a dry centre, a gentle mean
+    /// slope and little water over the site's disc.
+    fn suits(&self, terrain: &Terrain, site: Site) -> Option<Site> {
         let p = &self.params;
         let shore = Self::shore(terrain);
         let c = site.centre;
@@ -422,4 +474,38 @@ impl Settlements {
         }
         Some(rays)
     }
+}
+#[cfg(test)]
+#[test]
+fn a_city_stands_at_its_smoothest_suitable_candidate() {
+    let t = Terrain::default();
+    let s = Settlements::new(SettlementParams {
+        site_tries: 8,
+        ..Default::default()
+    })
+    .unwrap();
+    let (mut first, mut chosen, mut moved) = (0.0, 0.0, 0);
+    for (ix, iy) in (-5..5).flat_map(|x| (-5..5).map(move |y| (x, y))) {
+        let Some(site) = s.suitable_site(&t, (ix, iy)) else {
+            continue;
+        };
+        // The cell holds a city exactly where its first candidate suits one.
+        let c0 = s.candidate((ix, iy), 0).unwrap();
+        assert!(s.suits(&t, c0).is_some());
+        let r = s.roughness(&t, &site);
+        for k in 0..s.params.site_tries {
+            let c = s.candidate((ix, iy), k).unwrap();
+            if s.suits(&t, c).is_some() {
+                assert!(r <= s.roughness(&t, &c), "({ix}, {iy}) try {k}");
+            }
+        }
+        assert_eq!((site.radius, site.style), (c0.radius, c0.style));
+        first += s.roughness(&t, &c0);
+        chosen += r;
+        moved += (site.centre != c0.centre) as usize;
+    }
+    assert!(
+        moved > 5 && chosen < 0.95 * first,
+        "{moved}: {chosen} vs {first}"
+    );
 }

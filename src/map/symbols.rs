@@ -35,7 +35,7 @@ pub(super) fn roads(img: &mut MapImage, v: &View, net: &RoadNetwork) {
                 let (a, b) = (v.to_px(seg[0]), v.to_px(seg[1]));
                 match (pass, r.class) {
                     (0, _) => img.line(a, b, w + 1.5, colors::BLACK),
-                    (1, RoadClass::Track) => {}
+                    (1, RoadClass::Track | RoadClass::Path) => {}
                     (1, _) => img.line(a, b, (w - 1.5).max(1.0), colors::ROAD_FILL),
                     _ => {}
                 }

@@ -75,21 +75,42 @@ pub(crate) struct Highways {
     memo: Mutex<Memo>,
 }
 
-/// Planned roads by link, for the terrain they were planned on.
+/// Planned roads by link, for the terrain and planner settings they were
+/// planned with.
 #[derive(Debug, Default)]
 struct Memo {
     terrain: Option<TerrainParams>,
+    planner: Option<PlannerParams>,
     roads: BTreeMap<LinkKey, Option<Arc<Road>>>,
 }
 
 impl Memo {
-    /// The memo for `terrain`: emptied when it was another terrain's.
-    fn on(&mut self, terrain: &Terrain) -> &mut BTreeMap<LinkKey, Option<Arc<Road>>> {
-        if self.terrain.as_ref() != Some(terrain.params()) {
+    /// The memo for `terrain` and `planner`: emptied when it was another's.
+    fn on(
+        &mut self,
+        terrain: &Terrain,
+        planner: &PlannerParams,
+    ) -> &mut BTreeMap<LinkKey, Option<Arc<Road>>> {
+        if self.terrain.as_ref() != Some(terrain.params()) || self.planner.as_ref() != Some(planner)
+        {
             self.terrain = Some(terrain.params().clone());
+            self.planner = Some(planner.clone());
             self.roads.clear();
         }
         &mut self.roads
+    }
+}
+
+/// How highways are planned: the road system's highway settings, built to
+/// the earthworks' highway grade and fill and cut limits (so the planner
+/// costs the works the profile will need).
+pub(crate) fn planner_params(params: &RoadSystemParams) -> PlannerParams {
+    let e = &params.earthworks;
+    PlannerParams {
+        max_grade: e.max_grade.highway,
+        max_fill: e.max_fill,
+        max_cut: e.max_cut,
+        ..params.highways.clone()
     }
 }
 
@@ -107,6 +128,7 @@ impl Highways {
         Self {
             memo: Mutex::new(Memo {
                 terrain: memo.terrain.clone(),
+                planner: memo.planner.clone(),
                 roads: memo.roads.clone(),
             }),
         }
@@ -184,7 +206,7 @@ impl Highways {
     ) -> Option<Arc<Road>> {
         let key = (a.id, b.id);
         if let Some(r) = (self.memo.lock().unwrap_or_else(|e| e.into_inner()))
-            .on(terrain)
+            .on(terrain, params)
             .get(&key)
         {
             return r.clone();
@@ -210,7 +232,7 @@ impl Highways {
             })
             .filter(|r| r.points.len() >= 2);
         let mut memo = self.memo.lock().unwrap_or_else(|e| e.into_inner());
-        let memo = memo.on(terrain);
+        let memo = memo.on(terrain, params);
         if memo.len() >= MEMO_LIMIT {
             memo.clear();
         }
@@ -229,12 +251,12 @@ impl Highways {
         min: DVec2,
         max: DVec2,
     ) -> Vec<Highway> {
+        let planner = planner_params(params);
         let plan = |cities: &mut CityCells, min, max| -> Vec<Highway> {
             Self::links_near(params, cities, min, max)
                 .into_iter()
                 .filter_map(|(a, b)| {
-                    let road =
-                        self.road(&params.highways, params.highway_width, terrain, &a, &b)?;
+                    let road = self.road(&planner, params.highway_width, terrain, &a, &b)?;
                     Some(Highway {
                         link: (a.id, b.id),
                         road,
@@ -326,6 +348,18 @@ fn dedup(mut points: Vec<DVec2>) -> Vec<DVec2> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn highways_are_planned_to_the_earthworks_limits() {
+        let mut params = RoadSystemParams::default();
+        params.earthworks.max_grade.highway = 0.05;
+        params.earthworks.max_fill = 9.0;
+        params.earthworks.max_cut = 11.0;
+        let p = planner_params(&params);
+        assert_eq!((p.max_grade, p.max_fill, p.max_cut), (0.05, 9.0, 11.0));
+        assert_eq!(p.weights, params.highways.weights);
+        assert_eq!(p.step, params.highways.step);
+    }
 
     #[test]
     fn crossings_are_the_same_points_on_both_roads() {

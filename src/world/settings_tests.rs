@@ -68,6 +68,8 @@ fn every_settings_type_refuses_unknown_keys() {
     refuses_unknown_key(GameplayParams::default().params[0].clone());
     refuses_unknown_key(link);
     refuses_unknown_key(RoadSystemParams::default());
+    refuses_unknown_key(crate::world::EarthworkParams::default());
+    refuses_unknown_key(crate::world::ClassGrades::default());
     refuses_unknown_key(CityParams::default());
     refuses_unknown_key(CityBases {
         city: (1, 2),

@@ -35,15 +35,19 @@ impl SearchGraph<'_> {
     fn bridge(&mut self, i: i64, j: i64, m: usize) -> Option<(i64, SegTerrain)> {
         let (di, dj) = self.moves[m];
         let p = self.frame.point(i, j);
-        let zp = self.height(i * self.frame.sub, j * self.frame.sub);
+        let sub = self.frame.sub;
         for k in 1..=1024 {
             let (qi, qj) = (i + k * di, j + k * dj);
             let q = self.frame.point(qi, qj);
             if !self.inside(qi, qj) || p.distance(q) > self.params.max_span {
                 return None;
             }
-            let zq = self.height(qi * self.frame.sub, qj * self.frame.sub);
-            if zq >= self.frame.lake {
+            // Dry where it lands; the deck's grade on the costed ground.
+            if self.height(qi * sub, qj * sub) >= self.frame.lake {
+                let (zp, zq) = (
+                    self.ground(i * sub, j * sub),
+                    self.ground(qi * sub, qj * sub),
+                );
                 return Some((k, deck(p, q, zp, zq)));
             }
         }

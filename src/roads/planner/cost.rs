@@ -9,7 +9,11 @@
 //!   behind (`len` the segment's length in metres).
 //! - **slope** (§6.3.2): `len·(p1 + p2) + p3 + p4`, p1 the segment's grade,
 //!   p2 its change from the previous segment's, p3 and p4 the mean and
-//!   largest grade between the terrain samples Bresenham finds on the way.
+//!   largest grade between the terrain samples Bresenham finds on the way;
+//!   all on the ground averaged over `ground_window` steps (`ground.rs`;
+//!   0: the raw samples).
+//! - **earthworks**: the slope weight times what building the segment under
+//!   `max_grade` takes (cut and fill, viaducts, tunnels: `ground::works`).
 //! - **smoothness** (§6.3.3): the thesis charges `a³ + b + c + d` per step,
 //!   `a` the newest turn and `b, c, d` the three before; summed over a road,
 //!   every turn `θ` thus costs `θ³ + 3θ`. We charge that at the turn itself
@@ -26,6 +30,7 @@
 //!   hash of the segment's grid cells and the seed (§6.2.1: about 0.1 %).
 
 use super::frame::{Frame, bresenham_inner};
+use super::ground::{GroundMap, works};
 use super::{CostWeights, MAX_SCORE_SAMPLES, PlanError, PlannerParams};
 use crate::terrain::Terrain;
 use glam::DVec2;
@@ -41,6 +46,8 @@ pub struct CostBreakdown {
     pub distance: f64,
     /// Slope (§6.3.2).
     pub slope: f64,
+    /// Cut and fill, viaducts and tunnels under the grade limit.
+    pub earthworks: f64,
     /// Smoothness (§6.3.3).
     pub smoothness: f64,
     /// Dither (§6.3.4).
@@ -55,7 +62,13 @@ impl CostBreakdown {
     /// The sum of the parts.
     #[inline]
     pub fn total(&self) -> f64 {
-        self.distance + self.slope + self.smoothness + self.dither + self.bridge + self.tie
+        self.distance
+            + self.slope
+            + self.earthworks
+            + self.smoothness
+            + self.dither
+            + self.bridge
+            + self.tie
     }
 
     /// Adds another breakdown part by part.
@@ -63,6 +76,7 @@ impl CostBreakdown {
     pub fn add(&mut self, o: &CostBreakdown) {
         self.distance += o.distance;
         self.slope += o.slope;
+        self.earthworks += o.earthworks;
         self.smoothness += o.smoothness;
         self.dither += o.dither;
         self.bridge += o.bridge;
@@ -81,16 +95,20 @@ pub(crate) struct SegTerrain {
     pub p3: f64,
     /// Largest absolute grade between them.
     pub p4: f64,
+    /// What building it under the grade limit takes, unweighted
+    /// (`ground::works`; none on a deck).
+    pub works: f64,
     /// Whether the ground along it stays above the lake level (where a
     /// planner has checked; `true` otherwise).
     pub dry: bool,
 }
 
-/// The terrain part of segment `p → q` (heights `zp`, `zq`): the lattice
-/// points Bresenham finds between them, heights from `height(a, b)`.
+/// The terrain part of segment `p → q` (ground heights `zp`, `zq`): the
+/// lattice points Bresenham finds between them, heights from `height(a, b)`.
 #[inline]
 pub(crate) fn seg_terrain(
     frame: &Frame,
+    params: &PlannerParams,
     p: DVec2,
     q: DVec2,
     zp: f64,
@@ -119,6 +137,7 @@ pub(crate) fn seg_terrain(
         grade,
         p3: sum / count as f64,
         p4: max,
+        works: works(zq - zp, len, params),
         dry: true,
     }
 }
@@ -133,6 +152,7 @@ pub(crate) fn deck(p: DVec2, q: DVec2, zp: f64, zq: f64) -> SegTerrain {
         grade,
         p3: grade.abs(),
         p4: grade.abs(),
+        works: 0.0,
         dry: true,
     }
 }
@@ -214,6 +234,7 @@ pub(crate) fn step_cost(
                 params.distance_factor,
             ),
         slope: w.slope * (seg.len * (seg.grade.abs() + p2) + seg.p3 + seg.p4),
+        earthworks: w.slope * seg.works,
         smoothness: s.turn.map_or(0.0, |a| w.smoothness * smooth_turn(a)),
         dither: match s.turn {
             Some(a) if w.dither > 0.0 => w.dither * dither_turn(a, s.th02, s.th03),
@@ -307,6 +328,19 @@ fn score_in(
     bridges: &[(usize, usize)],
     params: &PlannerParams,
 ) -> CostBreakdown {
+    let mut map = GroundMap::new(terrain, frame, params);
+    score_with(&mut map, frame, points, bridges, params)
+}
+
+/// [`score_in`] reading the ground from `map` (a planner's own, on the
+/// same frame: what it has computed already is not computed again).
+pub(crate) fn score_with(
+    map: &mut GroundMap,
+    frame: &Frame,
+    points: &[DVec2],
+    bridges: &[(usize, usize)],
+    params: &PlannerParams,
+) -> CostBreakdown {
     let mut total = CostBreakdown::default();
     let from = points[0];
     // Segment `k` (ending at point `k`) is a deck when some range `(a, b)`
@@ -320,23 +354,19 @@ fn score_in(
         }
     }
     let key = tie_key(params.seed);
-    let mut height = |a: i64, b: i64| {
-        let p = frame.lattice(a, b);
-        terrain.height(p.x, p.y)
-    };
     let dither = params.weights.dither > 0.0;
     let mut dirs: Vec<DVec2> = Vec::with_capacity(points.len());
     let (mut length, mut prev_grade, mut decks) = (0.0, None, open[0]);
-    let mut zp = terrain.height(from.x, from.y);
+    let mut zp = map.at(from);
     for k in 1..points.len() {
         let (p, q) = (points[k - 1], points[k]);
-        let zq = terrain.height(q.x, q.y);
+        let zq = map.at(q);
         decks += open[k];
         let bridge = decks > 0;
         let seg = if bridge {
             deck(p, q, zp, zq)
         } else {
-            seg_terrain(frame, p, q, zp, zq, &mut height)
+            seg_terrain(frame, params, p, q, zp, zq, &mut |a, b| map.ground(a, b))
         };
         let d = q - p;
         let back = |n: usize| (dirs.len() >= n).then(|| angle(d, dirs[dirs.len() - n]));

@@ -159,20 +159,21 @@ impl<'t> SearchGraph<'t> {
         let m = (margin / frame.cell).ceil() as i64 + 1;
         let win = (-m, frame.n + m, -m, m);
         // Each cache's page directory is dense over the window: 4 bytes per
-        // 8 × 8 cells (five caches, a sixth with bridges) or lattice points
-        // (three, over the window `sub` times finer and a sample beyond).
+        // 8 × 8 cells (six caches, a seventh with bridges, over the window
+        // and a cell beyond) or lattice points (four, over the window `sub`
+        // times finer, two cells and a sample beyond).
         let pages = |a: i64, b: i64, s: i64| ((b - a + 1) as u128 * s as u128 + 2) / 8 + 1;
         let sub = frame.sub;
         let bytes = 4
-            * (3 * pages(win.0, win.1, sub) * pages(win.2, win.3, sub)
-                + 6 * pages(win.0, win.1, 1) * pages(win.2, win.3, 1));
+            * (4 * pages(win.0 - 2, win.1 + 2, sub) * pages(win.2 - 2, win.3 + 2, sub)
+                + 7 * pages(win.0 - 1, win.1 + 1, 1) * pages(win.2 - 1, win.3 + 1, 1));
         if bytes > MAX_WINDOW_BYTES as u128 {
             return Err(PlanError::WindowTooLarge {
                 bytes: bytes.min(u64::MAX as u128) as u64,
                 max: MAX_WINDOW_BYTES,
             });
         }
-        let lattice = Lattice::new(&frame, win, &moves);
+        let mut lattice = Lattice::new(&frame, params, win, &moves);
         let walk_len = lattice.walk_lengths();
         let outs = Paged::new(win.0, win.1, win.2, win.3, k, UNKNOWN);
         let decks = super::bridge::decks(win, k, params.bridges);
@@ -187,16 +188,10 @@ impl<'t> SearchGraph<'t> {
         if params.bridges {
             lmax = lmax.max(params.max_span + longest * frame.cell);
         }
-        let z_goal = terrain.height(to.x, to.y);
-        let togo = (!params.bridges && params.weights.slope > 0.0).then(|| {
-            Box::new(CostToGo::new(
-                win,
-                frame.n,
-                terrain.height(from.x, from.y),
-                &smooth,
-                &moves,
-            ))
-        });
+        let z_goal = lattice.ground(&frame, terrain, frame.n * sub, 0);
+        let z_start = lattice.ground(&frame, terrain, 0, 0);
+        let togo = (!params.bridges && params.weights.slope > 0.0)
+            .then(|| Box::new(CostToGo::new(win, frame.n, z_start, &smooth, &moves)));
         let turns_from = (0..=k)
             .map(|a| {
                 (0..k)
@@ -265,6 +260,12 @@ impl<'t> SearchGraph<'t> {
         self.lattice.height(&self.frame, self.terrain, a, b)
     }
 
+    /// The costed ground at lattice point `(a, b)` (`ground.rs`), cached.
+    #[inline]
+    pub(super) fn ground(&mut self, a: i64, b: i64) -> f64 {
+        self.lattice.ground(&self.frame, self.terrain, a, b)
+    }
+
     /// The index in `outs` of cell `(i, j)`'s first move (the cell must lie
     /// in the window).
     #[inline]
@@ -300,6 +301,7 @@ impl<'t> SearchGraph<'t> {
         self.lattice.cell_segments(
             &self.frame,
             self.terrain,
+            &self.params,
             (i * sub, j * sub),
             inside,
             &mut segs,
@@ -309,7 +311,7 @@ impl<'t> SearchGraph<'t> {
             let (qi, qj) = (i + self.moves[m].0, j + self.moves[m].1);
             let o = match seg {
                 Some(seg) => Out {
-                    base: ws * (seg.len * seg.grade.abs() + seg.p3 + seg.p4),
+                    base: ws * (seg.len * seg.grade.abs() + seg.p3 + seg.p4 + seg.works),
                     grade: seg.grade,
                     tie: tie_hash((i, j), (qi, qj), self.key),
                     to: self.cell(qi, qj).1,
@@ -383,7 +385,7 @@ impl<'t> SearchGraph<'t> {
         if !c.h.is_nan() {
             return (c, c.h);
         }
-        let z = self.height(i * self.frame.sub, j * self.frame.sub);
+        let z = self.ground(i * self.frame.sub, j * self.frame.sub);
         let simple = self.params.weights.slope * (self.z_goal - z).abs();
         let h = self.cost_to_go(i, j, simple);
         self.cells.data[s].h = h;
@@ -410,7 +412,7 @@ impl<'t> SearchGraph<'t> {
     /// to `to` (what [`Self::heuristic`] falls back to).
     pub fn simple_heuristic(&mut self, s: SearchState) -> f64 {
         let (i, j) = (s.i as i64, s.j as i64);
-        let z = self.height(i * self.frame.sub, j * self.frame.sub);
+        let z = self.ground(i * self.frame.sub, j * self.frame.sub);
         self.params.weights.slope * (self.z_goal - z).abs()
     }
 }

@@ -7,8 +7,10 @@
 //! once per search ([`Walks`]) and a cell's segments are read off the
 //! heights of the few points they share.
 
+use super::PlannerParams;
 use super::cost::SegTerrain;
 use super::frame::{Frame, bresenham_inner};
+use super::ground::{Smoother, blend, works};
 use super::lake::Disc;
 use super::paged::Paged;
 use crate::terrain::Terrain;
@@ -109,6 +111,12 @@ impl Walks {
 /// The per-point and per-link caches.
 struct Caches {
     heights: Paged<f64>,
+    /// The costed ground per lattice point (`ground.rs`; the raw height
+    /// without smoothing), over the same window as `heights`.
+    ground: Paged<f64>,
+    smoother: Option<Smoother>,
+    /// The averaged ground per cell corner (`ground.rs`).
+    cells: Paged<f64>,
     /// Per point and direction of `DIRS`: whether the link is dry.
     links: Paged<u8>,
     /// Per point: how far around it all ground is proven above the lake.
@@ -137,6 +145,41 @@ impl Caches {
         let p = frame.lattice(a, b);
         let z = terrain.height(p.x, p.y);
         self.heights.data[s] = z;
+        z
+    }
+
+    /// The costed ground at lattice point `(a, b)`.
+    #[inline(always)]
+    fn ground(&mut self, frame: &Frame, terrain: &Terrain, a: i64, b: i64) -> f64 {
+        let s = self.ground.slot(a, b);
+        let z = self.ground.data[s];
+        if !z.is_nan() {
+            return z;
+        }
+        self.ground_new(frame, terrain, s, a, b)
+    }
+
+    #[inline(never)]
+    fn ground_new(&mut self, frame: &Frame, terrain: &Terrain, s: usize, a: i64, b: i64) -> f64 {
+        let z = if self.smoother.is_some() {
+            blend(a, b, frame.sub, |i, j| self.cell(frame, terrain, i, j))
+        } else {
+            self.height(frame, terrain, a, b)
+        };
+        self.ground.data[s] = z;
+        z
+    }
+
+    /// The averaged ground at cell corner `(i, j)`.
+    fn cell(&mut self, frame: &Frame, terrain: &Terrain, i: i64, j: i64) -> f64 {
+        let s = self.cells.slot(i, j);
+        let z = self.cells.data[s];
+        if !z.is_nan() {
+            return z;
+        }
+        let m = self.smoother.as_ref().expect("averaging");
+        let z = m.at(terrain, frame.point(i, j));
+        self.cells.data[s] = z;
         z
     }
 
@@ -231,10 +274,20 @@ fn walk(steps: &[(u16, f64)], zp: f64, mut z: impl FnMut(usize) -> f64) -> (f64,
 
 impl Lattice {
     /// The lattice under the cell window `win` (`frame.sub` samples per
-    /// cell) for `moves`.
-    pub fn new(frame: &Frame, win: (i64, i64, i64, i64), moves: &[(i64, i64)]) -> Self {
+    /// cell) for `moves`, and two cells beyond (the ground's window).
+    pub fn new(
+        frame: &Frame,
+        params: &PlannerParams,
+        win: (i64, i64, i64, i64),
+        moves: &[(i64, i64)],
+    ) -> Self {
         let s = frame.sub;
-        let (x0, x1, y0, y1) = (win.0 * s - 1, win.1 * s + 1, win.2 * s - 1, win.3 * s + 1);
+        let (x0, x1, y0, y1) = (
+            (win.0 - 2) * s - 1,
+            (win.1 + 2) * s + 1,
+            (win.2 - 2) * s - 1,
+            (win.3 + 2) * s + 1,
+        );
         let ss = frame.cell / s as f64;
         let walks = Walks::new(moves, s, ss, ss * std::f64::consts::SQRT_2);
         let heights = Paged::new(x0, x1, y0, y1, 1, f64::NAN);
@@ -247,6 +300,9 @@ impl Lattice {
             None => Vec::new(),
         };
         let c = Caches {
+            ground: Paged::new(x0, x1, y0, y1, 1, f64::NAN),
+            smoother: Smoother::new(frame, params),
+            cells: Paged::new(win.0 - 2, win.1 + 2, win.2 - 2, win.3 + 2, 1, f64::NAN),
             heights,
             links: Paged::new(x0, x1, y0, y1, 4, UNKNOWN),
             safe: Paged::new(x0, x1, y0, y1, 1, UNKNOWN),
@@ -269,6 +325,12 @@ impl Lattice {
         self.c.height(frame, terrain, a, b)
     }
 
+    /// The costed ground at lattice point `(a, b)` (`ground.rs`).
+    #[inline]
+    pub fn ground(&mut self, frame: &Frame, terrain: &Terrain, a: i64, b: i64) -> f64 {
+        self.c.ground(frame, terrain, a, b)
+    }
+
     /// The terrain parts of the segments from the cell at lattice point
     /// `o` along every move whose target `usable` accepts: `out[m]` is
     /// `None` where not usable. Whether they are dry is [`Self::dry_walk`]'s question.
@@ -276,25 +338,26 @@ impl Lattice {
         &mut self,
         frame: &Frame,
         terrain: &Terrain,
+        params: &PlannerParams,
         o: (i64, i64),
         usable: impl Fn(usize) -> bool,
         out: &mut [Option<SegTerrain>],
     ) {
         let Self { walks, c, flat } = self;
         let p0 = frame.lattice(o.0, o.1);
-        let zp = c.height(frame, terrain, o.0, o.1);
+        let zp = c.ground(frame, terrain, o.0, o.1);
         let z_of = |c: &mut Caches, k: usize| {
             let (da, db) = walks.patch[k];
-            c.height(frame, terrain, o.0 + da, o.1 + db)
+            c.ground(frame, terrain, o.0 + da, o.1 + db)
         };
-        let base = c.heights.slot(o.0, o.1) as isize;
+        let base = c.ground.slot(o.0, o.1) as isize;
         // A flat cache: each patch point at a fixed offset from the cell's.
         let z_flat = |c: &mut Caches, k: usize| {
             let s = (base + flat[k]) as usize;
-            let z = c.heights.data[s];
+            let z = c.ground.data[s];
             if z.is_nan() {
                 let (da, db) = walks.patch[k];
-                c.height_new(frame, terrain, s, o.0 + da, o.1 + db)
+                c.ground_new(frame, terrain, s, o.0 + da, o.1 + db)
             } else {
                 z
             }
@@ -317,6 +380,7 @@ impl Lattice {
                 grade: if len > 0.0 { (zq - zp) / len } else { 0.0 },
                 p3: sum / steps.len() as f64,
                 p4: max,
+                works: works(zq - zp, len, params),
                 dry: true,
             });
         }

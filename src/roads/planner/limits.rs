@@ -215,9 +215,10 @@ fn few_candidates_give_a_sane_road() {
     // 5 and 7 came to 1.8 and 2.4. Now 1.17 to 1.50, as with the default 9.
     let t = Terrain::default();
     for k in [3, 5, 7] {
+        // The fan's mechanics, on the thesis' cost (raw ground, no works).
         let p = PlannerParams {
             candidates: k,
-            ..Default::default()
+            ..super::tests::thesis()
         };
         for ((a, b), (c, d)) in [
             ((0.0, 0.0), (0.0, 4000.0)),

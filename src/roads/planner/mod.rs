@@ -14,7 +14,11 @@
 //!   expanded states.
 //!
 //! Both return a [`PlannedRoad`] scored by the same function
-//! ([`score_path`]), so their costs compare. [`GameplayParams`] (speed,
+//! ([`score_path`]), so their costs compare. The slope parts are taken on
+//! the ground at the road's own scale (the terrain averaged over
+//! `ground_window` steps, not its micro-relief), and a road pays for what
+//! building it under `max_grade` takes: cut and fill, viaducts past
+//! `max_fill`, tunnels past `max_cut` ([`CostBreakdown::earthworks`]). [`GameplayParams`] (speed,
 //! fun, realism, difficulty, or your own) move several weights at once
 //! (thesis §6.4). Plain Rust, no Bevy.
 //!
@@ -42,6 +46,7 @@ mod expand;
 mod frame;
 mod gameplay;
 mod graph;
+mod ground;
 mod lake;
 mod lattice;
 #[cfg(test)]
@@ -210,6 +215,29 @@ pub struct PlannerParams {
     pub tension: f64,
     /// Spline points per segment.
     pub spline_points: usize,
+    /// How far each way the costed ground is averaged (with weights falling
+    /// linearly to 0 there), in steps: the road's own scale, not the
+    /// terrain's micro-relief (0 ..= 16; 0: the raw terrain samples, the
+    /// thesis' cost).
+    pub ground_window: f64,
+    /// Steepest grade the road is built to (rise over run): a segment of
+    /// that ground climbing more needs cut and fill (highways take the
+    /// earthworks' highway grade).
+    pub max_grade: f64,
+    /// Highest fill, metres: a segment needing more stands on a viaduct.
+    pub max_fill: f64,
+    /// Deepest cut, metres: a segment needing more runs in a tunnel.
+    pub max_cut: f64,
+    /// Cost per m² of cut and fill along a segment (its longitudinal
+    /// section: the grade's excess split between a cut at the high end and
+    /// a fill at the low end), times the slope weight.
+    pub earthwork_cost: f64,
+    /// Cost per metre of viaduct (where the fill would exceed `max_fill`),
+    /// times the slope weight.
+    pub viaduct_cost: f64,
+    /// Cost per metre of tunnel (where the cut would exceed `max_cut`),
+    /// times the slope weight.
+    pub tunnel_cost: f64,
 }
 
 impl Default for PlannerParams {
@@ -240,6 +268,13 @@ impl Default for PlannerParams {
             smoothing: true,
             tension: 0.5,
             spline_points: 4,
+            ground_window: 1.5,
+            max_grade: 0.12,
+            max_fill: 12.0,
+            max_cut: 15.0,
+            earthwork_cost: 0.05,
+            viaduct_cost: 1.0,
+            tunnel_cost: 1.5,
         }
     }
 }
@@ -278,6 +313,13 @@ impl PlannerParams {
         ParamError::check_range("max_expansions", self.max_expansions as f64, 1.0, 1e9)?;
         ParamError::check_range("tension", self.tension, 0.0, 1.0)?;
         ParamError::check_range("spline_points", self.spline_points as f64, 1.0, 64.0)?;
+        ParamError::check_range("ground_window", self.ground_window, 0.0, 16.0)?;
+        ParamError::check_range("max_grade", self.max_grade, 0.005, 2.0)?;
+        ParamError::check_range("max_fill", self.max_fill, 0.5, 200.0)?;
+        ParamError::check_range("max_cut", self.max_cut, 0.5, 200.0)?;
+        ParamError::check_range("earthwork_cost", self.earthwork_cost, 0.0, 1e6)?;
+        ParamError::check_range("viaduct_cost", self.viaduct_cost, 0.0, 1e6)?;
+        ParamError::check_range("tunnel_cost", self.tunnel_cost, 0.0, 1e6)?;
         Ok(())
     }
 }
@@ -394,6 +436,17 @@ pub(crate) fn finish(
     work: usize,
 ) -> PlannedRoad {
     let breakdown = cost::score(terrain, &points, &bridges, params);
+    finish_scored(breakdown, params, points, bridges, work)
+}
+
+/// [`finish`] for points already scored.
+pub(crate) fn finish_scored(
+    breakdown: CostBreakdown,
+    params: &PlannerParams,
+    points: Vec<DVec2>,
+    bridges: Vec<(usize, usize)>,
+    work: usize,
+) -> PlannedRoad {
     let smoothed = if params.smoothing {
         smooth::spline(&points, params.tension, params.spline_points)
     } else {

@@ -17,18 +17,21 @@
 //! leaves more than 22.5° between candidates (it gets more than
 //! `candidates` where needed).
 
-use super::cost::{SegTerrain, Step, angle, deck, seg_terrain, step_cost, tie_hash, tie_key};
+use super::cost::{
+    SegTerrain, Step, angle, deck, score_with, seg_terrain, step_cost, tie_hash, tie_key,
+};
 use super::frame::Frame;
+use super::ground::GroundMap;
 use super::trail::Trail;
 use super::{
-    CostWeights, PlanError, PlannedRoad, PlannerParams, RoadPlanner, check_request, finish,
+    CostWeights, PlanError, PlannedRoad, PlannerParams, RoadPlanner, check_request, finish_scored,
 };
 use crate::num::FastHash as Fast;
 use crate::terrain::Terrain;
 use glam::DVec2;
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// Beyond the half-angle a road needs to keep its schedule, what its fan
 /// keeps for turning (radians, 20°).
@@ -48,7 +51,9 @@ pub struct SequentialPlanner;
 #[derive(Clone, Copy)]
 struct Candidate {
     q: DVec2,
+    /// Its raw height (for the lake test) and its costed ground.
     zq: f64,
+    gq: f64,
     seg: SegTerrain,
     bridge: bool,
     cost: f64,
@@ -69,22 +74,17 @@ impl RoadPlanner for SequentialPlanner {
         let key = tie_key(params.seed);
         let mut rng = ChaCha8Rng::seed_from_u64(params.seed);
         rng.set_stream(1);
-        let mut cache: HashMap<(i64, i64), f64, Fast> = HashMap::default();
+        let mut ground = GroundMap::new(terrain, &frame, params);
         let dither = params.weights.dither > 0.0;
-        let mut lattice_height = |a: i64, b: i64| {
-            *cache.entry((a, b)).or_insert_with(|| {
-                let p = frame.lattice(a, b);
-                terrain.height(p.x, p.y)
-            })
-        };
         let step = params.step;
         let mut points = vec![from];
         let mut bridges = Vec::new();
         let mut dirs: Vec<DVec2> = Vec::new();
         let (mut length, mut prev_grade, mut random_picks) = (0.0, None, 0);
         let mut zp = terrain.height(from.x, from.y);
-        // Per point: road length, grade in, height (to step back).
-        let mut marks = vec![(length, prev_grade, zp)];
+        let mut gp = ground.at(from);
+        // Per point: road length, grade in, height and ground (to step back).
+        let mut marks = vec![(length, prev_grade, zp, gp)];
         let max_steps = (params.distance_factor * frame.direct * 16.0 / step).ceil() as usize + 256;
         let mut cands: Vec<Candidate> = Vec::with_capacity(params.candidates);
         let mut widen = false;
@@ -168,13 +168,15 @@ impl RoadPlanner for SequentialPlanner {
                     continue;
                 }
                 let zq = terrain.height(q.x, q.y);
-                let mut seg = seg_terrain(&frame, p, q, zp, zq, &mut lattice_height);
+                let gq = ground.at(q);
+                let mut seg = seg_terrain(&frame, params, p, q, gp, gq, &mut |a, b| {
+                    ground.ground(a, b)
+                });
                 // The lake test costs most: without bridges it waits until a
                 // candidate is about to be taken (`dry` is then "unknown").
                 seg.dry = !params.bridges || frame.dry(terrain, p, q, zp, zq);
                 let mut bridge = false;
-                let mut q = q;
-                let mut zq = zq;
+                let (mut q, mut zq, mut gq) = (q, zq, gq);
                 if !seg.dry {
                     if !params.bridges {
                         continue;
@@ -186,8 +188,8 @@ impl RoadPlanner for SequentialPlanner {
                     if trail.near(&points, bq, half) {
                         continue;
                     }
-                    (q, zq, bridge) = (bq, bz, true);
-                    seg = deck(p, q, zp, zq);
+                    (q, zq, gq, bridge) = (bq, bz, ground.at(bq), true);
+                    seg = deck(p, q, gp, gq);
                 }
                 let step = Step {
                     seg,
@@ -205,6 +207,7 @@ impl RoadPlanner for SequentialPlanner {
                 cands.push(Candidate {
                     q,
                     zq,
+                    gq,
                     seg,
                     bridge,
                     cost,
@@ -219,7 +222,7 @@ impl RoadPlanner for SequentialPlanner {
             if cands.is_empty() {
                 // A dead end (a lake ahead): step back; the dropped point's
                 // cell stays visited, so the road tries elsewhere.
-                (length, prev_grade, zp) =
+                (length, prev_grade, zp, gp) =
                     step_back(&mut points, &mut dirs, &mut trail, &mut marks, &mut bridges)?;
                 continue;
             }
@@ -249,7 +252,7 @@ impl RoadPlanner for SequentialPlanner {
                     widen = true;
                     continue;
                 }
-                (length, prev_grade, zp) =
+                (length, prev_grade, zp, gp) =
                     step_back(&mut points, &mut dirs, &mut trail, &mut marks, &mut bridges)?;
                 continue;
             };
@@ -265,11 +268,13 @@ impl RoadPlanner for SequentialPlanner {
             trail.push(&points, points.len() - 2);
             length += c.seg.len;
             prev_grade = Some(c.seg.grade);
-            zp = c.zq;
-            marks.push((length, prev_grade, zp));
+            (zp, gp) = (c.zq, c.gq);
+            marks.push((length, prev_grade, zp, gp));
             if done {
                 let n = points.len();
-                let mut road = finish(terrain, params, points, bridges, n - 1);
+                // Scored on the ground computed on the way.
+                let breakdown = score_with(&mut ground, &frame, &points, &bridges, params);
+                let mut road = finish_scored(breakdown, params, points, bridges, n - 1);
                 road.random_picks = random_picks;
                 return Ok(road);
             }

@@ -18,6 +18,7 @@
 
 use super::astar::Open;
 use super::graph::SearchGraph;
+use super::ground::works;
 use super::paged::Paged;
 use dary_heap::QuaternaryHeap;
 
@@ -174,7 +175,7 @@ impl SearchGraph<'_> {
                 if ng < p.g {
                     b.cells.data[ps].g = ng;
                     (b.cells.data[ps].i, b.cells.data[ps].j) = (pi as i32, pj as i32);
-                    let hb = ws * (self.height(pi * sub, pj * sub) - b.z_start).abs();
+                    let hb = ws * (self.ground(pi * sub, pj * sub) - b.z_start).abs();
                     b.heap.push(Open::new(ng + hb, ps));
                 }
             }
@@ -192,23 +193,31 @@ impl SearchGraph<'_> {
         }
         let ws = self.params.weights.slope;
         let sub = self.frame.sub;
-        let zq = self.height(i * sub, j * sub);
+        let (wq, zq) = (self.height(i * sub, j * sub), self.ground(i * sub, j * sub));
         let lake = self.frame.lake;
         for m in 0..self.moves.len() {
             let (pi, pj) = (i - self.moves[m].0, j - self.moves[m].1);
-            let zp = if self.inside(pi, pj) {
-                self.height(pi * sub, pj * sub)
+            let (wp, zp) = if self.inside(pi, pj) {
+                (
+                    self.height(pi * sub, pj * sub),
+                    self.ground(pi * sub, pj * sub),
+                )
             } else {
-                f64::NAN
+                (f64::NAN, f64::NAN)
             };
             // No road enters or leaves a wet cell (its own point is on every
             // segment that does), so wet cells leave the relaxed problem too.
-            b.in_edge.data[at + m] = if zp >= lake && zq >= lake {
+            b.in_edge.data[at + m] = if wp >= lake && wq >= lake {
                 // The move's nominal length (the segment's own differs by
-                // rounding): the cost a hair under, for admissibility.
+                // rounding): the cost a hair under, for admissibility. The
+                // earthworks depend on the end heights alone.
                 let dz = zq - zp;
                 let p34 = 2.0 * dz.abs() / self.walk_len[m];
-                (ws * (dz.abs() + p34) * (1.0 - 1e-9), dz / self.len[m])
+                let works = works(dz, self.len[m], &self.params);
+                (
+                    ws * (dz.abs() + p34 + works) * (1.0 - 1e-9),
+                    dz / self.len[m],
+                )
             } else {
                 (f64::INFINITY, f64::INFINITY)
             };

@@ -32,6 +32,9 @@ pub(crate) struct Lane {
     /// Whether a wall holds each side (left, right of `a → b`) instead of a
     /// slope.
     pub walled: [bool; 2],
+    /// How far each side's slope runs across from the shoulder to its toe
+    /// (where it meets the natural ground), metres; 0 where walled.
+    pub toe: [f64; 2],
 }
 
 impl Lane {
@@ -57,6 +60,8 @@ struct PadItem {
     min: DVec2,
     max: DVec2,
     walled: Vec<bool>,
+    /// The longest run of its slopes to their toes.
+    toe: f64,
 }
 
 /// Whether `p` is inside polygon `v` (crossing number).
@@ -102,15 +107,102 @@ impl PadItem {
 pub struct Earthworks {
     lanes: Vec<Lane>,
     pads: Vec<PadItem>,
-    /// Items by cell: lanes as their index, pads as `PAD | index`.
+    /// Items whose slopes reach each cell: lanes as their index, pads as
+    /// `PAD | index`.
     grid: CellGrid<u32>,
+    /// Items that cover part of each cell (carriageways with shoulders,
+    /// pads).
+    on: CellGrid<u32>,
+    /// Per town, the small cells that lie wholly on one pad, clear of every
+    /// carriageway: their height is that pad's.
+    level: Vec<Level>,
     fill: f64,
     cut: f64,
-    run: f64,
 }
 
 /// Marks a pad in the grid.
 const PAD: u32 = 1 << 31;
+
+/// Side of a [`Level`] cell, metres.
+const LEVEL: f64 = 4.0;
+
+/// A dense grid over one town's pads: per cell, the pad it lies wholly on
+/// (clear of carriageways), or `u32::MAX`.
+#[derive(Debug)]
+struct Level {
+    lo: (i64, i64),
+    w: usize,
+    h: usize,
+    pad: Vec<u32>,
+}
+
+impl Level {
+    #[inline]
+    fn get(&self, p: DVec2) -> Option<u32> {
+        let x = crate::num::floor_i64(p.x / LEVEL) - self.lo.0;
+        let y = crate::num::floor_i64(p.y / LEVEL) - self.lo.1;
+        if x < 0 || y < 0 || x as usize >= self.w || y as usize >= self.h {
+            return None;
+        }
+        let v = self.pad[y as usize * self.w + x as usize];
+        (v != u32::MAX).then_some(v)
+    }
+
+    /// The level cells of `pads` (`first` is the index of the first), with
+    /// those within reach of a carriageway cleared.
+    fn new(pads: &[PadItem], first: usize, lanes: &[Lane]) -> Option<Self> {
+        let (mut lo, mut hi) = (DVec2::splat(f64::MAX), DVec2::splat(f64::MIN));
+        for p in pads {
+            (lo, hi) = (lo.min(p.min), hi.max(p.max));
+        }
+        let c = |v: f64| crate::num::floor_i64(v / LEVEL);
+        let (x0, y0, x1, y1) = (c(lo.x), c(lo.y), c(hi.x), c(hi.y));
+        let (w, h) = ((x1 - x0 + 1) as usize, (y1 - y0 + 1) as usize);
+        // Bounded: a town is a few km across.
+        if pads.is_empty() || w.checked_mul(h).is_none_or(|n| n > 8 << 20) {
+            return None;
+        }
+        let mut level = Self {
+            lo: (x0, y0),
+            w,
+            h,
+            pad: vec![u32::MAX; w * h],
+        };
+        for (k, item) in pads.iter().enumerate() {
+            let v = &item.pad.polygon;
+            for y in c(item.min.y)..=c(item.max.y) {
+                for x in c(item.min.x)..=c(item.max.x) {
+                    let a = DVec2::new(x as f64, y as f64) * LEVEL;
+                    let b = a + DVec2::splat(LEVEL);
+                    let corners = [a, DVec2::new(b.x, a.y), b, DVec2::new(a.x, b.y)];
+                    let within = corners.iter().all(|&q| inside(v, q))
+                        && !v.iter().any(|q| q.cmpgt(a).all() && q.cmplt(b).all());
+                    if within {
+                        let i = (y - y0) as usize * w + (x - x0) as usize;
+                        level.pad[i] = (first + k) as u32;
+                    }
+                }
+            }
+        }
+        let half_diag = LEVEL * std::f64::consts::FRAC_1_SQRT_2;
+        for l in lanes {
+            let r = DVec2::splat(l.half + LEVEL);
+            let (a, b) = (l.a.min(l.b) - r, l.a.max(l.b) + r);
+            if a.cmpgt(hi).any() || b.cmplt(lo).any() {
+                continue;
+            }
+            for y in c(a.y).max(y0)..=c(b.y).min(y1) {
+                for x in c(a.x).max(x0)..=c(b.x).min(x1) {
+                    let centre = (DVec2::new(x as f64, y as f64) + 0.5) * LEVEL;
+                    if distance_to_segment(centre, l.a, l.b) <= l.half + half_diag {
+                        level.pad[(y - y0) as usize * w + (x - x0) as usize] = u32::MAX;
+                    }
+                }
+            }
+        }
+        Some(level)
+    }
+}
 
 impl Default for Earthworks {
     fn default() -> Self {
@@ -118,47 +210,77 @@ impl Default for Earthworks {
             lanes: Vec::new(),
             pads: Vec::new(),
             grid: CellGrid::from_cells(CELL, &[]),
+            on: CellGrid::from_cells(CELL, &[]),
+            level: Vec::new(),
             fill: 1.5,
             cut: 1.0,
-            run: 0.0,
         }
     }
 }
 
 impl Earthworks {
-    /// The earthworks of `lanes` and `pads`: each side slope that would not
-    /// meet the natural ground within `max_slope_run` is held by a wall.
+    /// The earthworks of `lanes` and `pads`: each side slope runs to its
+    /// toe, where it first meets the natural ground, and one that would not
+    /// meet it within `max_slope_run` is held by a wall.
     pub(crate) fn new(
         terrain: &Terrain,
         mut lanes: Vec<Lane>,
-        pads: Vec<Pad>,
+        towns: Vec<Vec<Pad>>,
         p: &EarthworkParams,
     ) -> Self {
+        let sizes: Vec<usize> = towns.iter().map(|t| t.len()).collect();
+        let pads: Vec<Pad> = towns.into_iter().flatten().collect();
         let run = p.max_slope_run;
-        // Whether a slope from height `z` at `edge`, running away along
-        // `out`, would not meet the natural ground within the run.
-        let walled = |edge: DVec2, out: DVec2, z: f64| {
-            let far = edge + out * run;
-            let t = terrain.height(far.x, far.y);
-            t < z - run / p.fill_slope || t > z + run / p.cut_slope
+        // The run from `edge` (height `z`), going `out`, to the toe, sampled
+        // every 2 m; `None` past `max_slope_run`.
+        let toe = |edge: DVec2, out: DVec2, z: f64| -> Option<f64> {
+            let mut d = 0.0;
+            loop {
+                let q = edge + out * d;
+                let t = terrain.height(q.x, q.y);
+                if t >= z - d / p.fill_slope && t <= z + d / p.cut_slope {
+                    return Some(d);
+                }
+                if d >= run {
+                    return None;
+                }
+                d = (d + 2.0).min(run);
+            }
         };
         for l in &mut lanes {
-            let m = l.a.lerp(l.b, 0.5);
             let n = (l.b - l.a).perp().normalize_or_zero();
-            let z = 0.5 * (l.za + l.zb);
-            l.walled = [walled(m + n * l.half, n, z), walled(m - n * l.half, -n, z)];
+            for (side, out) in [(0, n), (1, -n)] {
+                // The farthest toe of three sections, and a sample's margin.
+                let toes = [
+                    (l.a, l.za),
+                    (l.a.lerp(l.b, 0.5), 0.5 * (l.za + l.zb)),
+                    (l.b, l.zb),
+                ]
+                .map(|(c, z)| toe(c + out * l.half, out, z));
+                match toes.iter().try_fold(0.0f64, |m, t| t.map(|t| m.max(t))) {
+                    Some(t) => l.toe[side] = (t + 2.0).min(run),
+                    None => (l.walled[side], l.toe[side]) = (true, 0.0),
+                }
+            }
         }
         let pads: Vec<PadItem> = (pads.into_iter())
-            .filter(|pad| pad.polygon.len() >= 3)
             .map(|pad| {
                 let v = &pad.polygon;
                 let ccw = area2(v) > 0.0;
+                let mut far = 0.0f64;
                 let walled = (0..v.len())
                     .map(|i| {
                         let (a, b) = (v[i], v[(i + 1) % v.len()]);
                         let n = (b - a).perp().normalize_or_zero();
                         let out = if ccw { -n } else { n };
-                        walled(a.lerp(b, 0.5), out, pad.z)
+                        let toes = [a, a.lerp(b, 0.5), b].map(|c| toe(c, out, pad.z));
+                        match toes.iter().try_fold(0.0f64, |m, t| t.map(|t| m.max(t))) {
+                            Some(t) => {
+                                far = far.max((t + 2.0).min(run));
+                                false
+                            }
+                            None => true,
+                        }
                     })
                     .collect();
                 let (min, max) = crate::geom::bounds(v);
@@ -166,12 +288,12 @@ impl Earthworks {
                     min,
                     max,
                     walled,
+                    toe: far,
                     pad,
                 }
             })
             .collect();
-        let mut entries: Vec<((i64, i64), u32)> = Vec::new();
-        let mut file = |lo: DVec2, hi: DVec2, id: u32| {
+        let file = |entries: &mut Vec<((i64, i64), u32)>, lo: DVec2, hi: DVec2, id: u32| {
             let (x0, y0) = (cell(lo.x), cell(lo.y));
             let (x1, y1) = (cell(hi.x), cell(hi.y));
             for y in y0..=y1 {
@@ -180,22 +302,32 @@ impl Earthworks {
                 }
             }
         };
+        let (mut slopes, mut entries) = (Vec::new(), Vec::new());
         for (i, l) in lanes.iter().enumerate() {
-            let r = DVec2::splat(l.half + run);
-            file(l.a.min(l.b) - r, l.a.max(l.b) + r, i as u32);
+            let (lo, hi) = (l.a.min(l.b), l.a.max(l.b));
+            let r = DVec2::splat(l.half + l.toe[0].max(l.toe[1]));
+            file(&mut slopes, lo - r, hi + r, i as u32);
+            file(&mut entries, lo - l.half, hi + l.half, i as u32);
         }
         for (i, pad) in pads.iter().enumerate() {
-            let r = DVec2::splat(run);
-            file(pad.min - r, pad.max + r, PAD | i as u32);
+            let r = DVec2::splat(pad.toe);
+            file(&mut slopes, pad.min - r, pad.max + r, PAD | i as u32);
+            file(&mut entries, pad.min, pad.max, PAD | i as u32);
         }
-        entries.sort_unstable();
+        let mut level = Vec::new();
+        let mut first = 0;
+        for n in sizes {
+            level.extend(Level::new(&pads[first..first + n], first, &lanes));
+            first += n;
+        }
         Self {
-            grid: CellGrid::from_cells(CELL, &entries),
+            grid: CellGrid::from_cells(CELL, &slopes),
+            on: CellGrid::from_cells(CELL, &entries),
+            level,
             lanes,
             pads,
             fill: p.fill_slope,
             cut: p.cut_slope,
-            run,
         }
     }
 
@@ -224,42 +356,38 @@ fn area2(v: &[DVec2]) -> f64 {
 
 impl Relief for Earthworks {
     fn built(&self, p: DVec2, natural: f64) -> Option<Built> {
+        for level in &self.level {
+            if let Some(k) = level.get(p) {
+                return Some(Built {
+                    height: self.pads[k as usize].pad.z,
+                    kind: BuiltKind::Pad,
+                });
+            }
+        }
         let items = self.grid.get(self.grid.cell_of(p));
         if items.is_empty() {
             return None;
         }
-        // The nearest carriageway, whether p is on the road proper (not its
-        // shoulder: a pad keeps its level there), and the pad p is on.
+        // First what p stands on: the nearest carriageway (and whether p is
+        // on the road proper, not its shoulder: a pad keeps its level
+        // there), and the pad p is on.
         let (mut lane, mut pad) = (None::<(f64, f64, bool)>, None::<&Pad>);
-        let (mut floor, mut ceiling) = (f64::NEG_INFINITY, f64::INFINITY);
-        for &id in items {
+        for &id in self.on.get(self.on.cell_of(p)) {
             if id & PAD == 0 {
                 let l = &self.lanes[id as usize];
+                let r = DVec2::splat(l.half);
+                if p.cmplt(l.a.min(l.b) - r).any() || p.cmpgt(l.a.max(l.b) + r).any() {
+                    continue;
+                }
                 let (z, d) = l.at(p);
-                if d <= l.half {
-                    if lane.is_none_or(|(best, _, _)| d < best) {
-                        lane = Some((d, z, d <= l.road));
-                    }
-                    continue;
+                if d <= l.half && lane.is_none_or(|(best, _, _)| d < best) {
+                    lane = Some((d, z, d <= l.road));
                 }
-                let run = d - l.half;
-                if run > self.run || l.walled[usize::from(l.right(p))] {
-                    continue;
-                }
-                floor = floor.max(z - run / self.fill);
-                ceiling = ceiling.min(z + run / self.cut);
-            } else {
+            } else if pad.is_none() {
                 let item = &self.pads[(id & !PAD) as usize];
-                if pad.is_none() && item.contains(p) {
+                if item.contains(p) {
                     pad = Some(&item.pad);
-                    continue;
                 }
-                let run = item.slope_distance(p);
-                if run > self.run {
-                    continue;
-                }
-                floor = floor.max(item.pad.z - run / self.fill);
-                ceiling = ceiling.min(item.pad.z + run / self.cut);
             }
         }
         // A building stands level even where a road's edge runs under it.
@@ -271,7 +399,7 @@ impl Relief for Earthworks {
                     kind: BuiltKind::Carriageway,
                 });
             }
-            (Some((_, z, true)), None) | (Some((_, z, false)), None) => {
+            (Some((_, z, _)), None) => {
                 return Some(Built {
                     height: z,
                     kind: BuiltKind::Carriageway,
@@ -284,6 +412,36 @@ impl Relief for Earthworks {
                 });
             }
             (None, None) => {}
+        }
+        // Then the side slopes that reach p.
+        let (mut floor, mut ceiling) = (f64::NEG_INFINITY, f64::INFINITY);
+        for &id in items {
+            let (z, run) = if id & PAD == 0 {
+                let l = &self.lanes[id as usize];
+                let r = DVec2::splat(l.half + l.toe[0].max(l.toe[1]));
+                if p.cmplt(l.a.min(l.b) - r).any() || p.cmpgt(l.a.max(l.b) + r).any() {
+                    continue;
+                }
+                let (z, d) = l.at(p);
+                let run = d - l.half;
+                if run > l.toe[usize::from(l.right(p))] {
+                    continue;
+                }
+                (z, run)
+            } else {
+                let item = &self.pads[(id & !PAD) as usize];
+                let r = DVec2::splat(item.toe);
+                if p.cmplt(item.min - r).any() || p.cmpgt(item.max + r).any() {
+                    continue;
+                }
+                let run = item.slope_distance(p);
+                if run > item.toe {
+                    continue;
+                }
+                (item.pad.z, run)
+            };
+            floor = floor.max(z - run / self.fill);
+            ceiling = ceiling.min(z + run / self.cut);
         }
         if natural < floor {
             Some(Built {

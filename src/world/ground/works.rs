@@ -36,12 +36,12 @@ pub(crate) struct Works {
 
 /// Builds `roads` (each with its own profile; those in `towns` are towns'
 /// streets, which keep theirs: they come from their town's plan) and
-/// `pads`.
+/// `pads` (by town).
 pub(crate) fn build(
     terrain: &Terrain,
     roads: Vec<Road>,
     towns: std::ops::Range<usize>,
-    pads: Vec<Pad>,
+    pads: Vec<Vec<Pad>>,
     p: &EarthworkParams,
 ) -> Works {
     // A town's street is known after planarizing by its first segment.
@@ -74,6 +74,7 @@ pub(crate) fn build(
                 road: r.width / 2.0,
                 half: r.width / 2.0 + p.shoulder,
                 walled: [false; 2],
+                toe: [0.0; 2],
             });
         }
         of_road.push(start..lanes.len());
@@ -103,19 +104,48 @@ pub(crate) fn spans_of(
     let lake = terrain.params().lake_level;
     let n = r.points.len();
     let natural: Vec<f64> = r.points.iter().map(|q| terrain.height(q.x, q.y)).collect();
+    // The fill (negative: cut) at each vertex and at the middle of the
+    // segment after it; water counts as too much fill.
+    let fill = |k: usize| {
+        if natural[k] < lake {
+            f64::INFINITY
+        } else {
+            r.z[k] - natural[k]
+        }
+    };
+    let mid: Vec<f64> = (0..n.saturating_sub(1))
+        .map(|k| {
+            let q = r.points[k].lerp(r.points[k + 1], 0.5);
+            let t = terrain.height(q.x, q.y);
+            if t < lake {
+                f64::INFINITY
+            } else {
+                0.5 * (r.z[k] + r.z[k + 1]) - t
+            }
+        })
+        .collect();
+    // The most fill (cut) at a vertex or the middle of a segment beside it.
+    let most = |k: usize, sign: f64| {
+        let mut m = sign * fill(k);
+        if k > 0 {
+            m = m.max(sign * mid[k - 1]);
+        }
+        if k + 1 < n {
+            m = m.max(sign * mid[k]);
+        }
+        m
+    };
     let mut out = Vec::new();
     for (kind, core, near) in [
         (
             StructureKind::Bridge,
-            (&|k: usize| natural[k] < lake || r.z[k] - natural[k] > p.max_fill)
-                as &dyn Fn(usize) -> bool,
-            (&|k: usize| natural[k] < lake || r.z[k] - natural[k] > 0.5 * p.max_fill)
-                as &dyn Fn(usize) -> bool,
+            (&|k: usize| most(k, 1.0) > p.max_fill) as &dyn Fn(usize) -> bool,
+            (&|k: usize| fill(k) > 0.5 * p.max_fill) as &dyn Fn(usize) -> bool,
         ),
         (
             StructureKind::Tunnel,
-            &|k: usize| natural[k] - r.z[k] > p.max_cut,
-            &|k: usize| natural[k] - r.z[k] > 0.5 * p.max_cut,
+            &|k: usize| most(k, -1.0) > p.max_cut,
+            &|k: usize| -fill(k) > 0.5 * p.max_cut,
         ),
     ] {
         let mut on = vec![false; n];
