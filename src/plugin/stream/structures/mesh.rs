@@ -190,8 +190,15 @@ fn add_bridge(
         if top <= bottom {
             continue;
         }
-        let pier = [(c - dir * 0.8, bottom, top), (c + dir * 0.8, bottom, top)];
-        let across = width * 0.3;
+        // Taller piers are stouter.
+        let (along, across) = (
+            0.8 + 0.015 * (top - bottom),
+            width * 0.3 + 0.01 * (top - bottom),
+        );
+        let pier = [
+            (c - dir * along, bottom, top),
+            (c + dir * along, bottom, top),
+        ];
         sweep(m, &pier, (-across, across), grey, false, anchor);
     }
 }
