@@ -12,7 +12,7 @@
 //! ready.
 
 use super::buildings::MeshLists;
-use super::coords::{RenderOrigin, WorldAnchor};
+use super::coords::{FocusState, RenderOrigin, WorldAnchor};
 use super::roads::LaidRoads;
 use super::settings::TerrainState;
 use super::tasks::{Job, ReliefWorkers};
@@ -23,6 +23,7 @@ use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 mod mesh;
 #[cfg(test)]
@@ -140,6 +141,11 @@ fn arc_at(pts: &[DVec2], p: DVec2) -> f64 {
     arc
 }
 
+/// The middle of a cell (its mesh's anchor), at height 0.
+fn cell_centre(c: (i64, i64)) -> DVec3 {
+    DVec3::new(c.0 as f64 + 0.5, c.1 as f64 + 0.5, 0.0) * STRUCTURE_CELL
+}
+
 /// The cell a structure belongs to (its first point's).
 fn cell_of(s: &Structure) -> Option<(i64, i64)> {
     let p = s.line.first()?.truncate();
@@ -166,6 +172,11 @@ pub struct StructureManager {
     pending: BTreeMap<(i64, i64), (u64, Job<Built>)>,
     /// The laid-roads version last looked at.
     version: u64,
+    /// The region's structures by cell: the key of what each cell's mesh is
+    /// built from, and the structures' indices.
+    cells: BTreeMap<(i64, i64), (u64, Arc<Vec<usize>>)>,
+    /// Where the focus was when the cells in view were last chosen.
+    looked_from: Option<DVec2>,
     /// Structure meshes built since start.
     pub(crate) built: u64,
 }
@@ -207,6 +218,7 @@ pub(crate) fn update_structures(
     mut commands: Commands,
     laid: Res<LaidRoads>,
     state: Res<TerrainState>,
+    focus: Res<FocusState>,
     workers: Res<ReliefWorkers>,
     origin: Res<RenderOrigin>,
     assets: Res<ReliefAssets>,
@@ -214,7 +226,11 @@ pub(crate) fn update_structures(
     mut manager: ResMut<StructureManager>,
 ) {
     let sm = &mut *manager;
+    let Some(f) = focus.world.map(|f| f.truncate()) else {
+        return;
+    };
     if sm.version != laid.version {
+        // The region's structures by cell, keyed (once per region).
         sm.version = laid.version;
         let net = laid.roads.network();
         let mut cells: BTreeMap<(i64, i64), Vec<usize>> = BTreeMap::new();
@@ -223,19 +239,31 @@ pub(crate) fn update_structures(
                 cells.entry(c).or_default().push(i);
             }
         }
-        let wanted: BTreeMap<(i64, i64), (u64, Vec<usize>)> = (cells.into_iter())
+        sm.cells = (cells.into_iter())
             .map(|(c, ids)| {
-                (
-                    c,
-                    (cell_key(&ids, &laid.structures, net, state.generation), ids),
-                )
+                let key = cell_key(&ids, &laid.structures, net, state.generation);
+                (c, (key, Arc::new(ids)))
             })
+            .collect();
+        sm.looked_from = None;
+    }
+    // Cells within the view distance (looked at again every 64 m).
+    let moved = sm.looked_from.is_none_or(|at| at.distance(f) > 64.0);
+    if moved {
+        sm.looked_from = Some(f);
+        let reach = state.view.view_distance;
+        let wanted: BTreeMap<(i64, i64), (u64, Arc<Vec<usize>>)> = (sm.cells.iter())
+            .filter(|(c, _)| {
+                let lo = DVec2::new(c.0 as f64, c.1 as f64) * STRUCTURE_CELL;
+                f.clamp(lo, lo + STRUCTURE_CELL).distance(f) <= reach
+            })
+            .map(|(c, v)| (*c, v.clone()))
             .collect();
         sm.pending
             .retain(|c, p| wanted.get(c).is_some_and(|w| w.0 == p.0));
-        let gone: Vec<(i64, i64)> = (sm.shown.keys())
-            .filter(|c| !wanted.contains_key(*c))
-            .copied()
+        let gone: Vec<(i64, i64)> = (sm.shown.iter())
+            .filter(|(c, _)| !wanted.contains_key(*c))
+            .map(|(c, _)| *c)
             .collect();
         for c in gone {
             if let Some((_, Some(e))) = sm.shown.remove(&c) {
@@ -257,8 +285,8 @@ pub(crate) fn update_structures(
             );
             let job = workers.spawn(move || {
                 let mut m = MeshLists::default();
-                let anchor = DVec3::new(c.0 as f64, c.1 as f64, 0.0) * STRUCTURE_CELL;
-                for &i in &ids {
+                let anchor = cell_centre(c);
+                for &i in ids.iter() {
                     add_structure(&mut m, &all[i], roads.network(), &terrain, anchor);
                 }
                 Built {
@@ -286,7 +314,7 @@ pub(crate) fn update_structures(
             sm.shown.insert(c, (key, None));
             continue;
         };
-        let anchor = WorldAnchor(DVec3::new(c.0 as f64, c.1 as f64, 0.0) * STRUCTURE_CELL);
+        let anchor = WorldAnchor(cell_centre(c));
         let mut e = commands.spawn((
             Name::new(format!("structures {c:?}")),
             ReliefStructures {
