@@ -62,6 +62,9 @@ struct Present {
 /// fingerprint it was built for, and the ribbons.
 type RibbonResult = (ChunkKey, u64, u64, Option<Ribbons>);
 
+/// Most ground prints computed in a frame.
+const PRINTS_PER_FRAME: usize = 24;
+
 /// A chunk mesh being built: for which generation and ground print.
 struct Pending {
     generation: u64,
@@ -80,6 +83,8 @@ pub struct ChunkManager {
     ground_version: u64,
     /// Some wanted chunk may have ground to check against the laid roads.
     ground_unchecked: bool,
+    /// Where in the wanted list the ground check resumes.
+    ground_cursor: usize,
     ready: VecDeque<ChunkMesh>,
     ribbon_tasks: HashMap<ChunkKey, Job<RibbonResult>>,
     /// Some shown chunk may have ribbons to check against the laid roads.
@@ -166,7 +171,11 @@ pub(crate) fn request_chunks(
         ready.retain(|m| desired_set.contains(&m.key));
     }
     // Newly laid roads: every wanted chunk's ground is checked once.
-    let check = chunks.ground_version != laid.version || chunks.ground_unchecked;
+    let relaid = chunks.ground_version != laid.version;
+    let check = relaid || chunks.ground_unchecked;
+    if relaid {
+        chunks.ground_cursor = 0;
+    }
     chunks.ground_version = laid.version;
     chunks.ground_unchecked = false;
     let ChunkManager {
@@ -175,10 +184,20 @@ pub(crate) fn request_chunks(
         pending,
         ready,
         ground_unchecked,
+        ground_cursor,
         ..
     } = &mut *chunks;
     let generation = state.generation;
-    for &key in desired.iter() {
+    // At most this many ground prints a frame; the check resumes where it
+    // stopped.
+    let mut prints = 0;
+    let start = if check {
+        (*ground_cursor).min(desired.len())
+    } else {
+        0
+    };
+    *ground_cursor = 0;
+    for (n, &key) in desired.iter().enumerate().skip(start) {
         // What will be shown: the newest of the queued, waiting and shown
         // meshes built for this terrain (its ground print).
         let queued = (pending.get(&key))
@@ -194,11 +213,15 @@ pub(crate) fn request_chunks(
         if have.is_some() && !check {
             continue;
         }
-        if pending.len() >= view.max_tasks && queued.is_none() {
+        if (pending.len() >= view.max_tasks && queued.is_none()) || prints >= PRINTS_PER_FRAME {
             // The rest on a later frame.
-            *ground_unchecked |= check;
+            if check {
+                *ground_unchecked = true;
+                *ground_cursor = n;
+            }
             break;
         }
+        prints += 1;
         let min = key.corner(view);
         let print = laid.ground_print(min, min + DVec2::splat(key.size(view)));
         if have == Some(print) {

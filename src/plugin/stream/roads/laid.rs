@@ -113,18 +113,24 @@ impl LaidRoads {
         let nr = net.roads.len();
         let ns = self.streams.streams().len();
         let lines = &self.lines;
-        let candidates: Vec<usize> = if (hi - lo).max_element() <= SMALL_BOX {
+        let small = (hi - lo).max_element() <= SMALL_BOX;
+        let candidates: Vec<usize> = if small {
             self.roads.roads_in(lo, hi)
         } else {
             (0..nr.min(lines.len()))
                 .filter(|&i| lines[i].meets(lo, hi, LINE_PAD))
                 .collect()
         };
-        // Only the pieces of a road near the box count: a long road clipped
-        // elsewhere by another region shapes this ground all the same.
+        // For a small box only the pieces of a road near it count (a long
+        // road clipped elsewhere by another region shapes this ground all
+        // the same); a large box takes each road's summed hash, which keeps
+        // the frame's cost bounded by the road count.
         let mut near: Vec<u64> = candidates
             .into_iter()
             .map(|i| {
+                if !small {
+                    return lines[i].hash;
+                }
                 let r = &net.roads[i];
                 let mut h = std::hash::DefaultHasher::new();
                 (r.width.to_bits(), r.class as u8).hash(&mut h);
