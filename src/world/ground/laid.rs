@@ -437,6 +437,8 @@ impl Relief for Earthworks {
         // on the road proper, not its shoulder: a pad keeps its level
         // there), and the pad p is on.
         let (mut lane, mut pad) = (None::<(f64, f64, bool)>, None::<&Pad>);
+        // A building stands level even where a road's edge runs under it.
+        let under_building = |pad: &Pad| pad.building.as_ref().is_some_and(|b| inside(b, p));
         for &id in self.on.get(self.on.cell_of(p)) {
             if id & PAD == 0 {
                 let l = &self.lanes[id as usize];
@@ -448,15 +450,17 @@ impl Relief for Earthworks {
                 if d <= l.half && lane.is_none_or(|(best, _, _)| d < best) {
                     lane = Some((d, z, d <= l.road));
                 }
-            } else if pad.is_none() {
+            } else {
+                // Where lots overlap, the one whose building p is under.
                 let item = &self.pads[(id & !PAD) as usize];
-                if item.contains(p) {
+                if pad.is_none_or(|q| !under_building(q))
+                    && item.contains(p)
+                    && (pad.is_none() || under_building(&item.pad))
+                {
                     pad = Some(&item.pad);
                 }
             }
         }
-        // A building stands level even where a road's edge runs under it.
-        let under_building = |pad: &Pad| pad.building.as_ref().is_some_and(|b| inside(b, p));
         match (lane, pad) {
             (Some((_, z, true)), Some(pad)) if !under_building(pad) => {
                 return Some(Built {
