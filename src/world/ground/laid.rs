@@ -14,8 +14,11 @@ use crate::geom::{CellGrid, closest_on_segment, distance_to_segment};
 use crate::terrain::{Built, BuiltKind, Relief, Terrain};
 use glam::DVec2;
 
-/// Side of the index cells, metres.
+/// Side of the index cells of slopes, metres.
 const CELL: f64 = 8.0;
+
+/// Side of the index cells of what covers the ground, metres.
+const ON: f64 = 4.0;
 
 /// A piece of carriageway: a segment of a road's centre line with its
 /// heights at the ends and its half-width (shoulders included).
@@ -210,7 +213,7 @@ impl Default for Earthworks {
             lanes: Vec::new(),
             pads: Vec::new(),
             grid: CellGrid::from_cells(CELL, &[]),
-            on: CellGrid::from_cells(CELL, &[]),
+            on: CellGrid::from_cells(ON, &[]),
             level: Vec::new(),
             fill: 1.5,
             cut: 1.0,
@@ -263,56 +266,110 @@ impl Earthworks {
                 }
             }
         }
-        let pads: Vec<PadItem> = (pads.into_iter())
+        // Each pad edge's run to its toe (0 where walled).
+        let mut edge_toes: Vec<Vec<f64>> = Vec::with_capacity(pads.len());
+        let mut pads: Vec<PadItem> = (pads.into_iter())
             .map(|pad| {
                 let v = &pad.polygon;
-                let ccw = area2(v) > 0.0;
-                let mut far = 0.0f64;
-                let walled = (0..v.len())
+                let toes: Vec<f64> = (0..v.len())
                     .map(|i| {
-                        let (a, b) = (v[i], v[(i + 1) % v.len()]);
-                        let n = (b - a).perp().normalize_or_zero();
-                        let out = if ccw { -n } else { n };
+                        let (a, b, out) = edge(v, i);
                         let toes = [a, a.lerp(b, 0.5), b].map(|c| toe(c, out, pad.z));
-                        match toes.iter().try_fold(0.0f64, |m, t| t.map(|t| m.max(t))) {
-                            Some(t) => {
-                                far = far.max((t + 2.0).min(run));
-                                false
-                            }
-                            None => true,
-                        }
+                        (toes.iter())
+                            .try_fold(0.0f64, |m, t| t.map(|t| m.max(t)))
+                            .map_or(0.0, |t| (t + 2.0).min(run))
                     })
                     .collect();
+                let walled = toes.iter().map(|&t| t == 0.0).collect();
+                edge_toes.push(toes);
                 let (min, max) = crate::geom::bounds(v);
                 PadItem {
                     min,
                     max,
                     walled,
-                    toe: far,
+                    toe: 0.0,
                     pad,
                 }
             })
             .collect();
         let file = |entries: &mut Vec<((i64, i64), u32)>, lo: DVec2, hi: DVec2, id: u32| {
-            let (x0, y0) = (cell(lo.x), cell(lo.y));
-            let (x1, y1) = (cell(hi.x), cell(hi.y));
+            let (x0, y0) = (cell(lo.x, CELL), cell(lo.y, CELL));
+            let (x1, y1) = (cell(hi.x, CELL), cell(hi.y, CELL));
             for y in y0..=y1 {
                 for x in x0..=x1 {
                     entries.push(((x, y), id));
                 }
             }
         };
-        let (mut slopes, mut entries) = (Vec::new(), Vec::new());
+        // What covers each cell: carriageways and pads (finer cells).
+        let mut entries = Vec::new();
+        let mut file_on = |lo: DVec2, hi: DVec2, id: u32| {
+            for y in cell(lo.y, ON)..=cell(hi.y, ON) {
+                for x in cell(lo.x, ON)..=cell(hi.x, ON) {
+                    entries.push(((x, y), id));
+                }
+            }
+        };
+        for (i, l) in lanes.iter().enumerate() {
+            let (lo, hi) = (l.a.min(l.b), l.a.max(l.b));
+            file_on(lo - l.half, hi + l.half, i as u32);
+        }
+        for (i, pad) in pads.iter().enumerate() {
+            file_on(pad.min, pad.max, PAD | i as u32);
+        }
+        let on = CellGrid::from_cells(ON, &entries);
+        // A slope ends where another carriageway or pad covers the ground
+        // (which wins there), a metre on.
+        let covered = |q: DVec2, own: u32| {
+            on.get(on.cell_of(q)).iter().any(|&id| {
+                id != own
+                    && if id & PAD == 0 {
+                        let l = &lanes[id as usize];
+                        l.at(q).1 <= l.half
+                    } else {
+                        pads[(id & !PAD) as usize].contains(q)
+                    }
+            })
+        };
+        let reach = |from: DVec2, out: DVec2, own: u32, toe: f64| {
+            (([0.5, 1.0, 2.0, 4.0, 8.0, 16.0].into_iter())
+                .take_while(|&d| d < toe)
+                .find(|&d| covered(from + out * d, own)))
+            .map_or(toe, |d| (d + 1.0).min(toe))
+        };
+        let lane_caps: Vec<[f64; 2]> = (lanes.iter().enumerate())
+            .map(|(i, l)| {
+                let (m, n) = (l.a.lerp(l.b, 0.5), (l.b - l.a).perp().normalize_or_zero());
+                [(0, n), (1, -n)]
+                    .map(|(side, out)| reach(m + out * l.half, out, i as u32, l.toe[side]))
+            })
+            .collect();
+        let pad_toes: Vec<f64> = (pads.iter().enumerate())
+            .map(|(i, item)| {
+                let v = &item.pad.polygon;
+                (0..v.len())
+                    .map(|e| {
+                        let (a, b, out) = edge(v, e);
+                        reach(a.lerp(b, 0.5), out, PAD | i as u32, edge_toes[i][e])
+                    })
+                    .fold(0.0, f64::max)
+            })
+            .collect();
+        for (l, cap) in lanes.iter_mut().zip(lane_caps) {
+            l.toe = cap;
+        }
+        for (pad, toe) in pads.iter_mut().zip(pad_toes) {
+            pad.toe = toe;
+        }
+        let mut slopes = Vec::new();
         for (i, l) in lanes.iter().enumerate() {
             let (lo, hi) = (l.a.min(l.b), l.a.max(l.b));
             let r = DVec2::splat(l.half + l.toe[0].max(l.toe[1]));
             file(&mut slopes, lo - r, hi + r, i as u32);
-            file(&mut entries, lo - l.half, hi + l.half, i as u32);
         }
         for (i, pad) in pads.iter().enumerate() {
             let r = DVec2::splat(pad.toe);
             file(&mut slopes, pad.min - r, pad.max + r, PAD | i as u32);
-            file(&mut entries, pad.min, pad.max, PAD | i as u32);
         }
         let mut level = Vec::new();
         let mut first = 0;
@@ -322,7 +379,7 @@ impl Earthworks {
         }
         Self {
             grid: CellGrid::from_cells(CELL, &slopes),
-            on: CellGrid::from_cells(CELL, &entries),
+            on,
             level,
             lanes,
             pads,
@@ -342,9 +399,17 @@ impl Earthworks {
     }
 }
 
-/// The index cell of a coordinate.
-fn cell(v: f64) -> i64 {
-    crate::num::floor_i64(v / CELL)
+/// The index cell of a coordinate, for cells of side `side`.
+fn cell(v: f64, side: f64) -> i64 {
+    crate::num::floor_i64(v / side)
+}
+
+/// Edge `i` of polygon `v` (from vertex `i` to the next) and its outward
+/// normal.
+fn edge(v: &[DVec2], i: usize) -> (DVec2, DVec2, DVec2) {
+    let (a, b) = (v[i], v[(i + 1) % v.len()]);
+    let n = (b - a).perp().normalize_or_zero();
+    (a, b, if area2(v) > 0.0 { -n } else { n })
 }
 
 /// Twice the signed area of a polygon.
@@ -372,6 +437,8 @@ impl Relief for Earthworks {
         // on the road proper, not its shoulder: a pad keeps its level
         // there), and the pad p is on.
         let (mut lane, mut pad) = (None::<(f64, f64, bool)>, None::<&Pad>);
+        // A building stands level even where a road's edge runs under it.
+        let under_building = |pad: &Pad| pad.building.as_ref().is_some_and(|b| inside(b, p));
         for &id in self.on.get(self.on.cell_of(p)) {
             if id & PAD == 0 {
                 let l = &self.lanes[id as usize];
@@ -383,15 +450,17 @@ impl Relief for Earthworks {
                 if d <= l.half && lane.is_none_or(|(best, _, _)| d < best) {
                     lane = Some((d, z, d <= l.road));
                 }
-            } else if pad.is_none() {
+            } else {
+                // Where lots overlap, the one whose building p is under.
                 let item = &self.pads[(id & !PAD) as usize];
-                if item.contains(p) {
+                if pad.is_none_or(|q| !under_building(q))
+                    && item.contains(p)
+                    && (pad.is_none() || under_building(&item.pad))
+                {
                     pad = Some(&item.pad);
                 }
             }
         }
-        // A building stands level even where a road's edge runs under it.
-        let under_building = |pad: &Pad| pad.building.as_ref().is_some_and(|b| inside(b, p));
         match (lane, pad) {
             (Some((_, z, true)), Some(pad)) if !under_building(pad) => {
                 return Some(Built {

@@ -113,25 +113,31 @@ pub(crate) fn spans_of(
             r.z[k] - natural[k]
         }
     };
-    let mid: Vec<f64> = (0..n.saturating_sub(1))
+    // The most fill and the most cut at a segment's quarter points.
+    let mid: Vec<(f64, f64)> = (0..n.saturating_sub(1))
         .map(|k| {
-            let q = r.points[k].lerp(r.points[k + 1], 0.5);
-            let t = terrain.height(q.x, q.y);
-            if t < lake {
-                f64::INFINITY
-            } else {
-                0.5 * (r.z[k] + r.z[k + 1]) - t
-            }
+            [0.25, 0.5, 0.75]
+                .iter()
+                .fold((f64::MIN, f64::MIN), |(f, c), &t| {
+                    let q = r.points[k].lerp(r.points[k + 1], t);
+                    let h = terrain.height(q.x, q.y);
+                    if h < lake {
+                        return (f64::INFINITY, c);
+                    }
+                    let d = r.z[k] + t * (r.z[k + 1] - r.z[k]) - h;
+                    (f.max(d), c.max(-d))
+                })
         })
         .collect();
-    // The most fill (cut) at a vertex or the middle of a segment beside it.
+    // The most fill (cut) at a vertex or along a segment beside it.
     let most = |k: usize, sign: f64| {
+        let side = |m: (f64, f64)| if sign > 0.0 { m.0 } else { m.1 };
         let mut m = sign * fill(k);
         if k > 0 {
-            m = m.max(sign * mid[k - 1]);
+            m = m.max(side(mid[k - 1]));
         }
         if k + 1 < n {
-            m = m.max(sign * mid[k]);
+            m = m.max(side(mid[k]));
         }
         m
     };
