@@ -112,7 +112,8 @@ impl RoadSystem {
     /// differ where they meet roads that this region does not hold).
     ///
     /// Areas not finite, with a negative side or a side over
-    /// [`MAX_ROAD_SIDE`], or beyond [`MAX_ROAD_AREA`] (grown by the
+    /// [`MAX_ROAD_SIDE`](crate::roads::MAX_ROAD_SIDE), or beyond
+    /// [`MAX_ROAD_AREA`](crate::roads::MAX_ROAD_AREA) (grown by the
     /// earthworks' margin, when they are built) are refused at once.
     pub fn region(&self, terrain: &Terrain, min: DVec2, max: DVec2) -> Result<Region, RoadError> {
         check_area(min, max)?;
