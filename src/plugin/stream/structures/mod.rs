@@ -102,29 +102,20 @@ pub fn profile_at(road: &Road, p: DVec2) -> Option<(f64, f64)> {
     if !road.has_profile() {
         return None;
     }
-    let (mut best, mut out, mut along) = (f64::INFINITY, None, 0.0);
-    for (k, w) in road.points.windows(2).enumerate() {
-        let d = w[1] - w[0];
-        let len = d.length();
-        let t = if len > 0.0 {
-            ((p - w[0]).dot(d) / (len * len)).clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        let dist = (w[0] + d * t).distance(p);
-        if dist < best {
-            let z = road.z[k] + t * (road.z[k + 1] - road.z[k]);
-            (best, out) = (dist, Some((along + t * len, z)));
-        }
-        along += len;
-    }
-    out
+    let (arc, k, t) = nearest_along(&road.points, p)?;
+    Some((arc, road.z[k] + t * (road.z[k + 1] - road.z[k])))
 }
 
 /// The arc length along `pts` of the point nearest `p`.
 fn arc_at(pts: &[DVec2], p: DVec2) -> f64 {
-    let (mut best, mut arc, mut along) = (f64::INFINITY, f64::NAN, 0.0);
-    for w in pts.windows(2) {
+    nearest_along(pts, p).map_or(f64::NAN, |n| n.0)
+}
+
+/// The point of `pts` nearest `p`: its arc length, its segment and the
+/// parameter along that segment (the first of equally near ones).
+fn nearest_along(pts: &[DVec2], p: DVec2) -> Option<(f64, usize, f64)> {
+    let (mut best, mut out, mut along) = (f64::INFINITY, None, 0.0);
+    for (k, w) in pts.windows(2).enumerate() {
         let d = w[1] - w[0];
         let len = d.length();
         let t = if len > 0.0 {
@@ -134,11 +125,11 @@ fn arc_at(pts: &[DVec2], p: DVec2) -> f64 {
         };
         let dist = (w[0] + d * t).distance(p);
         if dist < best {
-            (best, arc) = (dist, along + t * len);
+            (best, out) = (dist, Some((along + t * len, k, t)));
         }
         along += len;
     }
-    arc
+    out
 }
 
 /// The middle of a cell (its mesh's anchor), at height 0.
