@@ -33,6 +33,7 @@ struct Figures {
     walls: usize,
     over_fill: usize,
     over_cut: usize,
+    wall_heights: Vec<f64>,
 }
 
 fn class_index(c: RoadClass) -> usize {
@@ -166,7 +167,13 @@ fn measure(region: &Region, terrain: &Terrain, built: bool, f: &mut Figures) {
             match s.kind {
                 StructureKind::Bridge => f.bridges += 1,
                 StructureKind::Tunnel => f.tunnels += 1,
-                StructureKind::Wall => f.walls += 1,
+                StructureKind::Wall => {
+                    f.walls += 1;
+                    let h = (s.line.iter().zip(&s.foot))
+                        .map(|(q, foot)| q.z - foot)
+                        .fold(0.0, f64::max);
+                    f.wall_heights.push(h);
+                }
             }
         }
     }
@@ -227,6 +234,12 @@ fn report(name: &str, f: &mut Figures, built: bool) {
             f.walls,
             f.over_fill,
             f.over_cut,
+        );
+        let m = f.wall_heights.iter().fold(0.0f64, |a, &b| a.max(b));
+        println!(
+            "walls' height: p50 {:.1} m, p90 {:.1} m, max {m:.1} m",
+            percentile(&mut f.wall_heights, 0.5),
+            percentile(&mut f.wall_heights, 0.9),
         );
     }
 }

@@ -97,9 +97,11 @@ pub struct EarthworkParams {
     /// the higher passes over the lower on a bridge instead of meeting it,
     /// metres.
     pub separation: f64,
-    /// Largest height difference between a town's lots and the street they
-    /// face that a pad may take up, metres (lots are level pads at their
-    /// street's height).
+    /// How far a town's lot may be raised or lowered from the natural
+    /// ground under it, metres: a lot is a level pad at its street's height,
+    /// but no further than this from its ground (a retaining wall takes up
+    /// the rest at the street). Also the most cut or fill a street that is
+    /// not a town's may need before it is steps rather than a road.
     pub max_pad_step: f64,
 }
 

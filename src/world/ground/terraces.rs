@@ -128,7 +128,7 @@ pub(crate) fn plan(
         }
         streets.push(r);
     }
-    let pads = pads_of(terrain, layout, &streets);
+    let pads = pads_of(terrain, layout, &streets, p);
     let mut laid = layout.clone();
     for (lot, pad) in laid.lots.iter_mut().zip(&pads) {
         if let Some(b) = lot.building.as_mut() {
@@ -199,8 +199,15 @@ pub(crate) fn between_pins(
 }
 
 /// Each lot's pad: level at the height of the street point nearest to the
-/// lot (its frontage), or of the natural ground with no street near.
-fn pads_of(terrain: &Terrain, layout: &CityLayout, streets: &[Road]) -> Vec<Pad> {
+/// lot (its frontage), but at most `max_pad_step` from the natural ground
+/// under it (the mean of its corners and centre), or at that ground with no
+/// street near.
+fn pads_of(
+    terrain: &Terrain,
+    layout: &CityLayout,
+    streets: &[Road],
+    p: &EarthworkParams,
+) -> Vec<Pad> {
     const CELL: f64 = 32.0;
     let grid = SegmentGrid::new(CELL, streets.iter().map(|r| r.points.as_slice()), |_| 0.0);
     layout
@@ -229,10 +236,16 @@ fn pads_of(terrain: &Terrain, layout: &CityLayout, streets: &[Road]) -> Vec<Pad>
                 }
                 ring += 1;
             }
+            // The natural ground under the lot: its centre and corners.
+            let ground = (lot.polygon.iter().chain([&c]))
+                .map(|q| terrain.height(q.x, q.y))
+                .sum::<f64>()
+                / (lot.polygon.len() + 1) as f64;
             let z = if best.1.is_finite() {
                 best.1
+                    .clamp(ground - p.max_pad_step, ground + p.max_pad_step)
             } else {
-                terrain.height(c.x, c.y)
+                ground
             };
             Pad {
                 polygon: lot.polygon.clone(),
