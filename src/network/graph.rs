@@ -335,8 +335,10 @@ impl RoadNetwork {
     }
 
     /// The network as a GeoJSON `FeatureCollection` (roads as `LineString`s
-    /// with `class` and `width`, junctions as `Point`s with `degree`), in the
-    /// world's metres, so it can be checked in any GIS tool.
+    /// with `class` and `width`, their profile's height as each position's
+    /// third number where they have one, junctions as `Point`s with
+    /// `degree`), in the world's metres, so it can be checked in any GIS
+    /// tool.
     pub fn to_geojson(&self) -> String {
         let mut s = String::from("{\"type\":\"FeatureCollection\",\"features\":[");
         let mut first = true;
@@ -354,14 +356,19 @@ impl RoadNetwork {
                 Json(r.width)
             );
             s.push_str("\"geometry\":{\"type\":\"LineString\",\"coordinates\":[");
+            let z = r.has_profile().then_some(r.z.as_slice());
             for (k, p) in r.points.iter().enumerate() {
                 let _ = write!(
                     s,
-                    "{}[{},{}]",
+                    "{}[{},{}",
                     if k > 0 { "," } else { "" },
                     Json(p.x),
                     Json(p.y)
                 );
+                if let Some(z) = z {
+                    let _ = write!(s, ",{}", Json(z[k]));
+                }
+                s.push(']');
             }
             s.push_str("]}}");
         }
@@ -511,5 +518,13 @@ mod tests {
         let g = bad.to_geojson();
         assert!(!g.contains("NaN") && !g.contains("inf"), "{g}");
         assert!(g.contains("[null,0]"), "{g}");
+        // A profile's heights are each position's third number.
+        let mut up = road(&[(0.0, 0.0), (10.0, 0.0)]);
+        up.z = vec![100.0, 101.5];
+        let g = RoadNetwork::from_roads(vec![up]).to_geojson();
+        assert!(
+            g.contains("\"coordinates\":[[0,0,100],[10,0,101.5]]"),
+            "{g}"
+        );
     }
 }
