@@ -8,7 +8,7 @@
 //! same however it was asked for.
 
 use super::EarthworkParams;
-use super::profile::{fit_least, ground_along, smooth};
+use super::profile::{PATH_GRADE, deck_weights, fit_span, ground_along, smooth, stations};
 use crate::network::{RoadClass, RoadNetwork};
 use crate::terrain::Terrain;
 use glam::DVec2;
@@ -36,9 +36,6 @@ fn cmp_point(a: DVec2, b: DVec2) -> std::cmp::Ordering {
 pub(crate) fn window(p: &EarthworkParams) -> f64 {
     2.0 * p.max_reach
 }
-
-/// A weight that outweighs every other point of a fit: a pin.
-const PIN: u64 = 1 << 40;
 
 /// A crossing where one road passes over another on a bridge: the upper
 /// road's vertex there, and the half-length its bridge needs.
@@ -76,12 +73,10 @@ pub(crate) fn join(
             })
             .expect("a junction has roads");
         let top_road = &net.roads[top];
-        let Some(height) = (top_road.points.iter())
-            .position(|&q| q == j.pos)
-            .map(|k| top_road.z[k])
-        else {
+        let Some(top_k) = top_road.points.iter().position(|&q| q == j.pos) else {
             continue;
         };
+        let height = top_road.z[top_k];
         for &i in &j.roads {
             if fixed[i] {
                 continue;
@@ -94,8 +89,7 @@ pub(crate) fn join(
                 }
                 // Grade-separated: the higher one bridges the lower.
                 let (upper, at, lower) = if height > r.z[k] {
-                    let at = top_road.points.iter().position(|&q| q == j.pos);
-                    (top, at.unwrap_or(0), r)
+                    (top, top_k, r)
                 } else {
                     (i, k, top_road)
                 };
@@ -169,51 +163,18 @@ fn refit(
     for &(k, h) in pins {
         out[k] = h;
     }
-    let limit = if class == RoadClass::Path {
-        10.0
-    } else {
-        p.max_grade.of(class).min(p.max_street_grade)
-    };
+    let limit = p.max_grade.of(class).min(PATH_GRADE);
     for (a, b, pin_a, pin_b) in windows {
         if a >= b {
             continue;
         }
         let pts = &points[a..=b];
-        let mut s = vec![0.0; pts.len()];
-        for k in 1..pts.len() {
-            s[k] = s[k - 1] + pts[k - 1].distance(pts[k]);
-        }
         let ground = ground_along(terrain, pts, width / 2.0, p.clearance);
-        let lake = terrain.params().lake_level + p.clearance;
-        let mut weight: Vec<u64> = ground
-            .iter()
-            .map(|&h| if h <= lake { 16 } else { 1 })
-            .collect();
-        let mut g = smooth(&s, &ground, p.smoothing);
-        let (za, zb) = (out[a], out[b]);
-        if pin_a {
-            (g[0], weight[0]) = (za, PIN);
-        }
-        if pin_b {
-            let e = g.len() - 1;
-            (g[e], weight[e]) = (zb, PIN);
-        }
-        // Pins further apart in height than the limit allows: as steep as
-        // they need.
-        let span = s[s.len() - 1];
-        let grade = if pin_a && pin_b && span > 0.0 {
-            limit.max((zb - za).abs() / span * (1.0 + 1e-9))
-        } else {
-            limit
-        };
-        let fitted = fit_least(&s, &g, &weight, grade);
+        let weight = deck_weights(terrain, &ground, p.clearance);
+        let target = smooth(&stations(pts), &ground, p.smoothing);
+        let ends = (pin_a.then_some(out[a]), pin_b.then_some(out[b]));
+        let fitted = fit_span(pts, target, weight, ends, limit);
         out[a..=b].copy_from_slice(&fitted);
-        if pin_a {
-            out[a] = za;
-        }
-        if pin_b {
-            out[b] = zb;
-        }
     }
     out
 }

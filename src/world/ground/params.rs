@@ -100,8 +100,7 @@ pub struct EarthworkParams {
     /// How far a town's lot may be raised or lowered from the natural
     /// ground under it, metres: a lot is a level pad at its street's height,
     /// but no further than this from its ground (a retaining wall takes up
-    /// the rest at the street). Also the most cut or fill a street that is
-    /// not a town's may need before it is steps rather than a road.
+    /// the rest at the street).
     pub max_pad_step: f64,
 }
 

@@ -231,60 +231,84 @@ pub(crate) fn steepest(s: &[f64], z: &[f64]) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// Weights of a fit to `ground` (the ground under a road, or over water a
+/// deck's height): over water it counts many times over, so the road stays
+/// above the lake.
+pub(crate) fn deck_weights(terrain: &Terrain, ground: &[f64], clearance: f64) -> Vec<u64> {
+    let lake = terrain.params().lake_level + clearance;
+    ground
+        .iter()
+        .map(|&h| if h <= lake { 16 } else { 1 })
+        .collect()
+}
+
+/// A weight that outweighs every other point of a fit: a pin.
+const PIN: u64 = 1 << 40;
+
+/// The least-earthworks fit of `target` (weighted by `weight`) along
+/// `points` under `grade`, with either end pinned to a height where given:
+/// as steep as two pins need where they lie further apart in height than
+/// the grade allows.
+pub(crate) fn fit_span(
+    points: &[DVec2],
+    mut target: Vec<f64>,
+    mut weight: Vec<u64>,
+    (first, last): (Option<f64>, Option<f64>),
+    grade: f64,
+) -> Vec<f64> {
+    let s = stations(points);
+    let e = target.len() - 1;
+    for (k, pin) in [(0, first), (e, last)] {
+        if let Some(h) = pin {
+            (target[k], weight[k]) = (h, PIN);
+        }
+    }
+    let grade = match (first, last) {
+        (Some(a), Some(b)) if s[e] > 0.0 => grade.max((b - a).abs() / s[e] * (1.0 + 1e-9)),
+        _ => grade,
+    };
+    let mut z = fit_least(&s, &target, &weight, grade);
+    // Exactly at the pins (the fit's rounding aside).
+    z[0] = first.unwrap_or(z[0]);
+    z[e] = last.unwrap_or(z[e]);
+    z
+}
+
 /// A road's own profile (before it meets others at junctions), at its
-/// (densified) points, and the class it keeps: a street that cannot keep
-/// `max_street_grade` without earthworks over `max_pad_step` becomes a
-/// footway with steps ([`RoadClass::Path`]) that follows the smoothed
-/// ground.
+/// (densified) points: the least-earthworks fit to the ground under it,
+/// averaged at the road's own scale, with vertical curves.
 pub(crate) fn free_profile(
     terrain: &Terrain,
     points: &[DVec2],
     class: RoadClass,
     width: f64,
     p: &EarthworkParams,
-) -> (Vec<f64>, RoadClass) {
+) -> Vec<f64> {
     let s = stations(points);
     let g = ground_along(terrain, points, width / 2.0, p.clearance);
     let ground = smooth(&s, &g, p.smoothing);
-    // Over water the deck's height counts many times over: the road stays
-    // above the lake.
-    let lake = terrain.params().lake_level + p.clearance;
-    let weight: Vec<u64> = g.iter().map(|&h| if h <= lake { 16 } else { 1 }).collect();
-    let shaped = |grade: f64| {
-        let z = fit_least(&s, &ground, &weight, grade);
-        // Vertical curves: a short mean keeps the grade limit (a mean of
-        // limited functions), and a last fit makes sure of it.
-        fit(&s, &smooth(&s, &z, 3.0 * p.step), grade)
-    };
-    let worst = |z: &[f64]| {
-        z.iter()
-            .zip(&g)
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f64::max)
-    };
-    let z = shaped(p.max_grade.of(class));
-    if class != RoadClass::Street || worst(&z) <= p.max_pad_step {
-        return (z, class);
-    }
-    let z = shaped(p.max_street_grade);
-    if worst(&z) <= p.max_pad_step {
-        return (z, class);
-    }
-    (smooth(&s, &ground, 3.0 * p.step), RoadClass::Path)
+    let grade = p.max_grade.of(class).min(PATH_GRADE);
+    let z = fit_least(&s, &ground, &deck_weights(terrain, &g, p.clearance), grade);
+    // Vertical curves: a short mean keeps the grade limit (a mean of limited
+    // functions), and a last fit makes sure of it.
+    fit(&s, &smooth(&s, &z, 3.0 * p.step), grade)
 }
 
+/// The grade a footway with steps is fitted to (steps keep no limit).
+pub(crate) const PATH_GRADE: f64 = 10.0;
+
 /// `road` densified to the profile's spacing, with its own profile (see
-/// [`free_profile`]; its class may become [`RoadClass::Path`]).
+/// [`free_profile`]).
 pub(crate) fn profiled(
     terrain: &Terrain,
     road: &crate::network::Road,
     p: &EarthworkParams,
 ) -> crate::network::Road {
     let points = densify(&road.points, p.step);
-    let (z, class) = free_profile(terrain, &points, road.class, road.width, p);
+    let z = free_profile(terrain, &points, road.class, road.width, p);
     crate::network::Road {
         points,
-        class,
+        class: road.class,
         width: road.width,
         z,
     }
@@ -361,7 +385,7 @@ mod tests {
     }
 
     #[test]
-    fn a_street_up_a_cliff_becomes_steps() {
+    fn a_road_up_a_cliff_keeps_its_limit() {
         let t = Terrain::default();
         let p = EarthworkParams::default();
         // Find a steep 200 m line: the ground rises over 60 m along it.
@@ -383,12 +407,9 @@ mod tests {
         }
         let (a, b) = found.expect("the default world has steep slopes");
         let pts = densify(&[a, b], p.step);
-        let (z, class) = free_profile(&t, &pts, RoadClass::Street, 6.0, &p);
-        assert_eq!(class, RoadClass::Path);
-        assert_eq!(z.len(), pts.len());
         // A country road there keeps its limit, whatever the earthworks.
-        let (z, class) = free_profile(&t, &pts, RoadClass::Road, 5.0, &p);
-        assert_eq!(class, RoadClass::Road);
+        let z = free_profile(&t, &pts, RoadClass::Road, 5.0, &p);
+        assert_eq!(z.len(), pts.len());
         assert!(steepest(&stations(&pts), &z) <= p.max_grade.road + 1e-9);
     }
 }

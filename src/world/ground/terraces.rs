@@ -5,7 +5,7 @@
 //! town.
 
 use super::EarthworkParams;
-use super::profile::{densify, fit_least, stations, steepest};
+use super::profile::{densify, fit_span, stations, steepest};
 use crate::city::CityLayout;
 use crate::geom::{SegmentGrid, closest_on_segment};
 use crate::network::{Road, RoadClass, RoadNetwork, planarize};
@@ -149,50 +149,32 @@ pub(crate) fn plan(
 /// (ascending vertices, heights): each stretch between two pins fitted
 /// alone, as steep as the pins need where they lie further apart in height
 /// than the grade allows; the ends beyond the first and last pin free.
-pub(crate) fn between_pins(
+fn between_pins(
     points: &[DVec2],
     g: &[f64],
     pins: &[(usize, f64)],
     grade: f64,
 ) -> Vec<f64> {
-    const PIN: u64 = 1 << 40;
     let n = points.len();
+    let ones = |a: usize, b: usize| vec![1; b - a + 1];
     if pins.is_empty() {
-        return fit_least(&stations(points), g, &vec![1; n], grade);
+        return fit_span(points, g.to_vec(), ones(0, n - 1), (None, None), grade);
     }
     let mut out = g.to_vec();
-    let mut bounds: Vec<(usize, usize, bool, bool)> = vec![(0, pins[0].0, false, true)];
-    bounds.extend(pins.windows(2).map(|w| (w[0].0, w[1].0, true, true)));
-    bounds.push((pins[pins.len() - 1].0, n - 1, true, false));
-    for &(k, h) in pins {
-        out[k] = h;
-    }
-    for (a, b, pa, pb) in bounds {
-        if a >= b {
-            continue;
-        }
-        let s = stations(&points[a..=b]);
-        let mut target = g[a..=b].to_vec();
-        let mut weight = vec![1; target.len()];
-        let last = target.len() - 1;
-        if pa {
-            (target[0], weight[0]) = (out[a], PIN);
-        }
-        if pb {
-            (target[last], weight[last]) = (out[b], PIN);
-        }
-        let need = if pa && pb && s[last] > 0.0 {
-            (out[b] - out[a]).abs() / s[last] * (1.0 + 1e-9)
-        } else {
-            0.0
-        };
-        let (za, zb) = (out[a], out[b]);
-        out[a..=b].copy_from_slice(&fit_least(&s, &target, &weight, grade.max(need)));
-        if pa {
-            out[a] = za;
-        }
-        if pb {
-            out[b] = zb;
+    let (first, last) = (pins[0], pins[pins.len() - 1]);
+    let mut spans = vec![(0, None, first.0, Some(first.1))];
+    spans.extend((pins.windows(2)).map(|w| (w[0].0, Some(w[0].1), w[1].0, Some(w[1].1))));
+    spans.push((last.0, Some(last.1), n - 1, None));
+    for (a, za, b, zb) in spans {
+        if a < b {
+            let fitted = fit_span(
+                &points[a..=b],
+                g[a..=b].to_vec(),
+                ones(a, b),
+                (za, zb),
+                grade,
+            );
+            out[a..=b].copy_from_slice(&fitted);
         }
     }
     out
