@@ -149,12 +149,7 @@ pub(crate) fn plan(
 /// (ascending vertices, heights): each stretch between two pins fitted
 /// alone, as steep as the pins need where they lie further apart in height
 /// than the grade allows; the ends beyond the first and last pin free.
-fn between_pins(
-    points: &[DVec2],
-    g: &[f64],
-    pins: &[(usize, f64)],
-    grade: f64,
-) -> Vec<f64> {
+fn between_pins(points: &[DVec2], g: &[f64], pins: &[(usize, f64)], grade: f64) -> Vec<f64> {
     let n = points.len();
     let ones = |a: usize, b: usize| vec![1; b - a + 1];
     if pins.is_empty() {
