@@ -320,6 +320,20 @@ fn earthworks_section(ui: &mut egui::Ui, e: &mut crate::world::EarthworkParams) 
         0.0..=30.0,
         " m",
     );
+    slider(
+        ui,
+        "Junction moves for street grade",
+        &mut e.max_street_shift,
+        0.0..=60.0,
+        " m",
+    );
+    slider(
+        ui,
+        "Junction platform grade",
+        &mut e.junction_grade,
+        0.0..=0.2,
+        "",
+    );
     slider(ui, "Profile smoothing", &mut e.smoothing, 0.0..=100.0, "");
     slider(ui, "Profile point spacing", &mut e.step, 1.0..=100.0, " m");
 }

@@ -8,7 +8,7 @@
 //! same however it was asked for.
 
 use super::EarthworkParams;
-use super::profile::{PATH_GRADE, deck_weights, fit_span, ground_along, smooth, stations};
+use super::profile::{PATH_GRADE, Pin, deck_weights, fit_span, ground_along, smooth, stations};
 use crate::network::{RoadClass, RoadNetwork};
 use crate::terrain::Terrain;
 use glam::DVec2;
@@ -52,7 +52,7 @@ pub(crate) fn join(
     fixed: &[bool],
     p: &EarthworkParams,
 ) -> Vec<Vec<Overpass>> {
-    let mut pins: Vec<Vec<(usize, f64)>> = vec![Vec::new(); net.roads.len()];
+    let mut pins: Vec<Vec<(usize, Pin)>> = vec![Vec::new(); net.roads.len()];
     let mut over: Vec<Vec<Overpass>> = vec![Vec::new(); net.roads.len()];
     let key = |i: usize| {
         let r = &net.roads[i];
@@ -82,9 +82,16 @@ pub(crate) fn join(
                 continue;
             }
             let r = &net.roads[i];
+            // The platform: as far as the others' carriageways reach
+            // across it (more where they cross at a slant); the first
+            // road keeps its own profile, and a highway its grade.
+            let own = i == top || r.class == RoadClass::Highway;
+            let flat = (j.roads.iter().filter(|&&o| o != i && !own))
+                .map(|&o| 1.5 * (net.roads[o].width / 2.0 + p.shoulder))
+                .fold(0.0, f64::max);
             for (k, _) in r.points.iter().enumerate().filter(|(_, q)| **q == j.pos) {
                 if (height - r.z[k]).abs() < p.separation {
-                    pins[i].push((k, height));
+                    pins[i].push((k, Pin { z: height, flat }));
                     continue;
                 }
                 // Grade-separated: the higher one bridges the lower.
@@ -99,7 +106,10 @@ pub(crate) fn join(
     }
     for (i, mut ps) in pins.into_iter().enumerate() {
         let r = &net.roads[i];
-        if ps.is_empty() || ps.iter().all(|&(k, h)| r.z[k] == h) {
+        if ps
+            .iter()
+            .all(|(k, pin)| r.z[*k] == pin.z && pin.flat == 0.0)
+        {
             continue;
         }
         ps.sort_by_key(|x| x.0);
@@ -110,14 +120,15 @@ pub(crate) fn join(
     over
 }
 
-/// `z` refitted around `pins` (ascending vertices, heights).
+/// `z` refitted around `pins` (ascending vertices, with their heights and
+/// platforms).
 fn refit(
     terrain: &Terrain,
     points: &[DVec2],
     z: &[f64],
     class: RoadClass,
     width: f64,
-    pins: &[(usize, f64)],
+    pins: &[(usize, Pin)],
     p: &EarthworkParams,
 ) -> Vec<f64> {
     let n = points.len();
@@ -137,31 +148,34 @@ fn refit(
             }
         }
     };
-    // Windows: (first, last, pinned first, pinned last).
-    let mut windows: Vec<(usize, usize, bool, bool)> = Vec::new();
-    let (first, last) = (pins[0].0, pins[pins.len() - 1].0);
-    let (m, end) = walk(first, false);
-    windows.push((m, first, !end, true));
+    // Windows: (first, last, and at each end the platform of the pin there,
+    // or `Some(0.0)` where the window ends on the road's own profile, or
+    // `None` at a free end of the road).
+    type End = Option<f64>;
+    let mut windows: Vec<(usize, usize, End, End)> = Vec::new();
+    let (first, last) = (pins[0], pins[pins.len() - 1]);
+    let (m, end) = walk(first.0, false);
+    windows.push((m, first.0, (!end).then_some(0.0), Some(first.1.flat)));
     for w in pins.windows(2) {
-        let (a, b) = (w[0].0, w[1].0);
+        let ((a, pa), (b, pb)) = (w[0], w[1]);
         let (ma, end_a) = walk(a, true);
         if end_a || ma >= b {
-            windows.push((a, b, true, true));
+            windows.push((a, b, Some(pa.flat), Some(pb.flat)));
         } else {
             let (mb, _) = walk(b, false);
             if mb <= ma {
-                windows.push((a, b, true, true));
+                windows.push((a, b, Some(pa.flat), Some(pb.flat)));
             } else {
-                windows.push((a, ma, true, true));
-                windows.push((mb, b, true, true));
+                windows.push((a, ma, Some(pa.flat), Some(0.0)));
+                windows.push((mb, b, Some(0.0), Some(pb.flat)));
             }
         }
     }
-    let (m, end) = walk(last, true);
-    windows.push((last, m, true, !end));
+    let (m, end) = walk(last.0, true);
+    windows.push((last.0, m, Some(last.1.flat), (!end).then_some(0.0)));
     let mut out = z.to_vec();
-    for &(k, h) in pins {
-        out[k] = h;
+    for &(k, pin) in pins {
+        out[k] = pin.z;
     }
     let limit = p.max_grade.of(class).min(PATH_GRADE);
     for (a, b, pin_a, pin_b) in windows {
@@ -172,8 +186,9 @@ fn refit(
         let ground = ground_along(terrain, pts, width / 2.0, p.clearance);
         let weight = deck_weights(terrain, &ground, p.clearance);
         let target = smooth(&stations(pts), &ground, p.smoothing);
-        let ends = (pin_a.then_some(out[a]), pin_b.then_some(out[b]));
-        let fitted = fit_span(pts, target, weight, ends, limit);
+        let pin = |k: usize, flat: Option<f64>| flat.map(|flat| Pin { z: out[k], flat });
+        let ends = (pin(a, pin_a), pin(b, pin_b));
+        let fitted = fit_span(pts, target, weight, ends, limit, p.junction_grade, false);
         out[a..=b].copy_from_slice(&fitted);
     }
     out

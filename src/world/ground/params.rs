@@ -102,6 +102,14 @@ pub struct EarthworkParams {
     /// but no further than this from its ground (a retaining wall takes up
     /// the rest at the street).
     pub max_pad_step: f64,
+    /// How far a town's junction may be raised or lowered from the town's
+    /// ground, metres, so that the streets between junctions keep
+    /// `max_grade.street`.
+    pub max_street_shift: f64,
+    /// The steepest a road may be within a junction's platform (where
+    /// other roads' carriageways cross it), so that no carriageway tilts
+    /// more across than this there.
+    pub junction_grade: f64,
 }
 
 impl Default for EarthworkParams {
@@ -121,6 +129,8 @@ impl Default for EarthworkParams {
             shoulder: 1.0,
             clearance: 4.0,
             max_pad_step: 6.0,
+            max_street_shift: 20.0,
+            junction_grade: 0.02,
             separation: 7.0,
             town_smoothing: 30.0,
         }
@@ -146,6 +156,8 @@ impl EarthworkParams {
         check("shoulder", self.shoulder, 0.0, 10.0)?;
         check("clearance", self.clearance, 0.0, 100.0)?;
         check("max_pad_step", self.max_pad_step, 0.0, 100.0)?;
+        check("max_street_shift", self.max_street_shift, 0.0, 100.0)?;
+        check("junction_grade", self.junction_grade, 0.0, 1.0)?;
         check("separation", self.separation, 0.5, 1000.0)?;
         check("town_smoothing", self.town_smoothing, 0.0, 500.0)?;
         Ok(())

@@ -150,8 +150,9 @@ struct Side<T: Ord> {
 /// and right of its least value), a grade limit widening them apart, each
 /// point's term adding a breakpoint ("slope trick"). Then the heights are
 /// read back from the last point. A weight over the sum of all others pins
-/// a point to its height.
-pub(crate) fn fit_least(s: &[f64], g: &[f64], weight: &[u64], grade: f64) -> Vec<f64> {
+/// a point to its height. `limit[k]` is the grade limit from point `k − 1`
+/// to `k` (`limit[0]` is unused).
+pub(crate) fn fit_least(s: &[f64], g: &[f64], weight: &[u64], limit: &[f64]) -> Vec<f64> {
     use std::cmp::Reverse;
     let n = g.len();
     let mut left: Side<H> = Side {
@@ -189,7 +190,7 @@ pub(crate) fn fit_least(s: &[f64], g: &[f64], weight: &[u64], grade: f64) -> Vec
     let mut best: Vec<(f64, f64)> = Vec::with_capacity(n);
     for k in 0..n {
         if k > 0 {
-            let run = grade * (s[k] - s[k - 1]);
+            let run = limit[k] * (s[k] - s[k - 1]);
             left.shift -= run;
             right.shift += run;
         }
@@ -218,7 +219,7 @@ pub(crate) fn fit_least(s: &[f64], g: &[f64], weight: &[u64], grade: f64) -> Vec
     let into = |v: f64, (a, b): (f64, f64)| v.max(a.min(b)).min(b.max(a));
     z[n - 1] = into(g[n - 1], best[n - 1]);
     for k in (0..n - 1).rev() {
-        let run = grade * (s[k + 1] - s[k]);
+        let run = limit[k + 1] * (s[k + 1] - s[k]);
         z[k] = into(z[k + 1], best[k]).clamp(z[k + 1] - run, z[k + 1] + run);
     }
     z
@@ -245,33 +246,91 @@ pub(crate) fn deck_weights(terrain: &Terrain, ground: &[f64], clearance: f64) ->
 /// A weight that outweighs every other point of a fit: a pin.
 const PIN: u64 = 1 << 40;
 
+/// How much steeper than its limit (a fraction of it) a road may be beside
+/// a junction's platform to keep it.
+pub(crate) const SPARE: f64 = 0.01;
+
+/// A pinned end of a [`fit_span`]: its height, and how far from it the
+/// road keeps level (a junction's platform), metres.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pin {
+    pub z: f64,
+    pub flat: f64,
+}
+
 /// The least-earthworks fit of `target` (weighted by `weight`) along
-/// `points` under `grade`, with either end pinned to a height where given:
+/// `points` under `grade`, with either end pinned where given: within a
+/// pin's `flat` distance of it no steeper than `flat_grade` (unless the two
+/// pins lie too far apart in height for that and not `keep_platforms`), and
 /// as steep as two pins need where they lie further apart in height than
-/// the grade allows.
+/// the limits allow.
 pub(crate) fn fit_span(
     points: &[DVec2],
     mut target: Vec<f64>,
     mut weight: Vec<u64>,
-    (first, last): (Option<f64>, Option<f64>),
+    (first, last): (Option<Pin>, Option<Pin>),
     grade: f64,
+    flat_grade: f64,
+    keep_platforms: bool,
 ) -> Vec<f64> {
     let s = stations(points);
     let e = target.len() - 1;
     for (k, pin) in [(0, first), (e, last)] {
-        if let Some(h) = pin {
-            (target[k], weight[k]) = (h, PIN);
+        if let Some(pin) = pin {
+            (target[k], weight[k]) = (pin.z, PIN);
         }
     }
-    let grade = match (first, last) {
-        (Some(a), Some(b)) if s[e] > 0.0 => grade.max((b - a).abs() / s[e] * (1.0 + 1e-9)),
-        _ => grade,
-    };
-    let mut z = fit_least(&s, &target, &weight, grade);
+    let flats = (first.map_or(0.0, |p| p.flat), last.map_or(0.0, |p| p.flat));
+    let mut limit = limits(&s, flats, grade, flat_grade);
+    if let (Some(a), Some(b)) = (first, last) {
+        // Where the pins lie further apart in height than the limits allow,
+        // the grade off the platforms gives way by up to `SPARE`, then the
+        // platforms, then the grade.
+        let need = (b.z - a.z).abs() * (1.0 + 1e-9);
+        let run = |k: usize| s[k] - s[k - 1];
+        let have: f64 = (1..=e).map(|k| limit[k] * run(k)).sum();
+        if need > have {
+            let level: Vec<bool> = limit.iter().map(|&l| l < grade).collect();
+            let on: f64 = (1..=e)
+                .filter(|&k| level[k])
+                .map(|k| limit[k] * run(k))
+                .sum();
+            let free: f64 = (1..=e).filter(|&k| !level[k]).map(run).sum();
+            let steeper = (need - on) / free;
+            if free > 0.0 && (keep_platforms || steeper <= grade * (1.0 + SPARE)) {
+                (1..=e)
+                    .filter(|&k| !level[k])
+                    .for_each(|k| limit[k] = steeper);
+            } else {
+                let steep = if s[e] > 0.0 { need / s[e] } else { grade };
+                limit.iter_mut().for_each(|l| *l = grade.max(steep));
+            }
+        }
+    }
+    let mut z = fit_least(&s, &target, &weight, &limit);
     // Exactly at the pins (the fit's rounding aside).
-    z[0] = first.unwrap_or(z[0]);
-    z[e] = last.unwrap_or(z[e]);
+    z[0] = first.map_or(z[0], |p| p.z);
+    z[e] = last.map_or(z[e], |p| p.z);
     z
+}
+
+/// The grade limit of each segment of a span with stations `s` (`[k]` from
+/// point `k − 1` to `k`): `flat_grade` on the segments that start within
+/// `flats.0` of its first point or end within `flats.1` of its last (the
+/// junctions' platforms), `grade` elsewhere.
+pub(crate) fn limits(s: &[f64], flats: (f64, f64), grade: f64, flat_grade: f64) -> Vec<f64> {
+    let e = s.len() - 1;
+    let level = |k: usize| s[k - 1] - s[0] < flats.0 || s[e] - s[k] < flats.1;
+    let flat_grade = flat_grade.min(grade);
+    (0..=e)
+        .map(|k| if k > 0 && level(k) { flat_grade } else { grade })
+        .collect()
+}
+
+/// The most a span with stations `s` may climb under [`limits`].
+pub(crate) fn climb(s: &[f64], flats: (f64, f64), grade: f64, flat_grade: f64) -> f64 {
+    let limit = limits(s, flats, grade, flat_grade);
+    (1..s.len()).map(|k| limit[k] * (s[k] - s[k - 1])).sum()
 }
 
 /// A road's own profile (before it meets others at junctions), at its
@@ -288,7 +347,8 @@ pub(crate) fn free_profile(
     let g = ground_along(terrain, points, width / 2.0, p.clearance);
     let ground = smooth(&s, &g, p.smoothing);
     let grade = p.max_grade.of(class).min(PATH_GRADE);
-    let z = fit_least(&s, &ground, &deck_weights(terrain, &g, p.clearance), grade);
+    let limit = vec![grade; s.len()];
+    let z = fit_least(&s, &ground, &deck_weights(terrain, &g, p.clearance), &limit);
     // Vertical curves: a short mean keeps the grade limit (a mean of limited
     // functions), and a last fit makes sure of it.
     fit(&s, &smooth(&s, &z, 3.0 * p.step), grade)
@@ -354,7 +414,7 @@ mod tests {
             .collect();
         let w = vec![1; s.len()];
         let cost = |z: &[f64]| z.iter().zip(&g).map(|(a, b)| (a - b).abs()).sum::<f64>();
-        let z = fit_least(&s, &g, &w, 0.1);
+        let z = fit_least(&s, &g, &w, &[0.1; 120]);
         assert!(steepest(&s, &z) <= 0.1 + 1e-9, "{}", steepest(&s, &z));
         let least = cost(&z);
         assert!(least < cost(&fit(&s, &g, 0.1)));
@@ -371,8 +431,40 @@ mod tests {
         }
         // Ground within the limit is kept.
         let gentle: Vec<f64> = s.iter().map(|x| 0.05 * x).collect();
-        let z = fit_least(&s, &gentle, &w, 0.1);
+        let z = fit_least(&s, &gentle, &w, &[0.1; 120]);
         assert!(z.iter().zip(&gentle).all(|(a, b)| (a - b).abs() < 1e-9));
+    }
+
+    #[test]
+    fn a_pinned_span_is_level_on_its_platforms_where_the_pins_allow() {
+        let pts: Vec<DVec2> = (0..=10).map(|k| DVec2::new(k as f64 * 5.0, 0.0)).collect();
+        let s = stations(&pts);
+        let ground: Vec<f64> = s.iter().map(|x| 0.3 * x).collect();
+        let pin = |z, flat| Some(Pin { z, flat });
+        let fit = |a, b| fit_span(&pts, ground.clone(), vec![1; 11], (a, b), 0.15, 0.02, false);
+        // 4.5 m: 6 m platforms at both ends, level over their 2 segments.
+        let z = fit(pin(0.0, 6.0), pin(4.5, 6.0));
+        assert_eq!((z[0], z[10]), (0.0, 4.5));
+        for k in [1, 2, 9, 10] {
+            assert!((z[k] - z[k - 1]).abs() <= 0.02 * 5.0 + 1e-9, "{k}: {z:?}");
+        }
+        assert!(steepest(&s, &z) <= 0.15 + 1e-9);
+        // 7 m: too much for the platforms, so the grade limit alone.
+        let z = fit(pin(0.0, 6.0), pin(7.0, 6.0));
+        assert!(steepest(&s, &z) <= 0.15 + 1e-9, "{z:?}");
+        // Unless they are kept: then steeper between them.
+        let z = fit_span(
+            &pts,
+            ground.clone(),
+            vec![1; 11],
+            (pin(0.0, 6.0), pin(7.0, 6.0)),
+            0.15,
+            0.02,
+            true,
+        );
+        assert!((z[2] - z[0]).abs() <= 0.02 * 10.0 + 1e-9, "{z:?}");
+        assert!(steepest(&s, &z) > 0.2, "{z:?}");
+        assert!((climb(&s, (6.0, 6.0), 0.15, 0.02) - (0.02 * 20.0 + 0.15 * 30.0)).abs() < 1e-12);
     }
 
     #[test]

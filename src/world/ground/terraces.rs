@@ -5,7 +5,7 @@
 //! town.
 
 use super::EarthworkParams;
-use super::profile::{densify, fit_span, stations, steepest};
+use super::profile::{Pin, climb, densify, fit_span, stations, steepest};
 use crate::city::CityLayout;
 use crate::geom::{SegmentGrid, closest_on_segment};
 use crate::network::{Road, RoadClass, RoadNetwork, planarize};
@@ -89,7 +89,7 @@ pub(crate) fn plan(
             ..r.clone()
         });
     }
-    let net = planarize(vec![RoadNetwork::from_roads(roads)]);
+    let mut net = planarize(vec![RoadNetwork::from_roads(roads)]);
     // Heights at junctions: a highway's where one passes, else the
     // surface's (every street has it there).
     let mut pinned: std::collections::HashMap<(u64, u64), f64> = Default::default();
@@ -105,24 +105,57 @@ pub(crate) fn plan(
     let junction: std::collections::HashSet<(u64, u64)> = (net.junctions.iter())
         .map(|j| (j.pos.x.to_bits(), j.pos.y.to_bits()))
         .collect();
+    // Each junction's platform, per road through it: as far as the other
+    // roads' carriageways reach across it (see `junctions::join`).
+    let mut platform: Platforms = Default::default();
+    for j in &net.junctions {
+        for &i in &j.roads {
+            let flat = (j.roads.iter().filter(|&&o| o != i))
+                .map(|&o| 1.5 * (net.roads[o].width / 2.0 + p.shoulder))
+                .fold(0.0, f64::max);
+            platform.insert(((j.pos.x.to_bits(), j.pos.y.to_bits()), i), flat);
+        }
+    }
+    // A vertex where each platform ends, so that it is level no further.
+    for (i, r) in net.roads.iter_mut().enumerate() {
+        if r.class == RoadClass::Highway {
+            continue;
+        }
+        let s = stations(&r.points);
+        let mut at: Vec<f64> = Vec::new();
+        for (k, q) in r.points.iter().enumerate() {
+            let key = ((q.x.to_bits(), q.y.to_bits()), i);
+            if let Some(&f) = platform.get(&key).filter(|&&f| f > 0.0) {
+                at.extend([s[k] - f, s[k] + f]);
+            }
+        }
+        at.sort_by(f64::total_cmp);
+        mark_stations(r, &s, &at);
+    }
+    let (settled, steep) = settle(&net, &junction, &pinned, &platform, p);
     let mut to_steps = 0;
     let mut streets = Vec::new();
-    for mut r in net
-        .roads
-        .into_iter()
-        .filter(|r| r.class != RoadClass::Highway)
+    for (i, mut r) in
+        (net.roads.into_iter().enumerate()).filter(|(_, r)| r.class != RoadClass::Highway)
     {
-        let pins: Vec<(usize, f64)> = (r.points.iter().enumerate())
+        let pins: Vec<(usize, Pin)> = (r.points.iter().enumerate())
             .filter_map(|(k, q)| {
                 let key = (q.x.to_bits(), q.y.to_bits());
-                junction
-                    .contains(&key)
-                    .then(|| (k, pinned.get(&key).copied().unwrap_or(r.z[k])))
+                junction.contains(&key).then(|| {
+                    let flat = platform.get(&(key, i)).copied().unwrap_or(0.0);
+                    (
+                        k,
+                        Pin {
+                            z: settled[&key],
+                            flat,
+                        },
+                    )
+                })
             })
             .collect();
-        r.z = between_pins(&r.points, &r.z, &pins, p.max_grade.street);
+        r.z = between_pins(&r.points, &r.z, &pins, p);
         let s = stations(&r.points);
-        if steepest(&s, &r.z) > p.max_street_grade + 1e-9 {
+        if steep[i] || steepest(&s, &r.z) > p.max_street_grade + 1e-9 {
             r.class = RoadClass::Path;
             to_steps += 1;
         }
@@ -145,15 +178,175 @@ pub(crate) fn plan(
     )
 }
 
-/// Heights with the least earthworks from `g` under `grade` through `pins`
-/// (ascending vertices, heights): each stretch between two pins fitted
-/// alone, as steep as the pins need where they lie further apart in height
-/// than the grade allows; the ends beyond the first and last pin free.
-fn between_pins(points: &[DVec2], g: &[f64], pins: &[(usize, f64)], grade: f64) -> Vec<f64> {
+/// Most sweeps of [`settle`] in one round.
+const SETTLE_SWEEPS: usize = 400;
+
+/// Most rounds of [`settle`].
+const SETTLE_ROUNDS: usize = 12;
+
+/// How far over its climb (a fraction of it) a stretch between junctions
+/// may stay drivable after [`settle`] (rounding and the sweeps' end).
+const SETTLE_SLACK: f64 = 0.005;
+
+/// `r` with a vertex added at each of the stations `at` (ascending) that
+/// falls inside a segment, not within 0.25 m of a vertex; heights
+/// interpolated.
+fn mark_stations(r: &mut Road, s: &[f64], at: &[f64]) {
+    let (mut points, mut z) = (Vec::with_capacity(r.points.len()), Vec::new());
+    let mut next = 0;
+    for k in 0..r.points.len() {
+        if k > 0 {
+            while next < at.len() && at[next] < s[k] {
+                let t = (at[next] - s[k - 1]) / (s[k] - s[k - 1]);
+                if at[next] > s[k - 1] + 0.25 && at[next] < s[k] - 0.25 {
+                    points.push(r.points[k - 1].lerp(r.points[k], t));
+                    z.push(r.z[k - 1] + t * (r.z[k] - r.z[k - 1]));
+                }
+                next += 1;
+            }
+        } else {
+            while next < at.len() && at[next] <= s[0] {
+                next += 1;
+            }
+        }
+        points.push(r.points[k]);
+        z.push(r.z[k]);
+    }
+    (r.points, r.z) = (points, z);
+}
+
+/// Per junction and road through it, the length of its platform.
+type Platforms = std::collections::HashMap<((u64, u64), usize), f64>;
+
+/// Junction heights, and which streets become steps.
+type Settled = (std::collections::HashMap<(u64, u64), f64>, Vec<bool>);
+
+/// The height of every junction of the town's streets: the town's ground
+/// there (its highway's where one is `pinned`), moved by at most
+/// `max_street_shift` so that the streets between junctions keep
+/// `max_grade.street`. Where the ground is too steep for that, the
+/// steepest stretches become footways with steps, which keep no limit, so
+/// that the streets around them can: rounds of sweeps, each sweep closing
+/// every drivable stretch's excess over the limit (half at each end, all at
+/// the free end where one is pinned) in the network's order until none
+/// moves by a millimetre, and each round then turning the stretches still
+/// over the limit into steps. Deterministic and bounded. Returns the
+/// heights by junction and, per road of `net`, whether it became steps.
+fn settle(
+    net: &RoadNetwork,
+    junction: &std::collections::HashSet<(u64, u64)>,
+    pinned: &std::collections::HashMap<(u64, u64), f64>,
+    platform: &Platforms,
+    p: &EarthworkParams,
+) -> Settled {
+    let key = |q: DVec2| (q.x.to_bits(), q.y.to_bits());
+    let grade = p.max_grade.street;
+    // Nodes in the order first met, with their ground, whether fixed.
+    let mut index: std::collections::HashMap<(u64, u64), usize> = Default::default();
+    let mut ground: Vec<(f64, bool)> = Vec::new();
+    // Edges: the stretches of a street between consecutive junctions, with
+    // the most they may climb and their road.
+    let mut edges: Vec<(usize, usize, f64, usize)> = Vec::new();
+    for (i, r) in net.roads.iter().enumerate() {
+        if r.class == RoadClass::Highway {
+            continue;
+        }
+        let s = stations(&r.points);
+        let mut last: Option<(usize, usize, f64)> = None;
+        for (k, &q) in r.points.iter().enumerate() {
+            if !junction.contains(&key(q)) {
+                continue;
+            }
+            let node = *index.entry(key(q)).or_insert_with(|| {
+                let fixed = pinned.get(&key(q));
+                ground.push((fixed.copied().unwrap_or(r.z[k]), fixed.is_some()));
+                ground.len() - 1
+            });
+            let flat = platform.get(&(key(q), i)).copied().unwrap_or(0.0);
+            if let Some((a, at, flat_a)) = last
+                && a != node
+            {
+                // How far it may climb, level on the platforms.
+                let rise = climb(&s[at..=k], (flat_a, flat), grade, p.junction_grade);
+                edges.push((a, node, rise, i));
+            }
+            last = Some((node, k, flat));
+        }
+    }
+    let shift = p.max_street_shift;
+    let mut z: Vec<f64> = ground.iter().map(|g| g.0).collect();
+    let bound = |i: usize, v: f64| {
+        let (g, fixed) = ground[i];
+        if fixed {
+            g
+        } else {
+            v.clamp(g - shift, g + shift)
+        }
+    };
+    let mut steps = vec![false; net.roads.len()];
+    for _ in 0..SETTLE_ROUNDS {
+        for _ in 0..SETTLE_SWEEPS {
+            let mut moved: f64 = 0.0;
+            for &(a, b, rise, _) in edges.iter().filter(|e| !steps[e.3]) {
+                let d = z[b] - z[a];
+                let excess = d.abs() - rise;
+                if excess <= 0.0 {
+                    continue;
+                }
+                let towards = excess * d.signum();
+                let (ma, mb) = match (ground[a].1, ground[b].1) {
+                    (true, true) => continue,
+                    (true, false) => (0.0, -towards),
+                    (false, true) => (towards, 0.0),
+                    (false, false) => (0.5 * towards, -0.5 * towards),
+                };
+                let (na, nb) = (bound(a, z[a] + ma), bound(b, z[b] + mb));
+                moved = moved.max((na - z[a]).abs()).max((nb - z[b]).abs());
+                (z[a], z[b]) = (na, nb);
+            }
+            if moved < 1e-3 {
+                break;
+            }
+        }
+        let mut more = false;
+        for &(a, b, rise, i) in &edges {
+            if !steps[i] && (z[b] - z[a]).abs() > rise * (1.0 + SETTLE_SLACK) {
+                steps[i] = true;
+                more = true;
+            }
+        }
+        if !more {
+            break;
+        }
+    }
+    let heights = (index.into_iter()).map(|(k, i)| (k, z[i])).collect();
+    (heights, steps)
+}
+
+/// Heights with the least earthworks from `g` under the street grade limit
+/// through `pins` (ascending vertices): each stretch between two pins fitted
+/// alone, level on the junctions' platforms, as steep as the pins need
+/// where they lie further apart in height than the limit allows; the ends
+/// beyond the first and last pin free.
+fn between_pins(
+    points: &[DVec2],
+    g: &[f64],
+    pins: &[(usize, Pin)],
+    p: &EarthworkParams,
+) -> Vec<f64> {
     let n = points.len();
     let ones = |a: usize, b: usize| vec![1; b - a + 1];
+    let (grade, flat) = (p.max_grade.street, p.junction_grade);
     if pins.is_empty() {
-        return fit_span(points, g.to_vec(), ones(0, n - 1), (None, None), grade);
+        return fit_span(
+            points,
+            g.to_vec(),
+            ones(0, n - 1),
+            (None, None),
+            grade,
+            flat,
+            true,
+        );
     }
     let mut out = g.to_vec();
     let (first, last) = (pins[0], pins[pins.len() - 1]);
@@ -168,6 +361,8 @@ fn between_pins(points: &[DVec2], g: &[f64], pins: &[(usize, f64)], grade: f64) 
                 ones(a, b),
                 (za, zb),
                 grade,
+                flat,
+                true,
             );
             out[a..=b].copy_from_slice(&fitted);
         }
