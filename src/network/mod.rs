@@ -20,5 +20,6 @@ pub use graph::{Junction, PlanarityError, PlanarityFault, Road, RoadClass, RoadN
 pub use layer::RoadLayer;
 pub use planarize::planarize;
 pub use route::{
-    MAX_SNAP, Route, RouteCost, RouteEnd, RouteError, RouteGraph, Router, grade_factor,
+    LEVEL_GAP, MAX_SNAP, Route, RouteCost, RouteEnd, RouteError, RouteGraph, RouteParams, Router,
+    grade_factor,
 };

@@ -6,15 +6,48 @@ mod graph;
 #[cfg(test)]
 mod tests;
 
-pub use graph::{RouteGraph, grade_factor};
+pub use graph::{LEVEL_GAP, RouteGraph, grade_factor};
 
 use super::RoadNetwork;
 use crate::geom::{SegmentGrid, closest_on_segment};
 use glam::{DVec2, DVec3};
 
-/// How far from every road an end may be before routing refuses it (m): the
-/// default of [`Router::max_snap`].
+/// The default [`RouteParams::max_snap`] (m).
 pub const MAX_SNAP: f64 = 500.0;
+
+/// How a [`Router`] snaps the ends and joins the roads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RouteParams {
+    /// How far from every road an end may be (m, finite, ≥ 0); default
+    /// [`MAX_SNAP`].
+    pub max_snap: f64,
+    /// Roads sharing a vertex meet there only where their profile heights
+    /// are less than this apart (m, finite, > 0); default [`LEVEL_GAP`].
+    pub level_gap: f64,
+}
+
+impl Default for RouteParams {
+    fn default() -> Self {
+        Self {
+            max_snap: MAX_SNAP,
+            level_gap: LEVEL_GAP,
+        }
+    }
+}
+
+impl RouteParams {
+    /// Checks every field.
+    pub fn validate(&self) -> Result<(), RouteError> {
+        let bad = |field, value: f64| RouteError::BadParam { field, value };
+        if !(self.max_snap.is_finite() && self.max_snap >= 0.0) {
+            return Err(bad("max_snap", self.max_snap));
+        }
+        if !(self.level_gap.is_finite() && self.level_gap > 0.0) {
+            return Err(bad("level_gap", self.level_gap));
+        }
+        Ok(())
+    }
+}
 
 /// The snapping grid's cell side (m).
 const CELL: f64 = 64.0;
@@ -68,9 +101,14 @@ pub enum RouteError {
     /// The network has no road to route on.
     #[error("route: the network has no usable road")]
     EmptyNetwork,
-    /// A `max_snap` that is negative or not finite.
-    #[error("route: `max_snap` must be finite and at least 0, got {0}")]
-    BadMaxSnap(f64),
+    /// A [`RouteParams`] field out of range.
+    #[error("route params: `{field}` out of range: {value}")]
+    BadParam {
+        /// The field's name.
+        field: &'static str,
+        /// Its value.
+        value: f64,
+    },
 }
 
 /// A route along the roads.
@@ -117,7 +155,9 @@ type Leg = (u32, (u32, f64), (u32, f64));
 
 impl RoadNetwork {
     /// The shortest route between the road points nearest to `from` and `to`
-    /// (within [`MAX_SNAP`]), by length or travel time. Builds a [`Router`]
+    /// (within [`MAX_SNAP`]), by 3D length along the profiles or by travel
+    /// time, turning only at junctions whose roads' heights there are less
+    /// than [`LEVEL_GAP`] apart (see [`Router::new`]). Builds a [`Router`]
     /// for the one route (near-linear in the network's size): callers
     /// routing more than once should keep one from [`router`](Self::router).
     pub fn route(&self, from: DVec2, to: DVec2, cost: RouteCost) -> Result<Route, RouteError> {
@@ -131,12 +171,24 @@ impl RoadNetwork {
 }
 
 impl Router {
-    /// Builds the graph and index of `net`. Roads meet where they share a
-    /// vertex that is a junction or a road end. Roads with fewer than two
-    /// points or a non-finite point are left out; a profile of the wrong
-    /// length or with a non-finite height counts as none (z = 0).
+    /// Builds the graph and index of `net` with the default
+    /// [`RouteParams`]. Roads meet where they share a vertex that is a
+    /// junction or a road end, at heights less than `level_gap` apart. Roads
+    /// with fewer than two points or a non-finite point are left out; a
+    /// profile of the wrong length or with a non-finite height counts as
+    /// none (z = 0).
     pub fn new(net: &RoadNetwork) -> Self {
-        let graph = RouteGraph::new(net);
+        Self::build(net, &RouteParams::default())
+    }
+
+    /// [`new`](Self::new) with other parameters (checked first).
+    pub fn with_params(net: &RoadNetwork, params: &RouteParams) -> Result<Self, RouteError> {
+        params.validate()?;
+        Ok(Self::build(net, params))
+    }
+
+    fn build(net: &RoadNetwork, params: &RouteParams) -> Self {
+        let graph = RouteGraph::new(net, params.level_gap);
         let fv = &graph.first_vertex;
         let lines = (net.roads.iter().enumerate()).map(|(i, r)| {
             if fv[i + 1] > fv[i] {
@@ -153,17 +205,8 @@ impl Router {
             graph,
             grid,
             segments,
-            max_snap: MAX_SNAP,
+            max_snap: params.max_snap,
         }
-    }
-
-    /// The same router with another snapping limit (m, finite, ≥ 0).
-    pub fn with_max_snap(mut self, max_snap: f64) -> Result<Self, RouteError> {
-        if !(max_snap.is_finite() && max_snap >= 0.0) {
-            return Err(RouteError::BadMaxSnap(max_snap));
-        }
-        self.max_snap = max_snap;
-        Ok(self)
     }
 
     /// How far from every road an end may be (m).

@@ -11,6 +11,11 @@ use std::collections::BinaryHeap;
 /// No predecessor / no node.
 const NONE: u32 = u32::MAX;
 
+/// The default [`RouteParams::level_gap`](super::RouteParams::level_gap)
+/// (m): the earthworks' default `separation`, from which on the world
+/// bridges one road over the other instead of joining them.
+pub const LEVEL_GAP: f64 = 7.0;
+
 /// The slowest a grade makes anything: this fraction of the flat speed.
 const MIN_GRADE_FACTOR: f64 = 0.3;
 
@@ -80,11 +85,20 @@ impl RouteGraph {
     /// Builds the graph (work near-linear in the vertices). Roads with fewer
     /// than two points or a non-finite point are left out; a profile with a
     /// non-finite height, or of the wrong length, counts as none (z = 0).
-    pub(super) fn new(net: &RoadNetwork) -> Self {
+    /// Roads sharing a vertex that is a junction or a road end meet there,
+    /// unless their profile heights there are `level_gap` or more apart (an
+    /// overpass sharing the top road's vertex): the heights there, sorted,
+    /// split into levels wherever one is `level_gap` above the last, and
+    /// each level is its own node; a road without a profile joins the
+    /// lowest.
+    pub(super) fn new<'a>(net: &'a RoadNetwork, level_gap: f64) -> Self {
         let usable = |r: &crate::network::Road| {
             r.points.len() >= 2 && r.points.iter().all(|p| p.is_finite())
         };
-        // Nodes: junction positions and road ends, by their exact bits.
+        let profile = |r: &'a crate::network::Road| {
+            (r.has_profile() && r.z.iter().all(|z| z.is_finite())).then_some(r.z.as_slice())
+        };
+        // Node positions: junctions and road ends, by their exact bits.
         let mut keys: Vec<(u64, u64)> = net.junctions.iter().map(|j| point_key(j.pos)).collect();
         for r in net.roads.iter().filter(|r| usable(r)) {
             keys.push(point_key(r.points[0]));
@@ -92,22 +106,72 @@ impl RouteGraph {
         }
         keys.sort_unstable();
         keys.dedup();
-        let node_of = |p: DVec2| keys.binary_search(&point_key(p)).ok().map(|i| i as u32);
+        // Every vertex at a node position: (road, vertex, position, height).
+        let mut hits: Vec<(u32, u32, u32, Option<f64>)> = Vec::new();
+        let mut profiles: Vec<Option<&[f64]>> = Vec::with_capacity(net.roads.len());
+        for (i, r) in net.roads.iter().enumerate() {
+            profiles.push(if usable(r) { profile(r) } else { None });
+            if !usable(r) {
+                continue;
+            }
+            let z = profiles[i];
+            for (k, &p) in r.points.iter().enumerate() {
+                if let Ok(at) = keys.binary_search(&point_key(p)) {
+                    hits.push((i as u32, k as u32, at as u32, z.map(|z| z[k])));
+                }
+            }
+        }
+        // The levels at each position: heights sorted, split at gaps.
+        let mut heights: Vec<(u32, f64)> =
+            (hits.iter()).filter_map(|h| Some((h.2, h.3?))).collect();
+        heights.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        let mut first_level = Vec::with_capacity(keys.len() + 1);
+        let mut lows: Vec<f64> = Vec::with_capacity(keys.len());
+        let mut pos = Vec::with_capacity(keys.len());
+        let mut h = 0;
+        for (at, key) in keys.iter().enumerate() {
+            first_level.push(lows.len() as u32);
+            let mut prev = None;
+            while h < heights.len() && heights[h].0 as usize == at {
+                let z = heights[h].1;
+                if prev.is_none_or(|p: f64| z - p >= level_gap) {
+                    lows.push(z);
+                }
+                prev = Some(z);
+                h += 1;
+            }
+            if prev.is_none() {
+                lows.push(f64::NEG_INFINITY);
+            }
+            let n = lows.len() - pos.len();
+            pos.extend(std::iter::repeat_n(
+                DVec2::new(f64::from_bits(key.0), f64::from_bits(key.1)),
+                n,
+            ));
+        }
+        first_level.push(lows.len() as u32);
+        let node_of = |at: u32, z: Option<f64>| {
+            let (lo, hi) = (
+                first_level[at as usize] as usize,
+                first_level[at as usize + 1] as usize,
+            );
+            let up = z.map_or(0, |z| lows[lo..hi].partition_point(|&l| l <= z));
+            (lo + up.saturating_sub(1)) as u32
+        };
+        let mut hit = hits.iter().peekable();
         let mut g = Self {
-            pos: (keys.iter())
-                .map(|k| DVec2::new(f64::from_bits(k.0), f64::from_bits(k.1)))
-                .collect(),
+            pos,
             first_piece: Vec::with_capacity(net.roads.len() + 1),
             first_vertex: Vec::with_capacity(net.roads.len() + 1),
             ..Self::default()
         };
-        for r in &net.roads {
+        for (i, r) in net.roads.iter().enumerate() {
             g.first_piece.push(g.pieces.len() as u32);
             g.first_vertex.push(g.xyz.len() as u32);
             if !usable(r) {
                 continue;
             }
-            let z = (r.has_profile() && r.z.iter().all(|z| z.is_finite())).then_some(&r.z);
+            let z = profiles[i];
             let (speed, base) = (r.class.speed(), g.xyz.len());
             let (mut len, mut time) = (0.0, 0.0);
             let (mut k0, mut a) = (0u32, NONE);
@@ -125,18 +189,21 @@ impl RouteGraph {
                 g.xyz.push(q);
                 g.cum_length.push(len);
                 g.cum_time.push(time);
-                if let Some(n) = node_of(p) {
-                    if a != NONE {
-                        g.pieces.push(Piece {
-                            road: g.first_piece.len() as u32 - 1,
-                            k0,
-                            k1: k as u32,
-                            a,
-                            b: n,
-                        });
-                    }
-                    (k0, a) = (k as u32, n);
+                let Some(&(_, _, at, hz)) = hit.next_if(|h| (h.0, h.1) == (i as u32, k as u32))
+                else {
+                    continue;
+                };
+                let n = node_of(at, hz);
+                if a != NONE {
+                    g.pieces.push(Piece {
+                        road: i as u32,
+                        k0,
+                        k1: k as u32,
+                        a,
+                        b: n,
+                    });
                 }
+                (k0, a) = (k as u32, n);
             }
         }
         g.first_piece.push(g.pieces.len() as u32);
@@ -291,13 +358,14 @@ impl RouteGraph {
                     (best, target) = (d + c, Some(i));
                 }
             }
-            for e in self.first_edge[ui] as usize..self.first_edge[ui + 1] as usize {
-                let v = self.to[e] as usize;
-                let nd = d + w[e];
-                if nd < dist[v] && !done[v] {
-                    dist[v] = nd;
-                    pred[v] = e as u32;
-                    heap.push(Reverse((nd.to_bits(), v as u32)));
+            let edges = self.first_edge[ui] as usize..self.first_edge[ui + 1] as usize;
+            let out = self.to[edges.clone()].iter().zip(&w[edges.clone()]);
+            for (e, (&v, &c)) in edges.zip(out) {
+                let (nd, vi) = (d + c, v as usize);
+                if nd < dist[vi] && !done[vi] {
+                    dist[vi] = nd;
+                    pred[vi] = e as u32;
+                    heap.push(Reverse((nd.to_bits(), v)));
                 }
             }
         }

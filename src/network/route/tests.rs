@@ -46,6 +46,14 @@ fn check(net: &RoadNetwork, r: &Route, from: DVec2, to: DVec2) {
     let sum: f64 = r.points.windows(2).map(|w| w[0].distance(w[1])).sum();
     assert!(close(sum, r.length), "{sum} {}", r.length);
     assert!(r.roads.windows(2).all(|w| w[0] != w[1]), "{:?}", r.roads);
+    if r.length > 0.0 {
+        // No step straight up or down (from one level to another).
+        assert!(
+            r.points
+                .windows(2)
+                .all(|w| w[0].truncate() != w[1].truncate())
+        );
+    }
     assert!(r.time.is_finite() && r.time >= 0.0);
 }
 
@@ -204,7 +212,11 @@ fn errors_name_their_cause() {
         net.route(v(50.0, 549.0), v(0.0, 50.0), RouteCost::Length)
             .is_ok()
     );
-    let tight = net.router().with_max_snap(10.0).unwrap();
+    let params = RouteParams {
+        max_snap: 10.0,
+        ..RouteParams::default()
+    };
+    let tight = Router::with_params(&net, &params).unwrap();
     assert!(matches!(
         tight.route(v(0.0, 0.0), v(50.0, 61.0), RouteCost::Time),
         Err(RouteError::TooFar {
@@ -213,11 +225,21 @@ fn errors_name_their_cause() {
         })
     ));
     for bad in [f64::NAN, -1.0, f64::INFINITY] {
-        assert!(matches!(
-            net.router().with_max_snap(bad),
-            Err(RouteError::BadMaxSnap(_))
-        ));
+        for (field, max_snap, level_gap) in [("max_snap", bad, 1.0), ("level_gap", 1.0, bad)] {
+            let p = RouteParams {
+                max_snap,
+                level_gap,
+            };
+            let e = Router::with_params(&net, &p).unwrap_err();
+            assert!(matches!(e, RouteError::BadParam { field: f, .. } if f == field));
+            assert!(e.to_string().contains(field), "{e}");
+        }
     }
+    let zero = RouteParams {
+        level_gap: 0.0,
+        ..RouteParams::default()
+    };
+    assert!(Router::with_params(&net, &zero).is_err());
     for (from, to, end) in [
         (v(f64::NAN, 0.0), v(0.0, 0.0), RouteEnd::From),
         (v(0.0, 0.0), v(0.0, f64::INFINITY), RouteEnd::To),
@@ -353,4 +375,61 @@ fn mid_segment_routes_hold_and_repeat() {
     let g = router.graph();
     assert_eq!(g.node_count(), 36 + 2);
     assert_eq!(g.edges(0).count(), 2);
+}
+
+#[test]
+fn an_overpass_is_no_junction() {
+    // Road 1 crosses over road 0 at (50, 0), 8 m up, sharing the vertex.
+    let mut under = road(RoadClass::Road, &[(0.0, 0.0), (50.0, 0.0), (100.0, 0.0)]);
+    under.z = vec![0.0; 3];
+    let mut over = road(RoadClass::Road, &[(50.0, -50.0), (50.0, 0.0), (50.0, 50.0)]);
+    over.z = vec![8.0; 3];
+    let net = RoadNetwork::from_roads(vec![under.clone(), over.clone()]);
+    assert_eq!(net.junctions.len(), 1);
+    let (a, b) = (v(0.0, 0.0), v(50.0, 50.0));
+    assert_eq!(net.route(a, b, RouteCost::Length), Err(RouteError::NoPath));
+    assert_eq!(net.router().graph().node_count(), 6);
+    // A ramp joins them; a road without a profile joins the lowest level.
+    let mut ramp = road(RoadClass::Road, &[(100.0, 0.0), (50.0, 50.0)]);
+    ramp.z = vec![0.0, 8.0];
+    let flat = road(RoadClass::Road, &[(50.0, 0.0), (100.0, -60.0)]);
+    let net = RoadNetwork::from_roads(vec![under.clone(), over.clone(), ramp, flat]);
+    let r = net.route(a, b, RouteCost::Length).unwrap();
+    check(&net, &r, a, b);
+    assert_eq!(r.roads, vec![0, 2]);
+    // No step straight up or down.
+    assert!(
+        r.points
+            .windows(2)
+            .all(|w| w[0].truncate() != w[1].truncate())
+    );
+    assert_eq!(
+        net.route(v(100.0, -60.0), a, RouteCost::Length)
+            .unwrap()
+            .roads,
+        vec![3, 0]
+    );
+    // A wider gap joins them; within the gap, they meet; without profiles,
+    // too.
+    let wide = RouteParams {
+        level_gap: 9.0,
+        ..RouteParams::default()
+    };
+    let net = RoadNetwork::from_roads(vec![under.clone(), over.clone()]);
+    let r = Router::with_params(&net, &wide)
+        .unwrap()
+        .route(a, b, RouteCost::Length);
+    assert_eq!(r.unwrap().roads, vec![0, 1]);
+    over.z = vec![LEVEL_GAP - 0.5; 3];
+    let net = RoadNetwork::from_roads(vec![under.clone(), over.clone()]);
+    assert_eq!(
+        net.route(a, b, RouteCost::Length).unwrap().roads,
+        vec![0, 1]
+    );
+    (under.z, over.z) = (Vec::new(), Vec::new());
+    let net = RoadNetwork::from_roads(vec![under, over]);
+    assert_eq!(
+        net.route(a, b, RouteCost::Length).unwrap().roads,
+        vec![0, 1]
+    );
 }
