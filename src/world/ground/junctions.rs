@@ -32,9 +32,17 @@ fn cmp_point(a: DVec2, b: DVec2) -> std::cmp::Ordering {
     a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y))
 }
 
-/// How far along a road a pin at a junction reshapes it at most, metres.
+/// How far along a road a pin at a junction reshapes it at most, metres:
+/// [`ramp`]'s longest.
 pub(crate) fn window(p: &EarthworkParams) -> f64 {
-    2.0 * p.max_reach
+    4.0 * p.max_reach
+}
+
+/// How far along a road a pin reshapes it: `2·max_reach`, or as far as the
+/// road needs at its grade `limit` to come to a height `gap` from its own
+/// (with a quarter to spare), up to [`window`].
+fn ramp(gap: f64, limit: f64, p: &EarthworkParams) -> f64 {
+    (1.25 * gap.abs() / limit).clamp(2.0 * p.max_reach, window(p))
 }
 
 /// A crossing where one road passes over another on a bridge: the upper
@@ -54,6 +62,7 @@ pub(crate) fn join(
 ) -> Vec<Vec<Overpass>> {
     let mut pins: Vec<Vec<(usize, Pin)>> = vec![Vec::new(); net.roads.len()];
     let mut over: Vec<Vec<Overpass>> = vec![Vec::new(); net.roads.len()];
+    let mut trims: Vec<Vec<(usize, f64)>> = vec![Vec::new(); net.roads.len()];
     let key = |i: usize| {
         let r = &net.roads[i];
         (
@@ -89,10 +98,37 @@ pub(crate) fn join(
             let flat = (j.roads.iter().filter(|&&o| o != i && !own))
                 .map(|&o| 1.5 * (net.roads[o].width / 2.0 + p.shoulder))
                 .fold(0.0, f64::max);
+            // Only a road passing through can pass over or under another
+            // that passes through.
+            let through = |r: &crate::network::Road, k: usize| k > 0 && k + 1 < r.points.len();
+            // A road that ends this far from the other in height stops short
+            // of it instead (a dead end), if it is long enough.
+            let short = (j.roads.iter())
+                .map(|&o| net.roads[o].width / 2.0)
+                .fold(0.0, f64::max)
+                + p.shoulder
+                + 2.0;
+            let stops = |r: &crate::network::Road| r.length() > 2.0 * short + p.step;
             for (k, _) in r.points.iter().enumerate().filter(|(_, q)| **q == j.pos) {
-                if (height - r.z[k]).abs() < p.separation {
+                if i == top || (height - r.z[k]).abs() < p.separation {
                     pins[i].push((k, Pin { z: height, flat }));
                     continue;
+                }
+                let two = j.roads.len() == 2;
+                match (through(r, k), through(top_road, top_k)) {
+                    (true, true) => {}
+                    (false, _) if stops(r) => {
+                        trims[i].push((k, short));
+                        continue;
+                    }
+                    (true, false) if two && !fixed[top] && stops(top_road) => {
+                        trims[top].push((top_k, short));
+                        continue;
+                    }
+                    _ => {
+                        pins[i].push((k, Pin { z: height, flat }));
+                        continue;
+                    }
                 }
                 // Grade-separated: the higher one bridges the lower.
                 let (upper, at, lower) = if height > r.z[k] {
@@ -117,7 +153,39 @@ pub(crate) fn join(
         let z = refit(terrain, &r.points, &r.z, r.class, r.width, &ps, p);
         net.roads[i].z = z;
     }
+    if trims.iter().any(|t| !t.is_empty()) {
+        for (i, t) in trims.iter().enumerate().filter(|(_, t)| !t.is_empty()) {
+            trim(&mut net.roads[i], t, &mut over[i]);
+        }
+        *net = RoadNetwork::from_roads(std::mem::take(&mut net.roads));
+    }
     over
+}
+
+/// `r` with each end in `ends` (a vertex, 0 or the last, and a length) cut
+/// back by at least that length, to a vertex; `over` (its overpasses)
+/// renumbered. The road must be longer than the lengths together.
+fn trim(r: &mut crate::network::Road, ends: &[(usize, f64)], over: &mut Vec<Overpass>) {
+    let s = stations(&r.points);
+    let n = r.points.len();
+    let (mut first, mut last) = (0, n - 1);
+    for &(k, length) in ends {
+        if k == 0 {
+            first = s.iter().position(|&x| x >= length).unwrap_or(first);
+        } else {
+            last = s
+                .iter()
+                .rposition(|&x| s[n - 1] - x >= length)
+                .unwrap_or(last);
+        }
+    }
+    if first >= last {
+        return;
+    }
+    r.points = r.points[first..=last].to_vec();
+    r.z = r.z[first..=last].to_vec();
+    over.retain(|o| (first..=last).contains(&o.0));
+    over.iter_mut().for_each(|o| o.0 -= first);
 }
 
 /// `z` refitted around `pins` (ascending vertices, with their heights and
@@ -132,10 +200,12 @@ fn refit(
     p: &EarthworkParams,
 ) -> Vec<f64> {
     let n = points.len();
-    let reach = window(p);
+    let limit = p.max_grade.of(class).min(PATH_GRADE);
     let len = |k: usize| points[k].distance(points[k + 1]);
-    // The vertex `reach` along from `k` (forward or back), or the road's end.
-    let walk = |k: usize, forward: bool| -> (usize, bool) {
+    // The vertex a pin's ramp along from `k` (forward or back), or the
+    // road's end.
+    let walk = |(k, pin): (usize, Pin), forward: bool| -> (usize, bool) {
+        let reach = ramp(pin.z - z[k], limit, p);
         let (mut at, mut d) = (k, 0.0);
         loop {
             if (forward && at + 1 >= n) || (!forward && at == 0) {
@@ -154,15 +224,15 @@ fn refit(
     type End = Option<f64>;
     let mut windows: Vec<(usize, usize, End, End)> = Vec::new();
     let (first, last) = (pins[0], pins[pins.len() - 1]);
-    let (m, end) = walk(first.0, false);
+    let (m, end) = walk(first, false);
     windows.push((m, first.0, (!end).then_some(0.0), Some(first.1.flat)));
     for w in pins.windows(2) {
         let ((a, pa), (b, pb)) = (w[0], w[1]);
-        let (ma, end_a) = walk(a, true);
+        let (ma, end_a) = walk(w[0], true);
         if end_a || ma >= b {
             windows.push((a, b, Some(pa.flat), Some(pb.flat)));
         } else {
-            let (mb, _) = walk(b, false);
+            let (mb, _) = walk(w[1], false);
             if mb <= ma {
                 windows.push((a, b, Some(pa.flat), Some(pb.flat)));
             } else {
@@ -171,13 +241,12 @@ fn refit(
             }
         }
     }
-    let (m, end) = walk(last.0, true);
+    let (m, end) = walk(last, true);
     windows.push((last.0, m, Some(last.1.flat), (!end).then_some(0.0)));
     let mut out = z.to_vec();
     for &(k, pin) in pins {
         out[k] = pin.z;
     }
-    let limit = p.max_grade.of(class).min(PATH_GRADE);
     for (a, b, pin_a, pin_b) in windows {
         if a >= b {
             continue;

@@ -98,12 +98,18 @@ fn roads_meet_at_one_height_unless_one_bridges_the_other() {
                 )
             })
             .collect();
-        let bridged = at.iter().any(|&(i, k)| {
-            let n = r.network.roads[i].points.len();
-            on_structure(r, i, k)
-                || (k > 0 && on_structure(r, i, k - 1))
-                || (k + 1 < n && on_structure(r, i, k.min(n - 2)))
-        });
+        // A road that ends on another meets it (or stops short of it): only
+        // roads passing through may pass over one another.
+        let ends = at
+            .iter()
+            .any(|&(i, k)| k == 0 || k + 1 == r.network.roads[i].points.len());
+        let bridged = !ends
+            && at.iter().any(|&(i, k)| {
+                let n = r.network.roads[i].points.len();
+                on_structure(r, i, k)
+                    || (k > 0 && on_structure(r, i, k - 1))
+                    || (k + 1 < n && on_structure(r, i, k.min(n - 2)))
+            });
         if bridged {
             continue;
         }
