@@ -32,17 +32,9 @@ fn cmp_point(a: DVec2, b: DVec2) -> std::cmp::Ordering {
     a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y))
 }
 
-/// How far along a road a pin at a junction reshapes it at most, metres:
-/// [`ramp`]'s longest.
+/// How far along a road a pin at a junction reshapes it at most, metres.
 pub(crate) fn window(p: &EarthworkParams) -> f64 {
-    4.0 * p.max_reach
-}
-
-/// How far along a road a pin reshapes it: `2·max_reach`, or as far as the
-/// road needs at its grade `limit` to come to a height `gap` from its own
-/// (with a quarter to spare), up to [`window`].
-fn ramp(gap: f64, limit: f64, p: &EarthworkParams) -> f64 {
-    (1.25 * gap.abs() / limit).clamp(2.0 * p.max_reach, window(p))
+    2.0 * p.max_reach
 }
 
 /// A crossing where one road passes over another on a bridge: the upper
@@ -202,10 +194,9 @@ fn refit(
     let n = points.len();
     let limit = p.max_grade.of(class).min(PATH_GRADE);
     let len = |k: usize| points[k].distance(points[k + 1]);
-    // The vertex a pin's ramp along from `k` (forward or back), or the
-    // road's end.
-    let walk = |(k, pin): (usize, Pin), forward: bool| -> (usize, bool) {
-        let reach = ramp(pin.z - z[k], limit, p);
+    let reach = window(p);
+    // The vertex `reach` along from `k` (forward or back), or the road's end.
+    let walk = |(k, _): (usize, Pin), forward: bool| -> (usize, bool) {
         let (mut at, mut d) = (k, 0.0);
         loop {
             if (forward && at + 1 >= n) || (!forward && at == 0) {
