@@ -1,7 +1,11 @@
 //! Headless fly-through benchmark: the focus flies east at 300 m/s for 30 s
 //! of game time, paced in real time at 60 Hz, with no window or renderer.
 //!
-//! `cargo run --release --example flythrough [-- --seconds S --speed M --workers N --single-threaded | --multi-threaded]`
+//! `cargo run --release --example flythrough [-- --seconds S --speed M --workers N --single-threaded | --multi-threaded --traffic --density D]`
+//!
+//! `--traffic` adds [`ReliefTrafficPlugin`] (vehicles on the roads within
+//! 1 km of the focus; `--density D` vehicles per km of road, default 2, and
+//! implies `--traffic`) and reports the vehicle count.
 //!
 //! The plugin's workers ([`ReliefWorkers`], one per core by default) run
 //! below the frame's priority; `--workers N` sets how many. Like the world
@@ -26,7 +30,9 @@ use bevy::app::{AppExit, ScheduleRunnerPlugin};
 use bevy::math::DVec3;
 use bevy::mesh::MeshPlugin;
 use bevy::prelude::*;
-use bevy_relief::plugin::{ReliefWorkers, single_threaded_schedules};
+use bevy_relief::plugin::{
+    ReliefTrafficPlugin, ReliefWorkers, TrafficSettings, TrafficStats, single_threaded_schedules,
+};
 use bevy_relief::prelude::*;
 use std::time::{Duration, Instant};
 
@@ -58,6 +64,9 @@ struct Flight {
     rss_10s: Option<u64>,
     peak_rss_after_10s: u64,
     elapsed: f64,
+    /// Vehicles: the most at once, and the sum over frames (for the mean).
+    peak_vehicles: usize,
+    vehicle_frames: f64,
 }
 
 fn main() -> AppExit {
@@ -65,10 +74,15 @@ fn main() -> AppExit {
     let mut speed = 300.0;
     let mut workers = None;
     let mut executor = None;
+    let mut traffic: Option<TrafficSettings> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         if a == "--single-threaded" || a == "--multi-threaded" {
             executor = Some(a);
+            continue;
+        }
+        if a == "--traffic" {
+            traffic.get_or_insert_with(TrafficSettings::default);
             continue;
         }
         let v = args.next().and_then(|s| s.parse::<f64>().ok());
@@ -76,9 +90,14 @@ fn main() -> AppExit {
             ("--seconds", Some(v)) if v > 0.0 => seconds = v,
             ("--speed", Some(v)) if v >= 0.0 => speed = v,
             ("--workers", Some(v)) if v >= 1.0 => workers = Some(ReliefWorkers::new(v as usize)),
+            ("--density", Some(v)) if (0.0..=100.0).contains(&v) => {
+                traffic
+                    .get_or_insert_with(TrafficSettings::default)
+                    .traffic_density = v;
+            }
             _ => {
                 eprintln!(
-                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--single-threaded | --multi-threaded]"
+                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--single-threaded | --multi-threaded] [--traffic] [--density D]"
                 );
                 return AppExit::from_code(2);
             }
@@ -117,6 +136,8 @@ fn main() -> AppExit {
         rss_10s: None,
         peak_rss_after_10s: 0,
         elapsed: 0.0,
+        peak_vehicles: 0,
+        vehicle_frames: 0.0,
     })
     .add_systems(
         Startup,
@@ -130,6 +151,9 @@ fn main() -> AppExit {
     .add_systems(First, frame_begin)
     .add_systems(Last, frame_end)
     .add_systems(Update, fly);
+    if let Some(settings) = traffic {
+        app.add_plugins(ReliefTrafficPlugin { settings });
+    }
     match executor.as_deref() {
         Some("--single-threaded") => single_threaded_schedules(&mut app),
         Some(_) => {}
@@ -244,6 +268,7 @@ fn end(
     time: Res<Time<Real>>,
     mut flight: ResMut<Flight>,
     stats: Res<ReliefStats>,
+    traffic: Option<Res<TrafficStats>>,
     entities: &bevy::ecs::entity::Entities,
     mut exit: MessageWriter<AppExit>,
 ) {
@@ -253,6 +278,10 @@ fn end(
     flight.ours.push(t0.elapsed().as_secs_f64() * 1e3);
     flight.elapsed += time.delta_secs_f64();
     let t = flight.elapsed;
+    if let Some(v) = &traffic {
+        flight.peak_vehicles = flight.peak_vehicles.max(v.vehicles);
+        flight.vehicle_frames += v.vehicles as f64;
+    }
     if t > 1.0 && !stats.ground_under_focus {
         flight.no_ground_after_1s += 1;
     }
@@ -266,7 +295,7 @@ fn end(
         }
     }
     if t >= flight.seconds {
-        let failures = report(&flight, &stats);
+        let failures = report(&flight, &stats, traffic.as_deref());
         exit.write(if failures == 0 {
             AppExit::Success
         } else {
@@ -291,7 +320,7 @@ fn rss_kib() -> u64 {
 }
 
 /// Prints the figures; returns how many checks failed.
-fn report(flight: &Flight, stats: &ReliefStats) -> u32 {
+fn report(flight: &Flight, stats: &ReliefStats, traffic: Option<&TrafficStats>) -> u32 {
     let quantiles = |v: &[f64]| {
         let mut v = v.to_vec();
         v.sort_by(f64::total_cmp);
@@ -351,6 +380,18 @@ fn report(flight: &Flight, stats: &ReliefStats) -> u32 {
         flight.peak_rss_after_10s as f64 / 1024.0,
         rss_kib() as f64 / 1024.0
     );
+    if let Some(v) = traffic {
+        println!(
+            "  traffic: {} vehicles at the end ({} wanted on {:.1} km of road), mean {:.0}, peak {}; {} routes ({} not found)",
+            v.vehicles,
+            v.target,
+            v.road_km,
+            flight.vehicle_frames / flight.ours.len().max(1) as f64,
+            flight.peak_vehicles,
+            v.routes,
+            v.failed
+        );
+    }
     let mut failures = 0;
     if flight.no_ground_after_1s > 0 {
         println!("FAIL: the focus had no ground under it after the first second");

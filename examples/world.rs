@@ -2,7 +2,11 @@
 //!
 //! `cargo run --release --example world [-- --screenshot PATH] [--frames N] [--map] [--road-view]
 //! [--at X,Y] [--look X,Y] [--height H] [--look-height H] [--plan X,Y X,Y] [--sequential]
-//! [--no-inspector]]`
+//! [--no-inspector] [--traffic]]`
+//!
+//! `--traffic`: vehicles on the roads around the camera
+//! ([`ReliefTrafficPlugin`](bevy_relief::plugin::ReliefTrafficPlugin); its
+//! density and radius are in the inspector's Traffic section).
 //!
 //! `--at`, `--look`: where the camera stands and looks (core x, y); `--height`
 //! and `--look-height`: metres above the ground there (the built ground, once
@@ -72,6 +76,8 @@ struct Smoke {
     field: bool,
     /// `--no-inspector`: start with the inspector hidden (F1 shows it).
     no_inspector: bool,
+    /// `--traffic`: vehicles on the roads.
+    traffic: bool,
 }
 
 /// `X,Y` as a point.
@@ -101,6 +107,7 @@ fn main() -> AppExit {
             "--road-view" => smoke.road_view = true,
             "--field" => smoke.field = true,
             "--no-inspector" => smoke.no_inspector = true,
+            "--traffic" => smoke.traffic = true,
             "--sequential" => smoke.sequential = true,
             "--at" => smoke.at = point(args.next()),
             "--look" => smoke.look = point(args.next()),
@@ -111,7 +118,7 @@ fn main() -> AppExit {
             }
             other => {
                 eprintln!(
-                    "unknown argument {other}; use --screenshot PATH, --frames N, --map, --road-view, --field, --at X,Y, --look X,Y, --height H, --look-height H, --plan X,Y X,Y, --sequential, --no-inspector"
+                    "unknown argument {other}; use --screenshot PATH, --frames N, --map, --road-view, --field, --at X,Y, --look X,Y, --height H, --look-height H, --plan X,Y X,Y, --sequential, --no-inspector, --traffic"
                 );
                 return AppExit::from_code(2);
             }
@@ -126,32 +133,36 @@ fn main() -> AppExit {
         settings.view.object_spawns_per_frame = 20_000;
     }
     let relief = ReliefPlugin::with_settings(settings).expect("valid settings");
-    App::new()
-        .add_plugins(DefaultPlugins.set(WindowPlugin {
-            primary_window: Some(Window {
-                title: "bevy_relief: world".into(),
-                resolution: WindowResolution::from((1280, 720)),
-                ..default()
-            }),
+    let traffic = smoke.traffic;
+    let mut app = App::new();
+    app.add_plugins(DefaultPlugins.set(WindowPlugin {
+        primary_window: Some(Window {
+            title: "bevy_relief: world".into(),
+            resolution: WindowResolution::from((1280, 720)),
             ..default()
-        }))
-        .add_plugins((
-            relief,
-            // On two cores, every schedule on the main thread: smoother.
-            FewCoresPlugin::default(),
-            ReliefInspectorPlugin,
-            ReliefMapPlugin,
-            ReliefPlannerToolPlugin,
-        ))
-        .insert_resource(smoke)
-        .insert_resource(ClearColor(Color::srgb(0.62, 0.75, 0.90)))
-        .insert_resource(GlobalAmbientLight {
-            brightness: 250.0,
-            ..default()
-        })
-        .add_systems(Startup, setup)
-        .add_systems(Update, (fly_camera, road_view, place_again, smoke_mode))
-        .run()
+        }),
+        ..default()
+    }))
+    .add_plugins((
+        relief,
+        // On two cores, every schedule on the main thread: smoother.
+        FewCoresPlugin::default(),
+        ReliefInspectorPlugin,
+        ReliefMapPlugin,
+        ReliefPlannerToolPlugin,
+    ))
+    .insert_resource(smoke)
+    .insert_resource(ClearColor(Color::srgb(0.62, 0.75, 0.90)))
+    .insert_resource(GlobalAmbientLight {
+        brightness: 250.0,
+        ..default()
+    })
+    .add_systems(Startup, setup)
+    .add_systems(Update, (fly_camera, road_view, place_again, smoke_mode));
+    if traffic {
+        app.add_plugins(bevy_relief::plugin::ReliefTrafficPlugin::default());
+    }
+    app.run()
 }
 
 fn setup(

@@ -123,6 +123,10 @@ pub struct Route {
     /// The roads travelled, in order (indices into
     /// [`RoadNetwork::roads`]), none twice in a row.
     pub roads: Vec<usize>,
+    /// For each of `roads`, the index in `points` where the route leaves
+    /// it (ascending; the last is `points.len() - 1`): the segment from
+    /// `points[i]` runs along the first road whose end is past `i`.
+    pub road_ends: Vec<usize>,
     /// Its 3D length (m): the sum of its points' distances.
     pub length: f64,
     /// Its travel time (s), as [`RouteCost::Time`] counts it.
@@ -139,6 +143,8 @@ pub struct Router {
     grid: SegmentGrid,
     segments: usize,
     max_snap: f64,
+    /// Per node: its connected component (the lowest node index in it).
+    component: Vec<u32>,
 }
 
 /// Where an end lands on a road: segment `seg` at `t` in `[0, 1]`.
@@ -201,12 +207,35 @@ impl Router {
         let segments = (0..net.roads.len())
             .map(|i| (fv[i + 1] - fv[i]).saturating_sub(1) as usize)
             .sum();
+        let component = graph.components();
         Self {
             graph,
             grid,
             segments,
             max_snap: params.max_snap,
+            component,
         }
+    }
+
+    /// The connected part of the network that road `road`'s segment `seg`
+    /// (from its point `seg` to the next) belongs to: a route joins two
+    /// places on segments of the same component (and none on different
+    /// ones). `None` for a road left out of the graph or a segment out of
+    /// range.
+    pub fn component(&self, road: usize, seg: usize) -> Option<u32> {
+        let g = &self.graph;
+        let (v0, v1) = (*g.first_vertex.get(road)?, *g.first_vertex.get(road + 1)?);
+        if seg + 1 >= (v1 - v0) as usize {
+            return None;
+        }
+        let s = Snap {
+            road,
+            seg: seg as u32,
+            t: 0.0,
+            dist: 0.0,
+        };
+        let piece = g.pieces.get(self.piece_of(&s))?;
+        self.component.get(piece.a as usize).copied()
     }
 
     /// How far from every road an end may be (m).
@@ -289,8 +318,14 @@ impl Router {
                 }
             }
             push(&mut r.points, self.point_at(road, b));
-            if a != b && r.roads.last() != Some(&(road as usize)) {
-                r.roads.push(road as usize);
+            if a != b {
+                if r.roads.last() != Some(&(road as usize)) {
+                    r.roads.push(road as usize);
+                    r.road_ends.push(0);
+                }
+                if let Some(end) = r.road_ends.last_mut() {
+                    *end = r.points.len() - 1;
+                }
             }
             let t = self.cost_at(RouteCost::Time, road, b) - self.cost_at(RouteCost::Time, road, a);
             r.time += t.abs();
@@ -300,6 +335,10 @@ impl Router {
         }
         if r.roads.is_empty() {
             r.roads.push(start_road);
+            r.road_ends.push(0);
+        }
+        if let Some(end) = r.road_ends.last_mut() {
+            *end = r.points.len() - 1;
         }
         r.length = r.points.windows(2).map(|w| w[0].distance(w[1])).sum();
         r

@@ -6,13 +6,15 @@
 //!   roads, chunks, objects, cities, worker threads, mesh builders);
 //! - `tools`: optional plugins: the inspector ([`ReliefInspectorPlugin`]),
 //!   the map overlay ([`ReliefMapPlugin`]) and the road-planner tool
-//!   ([`ReliefPlannerToolPlugin`]).
+//!   ([`ReliefPlannerToolPlugin`]);
+//! - `traffic`: vehicles on the roads ([`ReliefTrafficPlugin`], optional).
 //!
 //! Everything a game names is re-exported here; the modules are internal.
 
 mod group;
 pub(crate) mod stream;
 pub(crate) mod tools;
+pub(crate) mod traffic;
 
 use crate::roads::{RoadError, RoadGenerator};
 use crate::terrain::{Feature, LaidGround, ParamError, Terra, Terrain, TerrainParams};
@@ -45,6 +47,9 @@ pub use tools::inspector::{InspectorState, ReliefInspectorPlugin};
 pub use tools::map_overlay::{MapOverlay, ReliefMapPlugin};
 pub use tools::planner_tool::{PlanSummary, PlannerChoice, PlannerTool, ReliefPlannerToolPlugin};
 pub use tools::smoke::is_blank;
+pub use traffic::{
+    MAX_VEHICLES, ReliefTrafficPlugin, TrafficError, TrafficSettings, TrafficStats, Vehicle,
+};
 
 /// Every system of ours is in one of these sets. The first six run in this
 /// order in `PostUpdate` (after game code has moved the focus in `Update`,

@@ -264,6 +264,30 @@ impl RouteGraph {
         )
     }
 
+    /// Per node, its connected component along the edges: the lowest node
+    /// index in it.
+    pub(super) fn components(&self) -> Vec<u32> {
+        let n = self.pos.len();
+        let mut comp = vec![NONE; n];
+        let mut stack = Vec::new();
+        for start in 0..n {
+            if comp[start] != NONE {
+                continue;
+            }
+            comp[start] = start as u32;
+            stack.push(start as u32);
+            while let Some(u) = stack.pop() {
+                for (v, _, _) in self.edges(u as usize) {
+                    if comp[v as usize] == NONE {
+                        comp[v as usize] = start as u32;
+                        stack.push(v);
+                    }
+                }
+            }
+        }
+        comp
+    }
+
     /// The number of nodes.
     pub fn node_count(&self) -> usize {
         self.pos.len()

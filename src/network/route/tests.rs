@@ -46,6 +46,18 @@ fn check(net: &RoadNetwork, r: &Route, from: DVec2, to: DVec2) {
     let sum: f64 = r.points.windows(2).map(|w| w[0].distance(w[1])).sum();
     assert!(close(sum, r.length), "{sum} {}", r.length);
     assert!(r.roads.windows(2).all(|w| w[0] != w[1]), "{:?}", r.roads);
+    // Each segment runs along the road `road_ends` gives it.
+    assert_eq!(r.road_ends.len(), r.roads.len());
+    assert_eq!(r.road_ends.last(), Some(&(r.points.len() - 1)));
+    assert!(r.road_ends.windows(2).all(|w| w[0] <= w[1]));
+    for (i, w) in r.points.windows(2).enumerate() {
+        let j = r.road_ends.partition_point(|&e| e <= i);
+        let mid = (w[0].truncate() + w[1].truncate()) / 2.0;
+        let road = &net.roads[r.roads[j]];
+        let on = (road.points.windows(2))
+            .any(|s| closest_on_segment(mid, s[0], s[1]).0.distance(mid) < 1e-9);
+        assert!(on, "segment {i} is not on road {}", r.roads[j]);
+    }
     if r.length > 0.0 {
         // No step straight up or down (from one level to another).
         assert!(
@@ -371,6 +383,14 @@ fn mid_segment_routes_hold_and_repeat() {
         );
         assert!(l.length <= t.length + 1e-9 && t.time <= l.time + 1e-9);
     }
+    // One component, with the dead end; a lone road is another.
+    let c = router.component(0, 0).unwrap();
+    assert!(
+        (0..net.roads.len())
+            .all(|i| router.component(i, 3.min(net.roads[i].points.len() - 2)) == Some(c))
+    );
+    assert_eq!(router.component(0, 10), None);
+    assert_eq!(router.component(net.roads.len(), 0), None);
     // The graph is compact: junctions and ends only.
     let g = router.graph();
     assert_eq!(g.node_count(), 36 + 2);
@@ -388,7 +408,12 @@ fn an_overpass_is_no_junction() {
     assert_eq!(net.junctions.len(), 1);
     let (a, b) = (v(0.0, 0.0), v(50.0, 50.0));
     assert_eq!(net.route(a, b, RouteCost::Length), Err(RouteError::NoPath));
-    assert_eq!(net.router().graph().node_count(), 6);
+    let router = net.router();
+    assert_eq!(router.graph().node_count(), 6);
+    // Two components, both halves of each road in its own.
+    let c = |road, seg| router.component(road, seg).unwrap();
+    assert_eq!((c(0, 0), c(1, 0)), (c(0, 1), c(1, 1)));
+    assert_ne!(c(0, 0), c(1, 0));
     // A ramp joins them; a road without a profile joins the lowest level.
     let mut ramp = road(RoadClass::Road, &[(100.0, 0.0), (50.0, 50.0)]);
     ramp.z = vec![0.0, 8.0];

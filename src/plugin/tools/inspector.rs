@@ -10,6 +10,7 @@ use super::city_editor::{FieldOverlay, city_section, nearest_city, update_field_
 use super::editor::{profile_plot, vector_editor};
 use crate::plugin::ReliefStats;
 use crate::plugin::stream::settings::{SettingsError, TerrainSettings, TerrainState};
+use crate::plugin::traffic::{TrafficSettings, TrafficStats};
 use crate::terrain::TerrainParams;
 use bevy::diagnostic::{DiagnosticsStore, FrameTimeDiagnosticsPlugin};
 use bevy::prelude::*;
@@ -191,6 +192,10 @@ fn inspector_ui(world: &mut World) {
     let city =
         (world.get_resource::<crate::plugin::LaidRoads>()).and_then(|l| nearest_city(l, focus));
     let mut hatch = world.get_resource::<FieldOverlay>().is_some_and(|o| o.on);
+    // Traffic, only with its plugin.
+    let mut traffic = world.get_resource::<TrafficSettings>().cloned();
+    let traffic_before = traffic.clone();
+    let traffic_stats = world.get_resource::<TrafficStats>().cloned();
 
     egui::Window::new("bevy_relief")
         .default_pos([8.0, 8.0])
@@ -249,6 +254,11 @@ fn inspector_ui(world: &mut World) {
                     egui::CollapsingHeader::new("City").show(ui, |ui| {
                         city_section(ui, &mut settings, city.as_deref(), focus, &mut hatch);
                     });
+                    if let Some(t) = traffic.as_mut() {
+                        egui::CollapsingHeader::new("Traffic").show(ui, |ui| {
+                            traffic_section(ui, t, traffic_stats.as_ref());
+                        });
+                    }
                     egui::CollapsingHeader::new("All settings").show(ui, |ui| {
                         // Edits here go straight to the resource through reflection.
                         if settings == before {
@@ -272,6 +282,33 @@ fn inspector_ui(world: &mut World) {
     *world.resource_mut::<InspectorState>() = ist;
     if let Some(mut o) = world.get_resource_mut::<FieldOverlay>() {
         o.on = hatch;
+    }
+    if traffic != traffic_before
+        && let (Some(t), Some(mut res)) = (traffic, world.get_resource_mut::<TrafficSettings>())
+    {
+        *res = t;
+    }
+}
+
+/// The traffic's settings ([`ReliefTrafficPlugin`](crate::plugin::ReliefTrafficPlugin)).
+fn traffic_section(ui: &mut egui::Ui, t: &mut TrafficSettings, stats: Option<&TrafficStats>) {
+    ui.checkbox(&mut t.enabled, "Vehicles on the roads");
+    ui.horizontal(|ui| {
+        ui.label("Density");
+        ui.add(egui::Slider::new(&mut t.traffic_density, 0.0..=100.0).suffix(" /km"));
+    });
+    ui.horizontal(|ui| {
+        ui.label("Radius");
+        ui.add(egui::Slider::new(&mut t.traffic_radius, 50.0..=5000.0).suffix(" m"));
+    });
+    if let Some(s) = stats {
+        ui.monospace(format!(
+            "{} / {} vehicles on {:.1} km of road",
+            s.vehicles, s.target, s.road_km
+        ));
+        if let Some(e) = &s.error {
+            ui.colored_label(egui::Color32::LIGHT_RED, e);
+        }
     }
 }
 

@@ -414,3 +414,4 @@ fn few_cores_plugin_runs_every_main_schedule_on_the_calling_thread() {
 
 mod earthworks;
 mod parts;
+mod traffic;
