@@ -15,7 +15,6 @@
 mod drive;
 mod net;
 
-
 use super::ReliefSystems;
 use super::stream::coords::{FocusState, RenderOrigin, dir_to_bevy};
 use super::stream::roads::LaidRoads;

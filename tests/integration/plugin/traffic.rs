@@ -222,7 +222,10 @@ fn traffic_follows_the_focus_and_the_settings() {
     let move_to = |app: &mut App, x: f64| {
         let origin = app.world().resource::<RenderOrigin>().0;
         let render = to_bevy(DVec3::new(x, 0.0, 300.0), origin);
-        app.world_mut().get_mut::<Transform>(focus).unwrap().translation = render;
+        app.world_mut()
+            .get_mut::<Transform>(focus)
+            .unwrap()
+            .translation = render;
     };
     // 450 m east: the lines x = 300 and y = 0 lie in the disc, and parts
     // of the others.
