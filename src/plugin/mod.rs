@@ -35,8 +35,8 @@ pub use group::{
 };
 #[cfg(feature = "physics")]
 pub use physics::{
-    COLLIDER_CELL, ColliderPart, PhysicsSettingsError, ReliefCollider, ReliefColliders,
-    ReliefPhysicsPlugin, ReliefPhysicsSettings,
+    COLLIDER_CELL, ColliderPart, HYSTERESIS, PhysicsSettingsError, ReliefCollider, ReliefColliders,
+    ReliefPhysicsPlugin, ReliefPhysicsSettings, collider_cell,
 };
 pub use stream::chunks::{ChunkKey, ChunkRoads, ChunkWater, TerrainChunk};
 pub use stream::cities::CityBuildings;

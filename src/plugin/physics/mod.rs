@@ -45,7 +45,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::time::Instant;
 
-pub use solids::cell_of;
+pub use solids::collider_cell;
 
 /// Side of a collider cell, metres.
 pub const COLLIDER_CELL: f64 = 64.0;
@@ -411,7 +411,7 @@ fn look(
 ) {
     m.looked = Some((f, laid.version, generation));
     let r = s.collider_radius;
-    let (lo, hi) = (cell_of(f - r), cell_of(f + r));
+    let (lo, hi) = (collider_cell(f - r), collider_cell(f + r));
     let mut wanted: Vec<(f64, Slot, u64, usize)> = Vec::new();
     for cy in lo.1..=hi.1 {
         for cx in lo.0..=hi.0 {

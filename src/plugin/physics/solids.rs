@@ -78,7 +78,7 @@ impl SolidIndex {
         let mut by_cell: BTreeMap<Cell, Vec<Hull>> = BTreeMap::new();
         for h in hulls {
             let c = h.iter().fold(DVec2::ZERO, |a, p| a + p.truncate()) / h.len() as f64;
-            by_cell.entry(cell_of(c)).or_default().push(h);
+            by_cell.entry(collider_cell(c)).or_default().push(h);
         }
         let cells = (by_cell.into_iter())
             .map(|(c, hulls)| {
@@ -100,7 +100,7 @@ impl SolidIndex {
 }
 
 /// The collider cell holding core point `p`.
-pub fn cell_of(p: DVec2) -> Cell {
+pub fn collider_cell(p: DVec2) -> Cell {
     (
         (p.x / COLLIDER_CELL).floor() as i64,
         (p.y / COLLIDER_CELL).floor() as i64,
