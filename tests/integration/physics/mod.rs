@@ -231,13 +231,19 @@ fn spheres_rest_on_the_built_ground_and_a_wall_stops_a_throw() {
     });
     let laid = app.world().resource::<LaidRoads>().clone();
     assert_eq!(laid.deck_at(DVec2::new(19050.0, Y)), Some(Z));
+    // Village houses (placed by the objects part) stand in the countryside,
+    // each a static body: drops keep clear of them.
     let houses: Vec<DVec2> = {
-        let mut q = app.world_mut().query::<&ReliefObject>();
+        let mut q = app.world_mut().query::<(&ReliefObject, Has<Collider>)>();
         (q.iter(app.world()))
-            .filter(|o| matches!(o.kind, ObjectKind::Building(_)))
-            .map(|o| o.world.truncate())
+            .filter(|(o, _)| matches!(o.kind, ObjectKind::Building(_)))
+            .map(|(o, body)| {
+                assert!(body, "a house with no collider at {}", o.world);
+                o.world.truncate()
+            })
             .collect()
     };
+    println!("{} village houses", houses.len());
     let places = places(&laid.ground, &houses);
     assert_eq!(places.len(), 200);
     let spheres: Vec<Entity> = (places.iter())
@@ -304,7 +310,22 @@ fn resting_spheres_stay_put_when_the_origin_shifts() {
             drop_sphere(&mut app, p.extend(z + 1.0))
         })
         .collect();
+    // A village house (as the objects part spawns them: a unit box scaled)
+    // on the terrace, 6 m tall, with a sphere on its roof.
+    let house = DVec3::new(19180.0, Y + 8.0, Z);
+    let render = app.world().resource::<RenderOrigin>().to_render(house);
+    app.world_mut().spawn((
+        ReliefObject {
+            kind: ObjectKind::Building(0),
+            world: house,
+        },
+        Transform::from_translation(render).with_scale(Vec3::new(10.0, 6.0, 10.0)),
+    ));
+    let on_roof = drop_sphere(&mut app, house + DVec3::new(1.0, 1.0, 7.0));
+    let spheres = [spheres, vec![on_roof]].concat();
     settle(&mut app, &spheres, 600);
+    let roof = positions(&app, &[on_roof])[0].z - R as f64;
+    assert!((roof - (Z + 6.0)).abs() < 0.05, "{roof}");
     let before = positions(&app, &spheres);
     // The focus walks 80 m east: past `recenter_distance`, the origin jumps.
     let focus = {
