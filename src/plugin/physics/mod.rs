@@ -15,16 +15,19 @@
 //!   tunnel tubes. The ground over a tunnel stays the hillside above it: the
 //!   tube's floor is what stands in the tunnel.
 //!
-//! Village houses (objects near the focus) get a static box each: their
-//! unit mesh's walls, scaled with them.
-//!
 //! Both are built on the [`ReliefWorkers`] and inserted at most
 //! `inserts_per_frame` a frame, nearest first; a changed cell's new body
 //! replaces the old one in the frame it arrives. Cells are removed once
 //! farther than the radius plus [`HYSTERESIS`].
 //!
+//! Village houses (objects near the focus, which come and go with their
+//! object cells) get a static box each: their unit mesh's walls, scaled
+//! with them.
+//!
 //! The plugin makes colliders only: add avian's `PhysicsPlugins` yourself
-//! (any schedule and length unit).
+//! (any schedule and length unit). Apps driven by `App::update` alone (tests)
+//! call `app.finish()` and `app.cleanup()` first, as `App::run` does: avian
+//! sets up some of its resources there.
 
 mod solids;
 
