@@ -39,12 +39,16 @@ impl From<ReliefPlugin> for ReliefPlugins {
 
 impl PluginGroup for ReliefPlugins {
     fn build(self) -> PluginGroupBuilder {
-        PluginGroupBuilder::start::<Self>()
+        let group = PluginGroupBuilder::start::<Self>()
             .add(ReliefCorePlugin(self.0))
             .add(ReliefOriginPlugin)
             .add(ReliefRoadsPlugin)
             .add(ReliefChunksPlugin)
-            .add(ReliefObjectsPlugin)
+            .add(ReliefObjectsPlugin);
+        // Static colliders for avian3d (the game adds avian's plugins).
+        #[cfg(feature = "physics")]
+        let group = group.add(super::physics::ReliefPhysicsPlugin);
+        group
     }
 }
 

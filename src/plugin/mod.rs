@@ -9,9 +9,14 @@
 //!   ([`ReliefPlannerToolPlugin`]);
 //! - `traffic`: vehicles on the roads ([`ReliefTrafficPlugin`], optional).
 //!
+//! With the `physics` feature, `physics` makes static avian3d colliders
+//! around the focus (`ReliefPhysicsPlugin`, part of the group).
+//!
 //! Everything a game names is re-exported here; the modules are internal.
 
 mod group;
+#[cfg(feature = "physics")]
+pub(crate) mod physics;
 pub(crate) mod stream;
 pub(crate) mod tools;
 pub(crate) mod traffic;
@@ -29,6 +34,11 @@ use stream::{cities, objects, roads, shapes, structures};
 pub use group::{
     ReliefChunksPlugin, ReliefCorePlugin, ReliefObjectsPlugin, ReliefOriginPlugin, ReliefPlugins,
     ReliefRoadsPlugin,
+};
+#[cfg(feature = "physics")]
+pub use physics::{
+    COLLIDER_CELL, ColliderPart, HYSTERESIS, PhysicsSettingsError, ReliefCollider, ReliefColliders,
+    ReliefPhysicsPlugin, ReliefPhysicsSettings, collider_cell,
 };
 pub use stream::chunks::{ChunkKey, ChunkRoads, ChunkWater, TerrainChunk};
 pub use stream::cities::CityBuildings;

@@ -5,3 +5,6 @@ mod reference;
 
 #[cfg(feature = "bevy")]
 mod plugin;
+
+#[cfg(feature = "physics")]
+mod physics;

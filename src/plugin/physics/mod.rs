@@ -1,0 +1,512 @@
+//! [`ReliefPhysicsPlugin`] (the `physics` feature): static avian3d colliders
+//! streamed around the focus within [`ReliefPhysicsSettings::collider_radius`].
+//!
+//! The world is cut into [`COLLIDER_CELL`] squares. Each cell within the
+//! radius gets up to two static bodies, anchored ([`WorldAnchor`]) so that
+//! the floating origin re-places them exactly, in the same frame as it
+//! shifts everything else (nothing falls through):
+//! - the built ground ([`LaidRoads::ground`]: roads on their profiles,
+//!   towns on their pads, cuttings and embankments) as a height field, at
+//!   `fine_spacing` within `fine_radius` of the focus and `coarse_spacing`
+//!   beyond;
+//! - its solids ([`solids`]) as one compound of convex hulls: city buildings
+//!   (their walls' prisms; a footprint that is not convex is cut into
+//!   triangles), bridge decks with parapets and piers, retaining walls, and
+//!   tunnel tubes. The ground over a tunnel stays the hillside above it: the
+//!   tube's floor is what stands in the tunnel.
+//!
+//! Both are built on the [`ReliefWorkers`] and inserted at most
+//! `inserts_per_frame` a frame, nearest first; a changed cell's new body
+//! replaces the old one in the frame it arrives. Cells are removed once
+//! farther than the radius plus [`HYSTERESIS`].
+//!
+//! Village houses (objects near the focus, which come and go with their
+//! object cells) get a static box each: their unit mesh's walls, scaled
+//! with them.
+//!
+//! The plugin makes colliders only: add avian's `PhysicsPlugins` yourself
+//! (any schedule and length unit). Apps driven by `App::update` alone (tests)
+//! call `app.finish()` and `app.cleanup()` first, as `App::run` does: avian
+//! sets up some of its resources there.
+
+mod solids;
+
+use super::ReliefSystems;
+use super::stream::coords::{FocusState, RenderOrigin, WorldAnchor, to_bevy};
+use super::stream::objects::{ObjectKind, ReliefObject};
+use super::stream::roads::LaidRoads;
+use super::stream::settings::TerrainState;
+use super::stream::tasks::{Job, ReliefWorkers};
+use avian3d::parry::shape::{HeightFieldFlags, SharedShape};
+use avian3d::parry::utils::Array2;
+use avian3d::prelude::{Collider, RigidBody};
+use bevy::math::{DVec2, DVec3};
+use bevy::prelude::*;
+use solids::{Hull, SolidIndex};
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+use std::time::Instant;
+
+pub use solids::collider_cell;
+
+/// Side of a collider cell, metres.
+pub const COLLIDER_CELL: f64 = 64.0;
+/// Cells stay until this much farther than the radius, metres.
+pub const HYSTERESIS: f64 = 32.0;
+/// The focus moves this far before the cells are chosen again, metres.
+const LOOK_STEP: f64 = 4.0;
+/// At most this many cells are built at once.
+const MAX_PENDING: usize = 8;
+
+/// A cell `(x, y)`: core coordinates divided by [`COLLIDER_CELL`], rounded down.
+pub type Cell = (i64, i64);
+
+/// Where colliders are made and how finely (a resource: change it live;
+/// a bad value is reported and the last good settings stay).
+#[derive(Resource, Clone, Debug, PartialEq, Reflect)]
+#[reflect(Resource)]
+pub struct ReliefPhysicsSettings {
+    /// Colliders stand within this distance of the focus, metres (16–5000).
+    pub collider_radius: f64,
+    /// The ground is sampled every `fine_spacing` metres within this
+    /// distance (0 to `collider_radius`).
+    pub fine_radius: f64,
+    /// The ground's sample spacing near the focus, metres (0.25–16; rounded
+    /// to divide [`COLLIDER_CELL`]).
+    pub fine_spacing: f64,
+    /// The ground's sample spacing farther away, metres (0.25–16).
+    pub coarse_spacing: f64,
+    /// Bodies inserted per frame at most (1–1000).
+    pub inserts_per_frame: usize,
+}
+
+impl Default for ReliefPhysicsSettings {
+    fn default() -> Self {
+        Self {
+            collider_radius: 400.0,
+            fine_radius: 100.0,
+            fine_spacing: 1.0,
+            coarse_spacing: 2.0,
+            inserts_per_frame: 4,
+        }
+    }
+}
+
+/// A physics setting out of its range (named by its path).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("physics.{field}: {value} is outside {min}..={max}")]
+pub struct PhysicsSettingsError {
+    /// The field.
+    pub field: &'static str,
+    /// Its value.
+    pub value: f64,
+    /// The smallest allowed.
+    pub min: f64,
+    /// The largest allowed.
+    pub max: f64,
+}
+
+impl ReliefPhysicsSettings {
+    /// Checks every field's range.
+    pub fn validate(&self) -> Result<(), PhysicsSettingsError> {
+        let range = |field, value: f64, min: f64, max: f64| {
+            if (min..=max).contains(&value) {
+                Ok(())
+            } else {
+                Err(PhysicsSettingsError {
+                    field,
+                    value,
+                    min,
+                    max,
+                })
+            }
+        };
+        range("collider_radius", self.collider_radius, 16.0, 5000.0)?;
+        range("fine_radius", self.fine_radius, 0.0, self.collider_radius)?;
+        range("fine_spacing", self.fine_spacing, 0.25, 16.0)?;
+        range("coarse_spacing", self.coarse_spacing, 0.25, 16.0)?;
+        let inserts = self.inserts_per_frame as f64;
+        range("inserts_per_frame", inserts, 1.0, 1000.0)
+    }
+
+    /// Ground cells per side of a collider cell at `distance` from the focus.
+    fn cells_per_side(&self, distance: f64) -> usize {
+        let spacing = if distance <= self.fine_radius {
+            self.fine_spacing
+        } else {
+            self.coarse_spacing
+        };
+        (COLLIDER_CELL / spacing).round().clamp(1.0, 256.0) as usize
+    }
+}
+
+/// What a collider body holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Reflect)]
+pub enum ColliderPart {
+    /// The built ground, a height field.
+    Ground,
+    /// Buildings and structures, a compound of convex hulls.
+    Solids,
+}
+
+/// Marks a static body of ours.
+#[derive(Component, Clone, Copy, Debug, Reflect)]
+pub struct ReliefCollider {
+    /// Its cell.
+    pub cell: Cell,
+    /// What it holds.
+    pub part: ColliderPart,
+    /// Height samples (ground) or hulls (solids).
+    pub size: usize,
+}
+
+/// A finished body, from a worker.
+struct Built {
+    collider: Option<Collider>,
+    size: usize,
+    seconds: f64,
+}
+
+type Slot = (Cell, ColliderPart);
+
+/// Collider bookkeeping and figures (a resource).
+#[derive(Resource, Default)]
+pub struct ReliefColliders {
+    /// Bodies shown: the key they were built from and their entity (`None`:
+    /// built with nothing to hold).
+    shown: BTreeMap<Slot, (u64, Option<Entity>, usize)>,
+    pending: BTreeMap<Slot, (u64, Job<Built>)>,
+    /// Finished, waiting for their turn to be inserted.
+    ready: Vec<(Slot, u64, Built)>,
+    /// Wanted bodies, nearest first: the slot and its key.
+    wanted: Vec<(Slot, u64, usize)>,
+    solids: Arc<SolidIndex>,
+    solids_job: Option<(u64, u64, Job<SolidIndex>)>,
+    /// Ground prints by cell, with the laid version they are for.
+    prints: BTreeMap<Cell, (u64, u64)>,
+    /// Where, for which laid version and generation the cells were chosen.
+    looked: Option<(DVec2, u64, u64)>,
+    good: Option<ReliefPhysicsSettings>,
+    /// The last settings rejected, while they stand.
+    pub error: Option<PhysicsSettingsError>,
+    /// Bodies inserted since start.
+    pub built: u64,
+    /// Worker time spent building them, seconds.
+    pub build_seconds: f64,
+}
+
+impl ReliefColliders {
+    /// Static bodies alive.
+    pub fn bodies(&self) -> usize {
+        self.shown.values().filter(|s| s.1.is_some()).count()
+    }
+
+    /// Height samples held by the ground bodies.
+    pub fn samples(&self) -> usize {
+        self.sizes(ColliderPart::Ground)
+    }
+
+    /// Convex hulls held by the solid bodies.
+    pub fn hulls(&self) -> usize {
+        self.sizes(ColliderPart::Solids)
+    }
+
+    fn sizes(&self, part: ColliderPart) -> usize {
+        (self.shown.iter())
+            .filter(|(s, _)| s.1 == part)
+            .map(|(_, v)| v.2)
+            .sum()
+    }
+
+    /// Bodies being built or waiting to be inserted.
+    pub fn pending(&self) -> usize {
+        self.pending.len() + self.ready.len() + self.solids_job.is_some() as usize
+    }
+
+    /// Every wanted body is in and current.
+    pub fn complete(&self) -> bool {
+        self.looked.is_some()
+            && self.pending() == 0
+            && (self.wanted.iter()).all(|(s, k, _)| self.shown.get(s).is_some_and(|v| v.0 == *k))
+    }
+}
+
+/// Static colliders around the focus for avian3d (see the module docs).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReliefPhysicsPlugin;
+
+impl Plugin for ReliefPhysicsPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<ReliefPhysicsSettings>()
+            .init_resource::<ReliefColliders>()
+            .register_type::<ReliefPhysicsSettings>()
+            .add_systems(
+                PostUpdate,
+                (
+                    update_colliders.run_if(resource_exists::<TerrainState>),
+                    house_colliders,
+                )
+                    .in_set(ReliefSystems::Objects),
+            );
+    }
+}
+
+/// Gives each new village house a static box over its unit mesh's walls
+/// (x and z from −0.5 to 0.5, y from 0 to 1), scaled with it.
+fn house_colliders(
+    mut commands: Commands,
+    new: Query<(Entity, &ReliefObject), Added<ReliefObject>>,
+) {
+    for (e, o) in &new {
+        if matches!(o.kind, ObjectKind::Building(_)) {
+            let walls = Collider::cuboid(1.0, 1.0, 1.0);
+            let body = Collider::compound(vec![(Vec3::Y * 0.5, Quat::IDENTITY, walls)]);
+            commands.entity(e).insert((RigidBody::Static, body));
+        }
+    }
+}
+
+/// The distance from `p` to a cell's square.
+fn distance_to(c: Cell, p: DVec2) -> f64 {
+    let min = DVec2::new(c.0 as f64, c.1 as f64) * COLLIDER_CELL;
+    let q = p.clamp(min, min + COLLIDER_CELL);
+    q.distance(p)
+}
+
+fn centre(c: Cell) -> DVec3 {
+    DVec3::new(c.0 as f64 + 0.5, c.1 as f64 + 0.5, 0.0) * COLLIDER_CELL
+}
+
+fn update_colliders(
+    mut commands: Commands,
+    mut m: ResMut<ReliefColliders>,
+    settings: Res<ReliefPhysicsSettings>,
+    focus: Res<FocusState>,
+    state: Res<TerrainState>,
+    laid: Res<LaidRoads>,
+    origin: Res<RenderOrigin>,
+    workers: Res<ReliefWorkers>,
+) {
+    let m = &mut *m;
+    if settings.is_changed() || m.good.is_none() {
+        match settings.validate() {
+            Ok(()) => {
+                m.error = None;
+                if m.good.as_ref() != Some(&*settings) {
+                    m.good = Some(settings.clone());
+                    m.looked = None;
+                }
+            }
+            Err(e) => {
+                if m.error.as_ref() != Some(&e) {
+                    error!("ReliefPhysicsPlugin: {e}; the last good settings stay");
+                }
+                m.error = Some(e);
+            }
+        }
+    }
+    let s = m.good.clone().unwrap_or_default();
+    let Some(f) = focus.world.map(|f| f.truncate()) else {
+        return;
+    };
+    let generation = state.generation;
+    // The solids, once per laid region.
+    let idx_current = m.solids.version == laid.version && m.solids.generation == generation;
+    let job_current = m.solids_job.as_ref().map(|j| (j.0, j.1)) == Some((laid.version, generation));
+    if !idx_current && !job_current {
+        let l = laid.clone();
+        let job = workers.spawn(move || SolidIndex::new(&l, generation));
+        m.solids_job = Some((laid.version, generation, job));
+    }
+    if let Some(idx) = m.solids_job.as_mut().and_then(|j| j.2.take()) {
+        m.solids = Arc::new(idx);
+        m.solids_job = None;
+        m.looked = None;
+    }
+    let moved = m.looked.is_none_or(|(at, v, g)| {
+        at.distance(f) > LOOK_STEP || v != laid.version || g != generation
+    });
+    if moved {
+        look(&mut commands, m, &s, f, &laid, generation);
+    }
+    // Jobs for the nearest wanted bodies that are neither in nor coming.
+    for i in 0..m.wanted.len() {
+        if m.pending.len() >= MAX_PENDING {
+            break;
+        }
+        let (slot, key, n) = m.wanted[i];
+        let shown = m.shown.get(&slot).is_some_and(|v| v.0 == key);
+        let coming = m.pending.get(&slot).is_some_and(|p| p.0 == key)
+            || m.ready.iter().any(|r| r.0 == slot && r.1 == key);
+        if shown || coming {
+            continue;
+        }
+        let job = match slot.1 {
+            ColliderPart::Ground => {
+                let ground = laid.ground.clone();
+                workers.spawn(move || ground_body(&ground, slot.0, n))
+            }
+            ColliderPart::Solids => {
+                let Some(hulls) = m.solids.cells.get(&slot.0).map(|c| c.hulls.clone()) else {
+                    continue;
+                };
+                workers.spawn(move || solid_body(&hulls, slot.0))
+            }
+        };
+        m.pending.insert(slot, (key, job));
+    }
+    let done: Vec<Slot> = (m.pending.iter())
+        .filter(|(_, p)| p.1.is_finished())
+        .map(|(s, _)| *s)
+        .collect();
+    for slot in done {
+        if let Some((key, mut job)) = m.pending.remove(&slot)
+            && let Some(b) = job.take()
+        {
+            m.ready.retain(|r| r.0 != slot);
+            m.ready.push((slot, key, b));
+        }
+    }
+    // Insert the nearest first, a few a frame.
+    m.ready.sort_by(|a, b| {
+        let (da, db) = (distance_to(a.0.0, f), distance_to(b.0.0, f));
+        db.total_cmp(&da)
+    });
+    for _ in 0..s.inserts_per_frame {
+        let Some((slot, key, b)) = m.ready.pop() else {
+            break;
+        };
+        m.build_seconds += b.seconds;
+        let anchor = centre(slot.0);
+        let entity = b.collider.map(|c| {
+            m.built += 1;
+            commands
+                .spawn((
+                    ReliefCollider {
+                        cell: slot.0,
+                        part: slot.1,
+                        size: b.size,
+                    },
+                    RigidBody::Static,
+                    c,
+                    WorldAnchor(anchor),
+                    Transform::from_translation(origin.to_render(anchor)),
+                ))
+                .id()
+        });
+        let size = if entity.is_some() { b.size } else { 0 };
+        if let Some((_, Some(old), _)) = m.shown.insert(slot, (key, entity, size)) {
+            commands.entity(old).despawn();
+        }
+    }
+}
+
+/// Chooses the wanted bodies around `f` (nearest first), drops what is
+/// beyond the radius and its hysteresis, and jobs no longer wanted.
+fn look(
+    commands: &mut Commands,
+    m: &mut ReliefColliders,
+    s: &ReliefPhysicsSettings,
+    f: DVec2,
+    laid: &LaidRoads,
+    generation: u64,
+) {
+    m.looked = Some((f, laid.version, generation));
+    let r = s.collider_radius;
+    let (lo, hi) = (collider_cell(f - r), collider_cell(f + r));
+    let mut wanted: Vec<(f64, Slot, u64, usize)> = Vec::new();
+    for cy in lo.1..=hi.1 {
+        for cx in lo.0..=hi.0 {
+            let c = (cx, cy);
+            let d = distance_to(c, f);
+            if d > r {
+                continue;
+            }
+            let n = s.cells_per_side(d);
+            let print = match m.prints.get(&c) {
+                Some(&(v, p)) if v == laid.version => p,
+                _ => {
+                    let min = DVec2::new(cx as f64, cy as f64) * COLLIDER_CELL;
+                    let p = laid.ground_print(min, min + COLLIDER_CELL);
+                    m.prints.insert(c, (laid.version, p));
+                    p
+                }
+            };
+            let mut h = std::hash::DefaultHasher::new();
+            (generation, n, print).hash(&mut h);
+            wanted.push((d, (c, ColliderPart::Ground), h.finish(), n));
+            if let Some(solid) = m.solids.cells.get(&c) {
+                wanted.push((d, (c, ColliderPart::Solids), solid.key, 0));
+            }
+        }
+    }
+    wanted.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    m.wanted = wanted.into_iter().map(|w| (w.1, w.2, w.3)).collect();
+    let keep = r + HYSTERESIS;
+    let solids = m.solids.clone();
+    // Solids no longer in the region go at once; the rest beyond `keep`.
+    let gone = |slot: &Slot| {
+        distance_to(slot.0, f) > keep
+            || (slot.1 == ColliderPart::Solids && !solids.cells.contains_key(&slot.0))
+    };
+    m.pending.retain(|slot, _| distance_to(slot.0, f) <= r);
+    m.ready.retain(|(slot, ..)| !gone(slot));
+    m.prints.retain(|c, _| distance_to(*c, f) <= keep);
+    let drop: Vec<Slot> = m.shown.keys().filter(|s| gone(s)).copied().collect();
+    for slot in drop {
+        if let Some((_, Some(e), _)) = m.shown.remove(&slot) {
+            commands.entity(e).despawn();
+        }
+    }
+}
+
+/// The built ground over a cell as a height field of `n` × `n` cells,
+/// relative to the cell's centre at height 0.
+fn ground_body(ground: &crate::terrain::LaidGround, c: Cell, n: usize) -> Built {
+    let t0 = Instant::now();
+    let step = COLLIDER_CELL / n as f64;
+    let (x0, y0) = (c.0 as f64 * COLLIDER_CELL, c.1 as f64 * COLLIDER_CELL);
+    let w = n + 1;
+    let mut out = Vec::with_capacity(w * w);
+    let collider = ground
+        .heights_grid(x0, y0, step, w, w, &mut out)
+        .ok()
+        .map(|()| {
+            // Parry's rows run along Bevy's +Z (core south), its columns along
+            // +X, column-major: row i is core y = y1 − i·step.
+            let mut data = Vec::with_capacity(w * w);
+            for col in 0..w {
+                for row in 0..w {
+                    data.push(out[(n - row) * w + col] as f32);
+                }
+            }
+            let heights = Array2::new(w, w, data);
+            let scale = Vec3::new(COLLIDER_CELL as f32, 1.0, COLLIDER_CELL as f32);
+            let flags = HeightFieldFlags::FIX_INTERNAL_EDGES;
+            Collider::from(SharedShape::heightfield_with_flags(heights, scale, flags))
+        });
+    Built {
+        collider,
+        size: w * w,
+        seconds: t0.elapsed().as_secs_f64(),
+    }
+}
+
+/// A cell's hulls as one compound, relative to the cell's centre.
+fn solid_body(hulls: &[Hull], c: Cell) -> Built {
+    let t0 = Instant::now();
+    let at = centre(c).truncate();
+    let parts: Vec<(Vec3, Quat, Collider)> = (hulls.iter())
+        .filter_map(|h| {
+            let pts: Vec<Vec3> = h.iter().map(|&p| to_bevy(p, at)).collect();
+            Collider::convex_hull(pts).map(|hull| (Vec3::ZERO, Quat::IDENTITY, hull))
+        })
+        .collect();
+    let size = parts.len();
+    Built {
+        collider: (size > 0).then(|| Collider::compound(parts)),
+        size,
+        seconds: t0.elapsed().as_secs_f64(),
+    }
+}
