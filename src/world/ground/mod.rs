@@ -7,9 +7,11 @@
 //! the cut would be too deep a tunnel, and steps in the ground are retaining
 //! walls ([`Structure`]).
 
+mod grid;
 mod junctions;
 mod laid;
 mod params;
+mod pieces;
 mod profile;
 mod structures;
 mod terraces;
