@@ -65,12 +65,16 @@ struct Lists {
 }
 
 /// The centre of a box and the distance from it to the box's corners,
-/// with a margin for rounding (a millimetre, more where coordinates are
-/// large).
+/// with a [`margin`] for rounding.
 fn disc(lo: DVec2, hi: DVec2) -> (DVec2, f64) {
-    let c = (lo + hi) * 0.5;
-    let margin = 1e-3 + 1e-9 * c.abs().max_element().max(hi.abs().max_element());
-    (c, (hi - lo).length() * 0.5 + margin)
+    ((lo + hi) * 0.5, (hi - lo).length() * 0.5 + margin(lo, hi))
+}
+
+/// The margin for rounding over `[lo, hi]`: a millimetre, more where
+/// coordinates are large.
+#[inline]
+fn margin(lo: DVec2, hi: DVec2) -> f64 {
+    1e-3 + 1e-9 * lo.abs().max(hi.abs()).max_element()
 }
 
 impl Earthworks {
@@ -132,7 +136,7 @@ impl Earthworks {
                 let t = (((px - l.a.x) * ab.x + (py - l.a.y) * ab.y) / len2).clamp(0.0, 1.0);
                 let (dx, dy) = (px - (l.a.x + ab.x * t), py - (l.a.y + ab.y * t));
                 let reach = l.half + lists.cr[b];
-                mask |= u16::from(dx * dx + dy * dy <= reach * reach.max(0.0)) << b;
+                mask |= u16::from((reach >= 0.0) & (dx * dx + dy * dy <= reach * reach)) << b;
             }
             lists.lane_blocks.push(mask);
         }
@@ -161,7 +165,7 @@ impl Earthworks {
             return None;
         }
         let check_box = t.check_box && (lo.cmplt(item.min).any() || hi.cmpgt(item.max).any());
-        let margin = disc(lo, hi).1 - (hi - lo).length() * 0.5;
+        let margin = margin(lo, hi);
         // Each edge's crossing (as `inside` tests it) for every sample, none,
         // or some.
         let (v, start) = (&item.pad.polygon, out.len());
@@ -279,15 +283,16 @@ impl Earthworks {
                     z[s] = l.za;
                 }
             }
+            // The nearest so far is at `d` (∞ where none: one found is
+            // within its half-width).
             for s in 0..N {
                 let (px, py) = (block.px[s], block.py[s]);
                 let out = (px < lo.x) | (py < lo.y) | (px > hi.x) | (py > hi.y);
                 let d = block.ld[s];
-                let take = !out & (d <= l.half) & (!block.lane[s] | (d < block.d[s]));
-                block.lane[s] |= take;
+                let take = !out & (d <= l.half) & (d < block.d[s]);
                 block.d[s] = if take { d } else { block.d[s] };
                 block.z[s] = if take { block.lz[s] } else { block.z[s] };
-                block.road[s] = if take { d <= l.road } else { block.road[s] };
+                block.road[s] = if take { l.road } else { block.road[s] };
             }
         }
     }
@@ -372,6 +377,19 @@ impl Earthworks {
         for level in &self.level {
             let xs = block.x.map(|x| level.column(x));
             let ys = block.y.map(|y| level.row(y));
+            let (c0, c1) = (xs[0].min(xs[BLOCK - 1]), xs[0].max(xs[BLOCK - 1]));
+            let (r0, r1) = (ys[0].min(ys[BLOCK - 1]), ys[0].max(ys[BLOCK - 1]));
+            if c0 == c1 && r0 == r1 {
+                // One cell holds the block.
+                if let Some(k) = level.at(c0, r0) {
+                    let z = self.pads[k as usize].pad.z;
+                    for s in (0..N).filter(|&s| !block.done[s]) {
+                        out[block.k[s]] = z;
+                    }
+                    return;
+                }
+                continue;
+            }
             for s in 0..N {
                 if !block.done[s] {
                     if let Some(k) = level.at(xs[s % BLOCK], ys[s / BLOCK]) {
@@ -381,14 +399,12 @@ impl Earthworks {
                 }
             }
         }
-
         if block.done.iter().all(|&d| d) {
             return;
         }
         self.narrow(lists, b, lo, hi);
-
+        (block.d, block.pad) = ([f64::INFINITY; N], [None; N]);
         self.lanes_over(lists, block);
-
         self.pads_over(lists, block);
 
         for s in 0..N {
@@ -396,7 +412,8 @@ impl Earthworks {
                 continue;
             }
             let (p, k) = (block.p(s), block.k[s]);
-            let lane = block.lane[s].then_some((block.z[s], block.road[s]));
+            let d = block.d[s];
+            let lane = (d < f64::INFINITY).then_some((block.z[s], d <= block.road[s]));
             let pad = block.pad[s].map(|k| &self.pads[k].pad);
             let z = match stand(p, lane, pad) {
                 Some(b) => Some(b.height),
@@ -504,12 +521,11 @@ struct Block {
     k: [usize; N],
     /// Whether it is decided (or past a partial block's edge).
     done: [bool; N],
-    /// The nearest carriageway: found, its distance, height, and whether
-    /// on the road proper.
-    lane: [bool; N],
+    /// The nearest carriageway: its distance (∞ where none), its height
+    /// and the half-width of its road proper.
     d: [f64; N],
     z: [f64; N],
-    road: [bool; N],
+    road: [f64; N],
     /// The pad it is on.
     pad: [Option<usize>; N],
 }
@@ -525,10 +541,9 @@ impl Default for Block {
             lz: [0.0; N],
             k: [0; N],
             done: [true; N],
-            lane: [false; N],
-            d: [0.0; N],
+            d: [f64::INFINITY; N],
             z: [0.0; N],
-            road: [false; N],
+            road: [0.0; N],
             pad: [None; N],
         }
     }
@@ -553,7 +568,5 @@ impl Block {
             self.done[s] = r >= nr || c >= nc;
             (self.px[s], self.py[s]) = (self.x[c], self.y[r]);
         }
-        self.lane = [false; N];
-        self.pad = [None; N];
     }
 }
