@@ -10,6 +10,7 @@
 mod grid;
 mod junctions;
 mod laid;
+mod narrow;
 mod params;
 mod pieces;
 mod profile;
@@ -17,6 +18,8 @@ mod structures;
 mod terraces;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_grid;
 mod works;
 
 pub use laid::Earthworks;
