@@ -109,15 +109,16 @@ impl Earthworks {
         if !lists.slopes_ready {
             self.narrow_slopes(lists, lo, hi);
         }
-        let lanes = (lists.slope_lanes.iter()).filter_map(|&i| Self::lane_slope(&self.lanes[i], p));
-        let pads = lists.slope_pads.iter().filter_map(|(k, edges)| {
+        let slopes = &lists.slopes;
+        let lanes = (slopes.lanes.iter()).filter_map(|&i| Self::lane_slope(&self.lanes[i], p));
+        let pads = slopes.pads.iter().filter_map(|(k, edges)| {
             let item = &self.pads[*k];
             if !Self::in_slope_box(item, p) {
                 return None;
             }
             let v = &item.pad.polygon;
             let mut d2 = f64::INFINITY;
-            for &i in &lists.slope_edges[edges.clone()] {
+            for &i in &slopes.edges[edges.clone()] {
                 let (q, _) = closest_on_segment(p, v[i], v[(i + 1) % v.len()]);
                 d2 = d2.min(q.distance_squared(p));
             }

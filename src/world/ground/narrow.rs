@@ -43,12 +43,34 @@ pub(super) struct Lists {
     pub(super) lanes: Vec<usize>,
     pub(super) pads: Vec<PadTest>,
     pub(super) edges: Vec<usize>,
-    /// The block's slopes (once a sample needs them): lanes, pads with the
-    /// range of `slope_edges` that may be nearest.
+    /// The tile's box, and its slopes (once a sample needs them): those
+    /// filed, then those that may reach the tile.
+    tile_box: (DVec2, DVec2),
+    tile_slopes_ready: bool,
+    filed: Slopes,
+    near_tile: Slopes,
+    /// The block's slopes (once a sample needs them).
     pub(super) slopes_ready: bool,
-    pub(super) slope_lanes: Vec<usize>,
-    pub(super) slope_pads: Vec<(usize, Range<usize>)>,
-    pub(super) slope_edges: Vec<usize>,
+    pub(super) slopes: Slopes,
+    /// Distances to edges (scratch).
+    distances: Vec<f64>,
+}
+
+/// Slopes that may reach a box: lanes, and pads with the range of `edges`
+/// that may be nearest.
+#[derive(Debug, Default)]
+pub(super) struct Slopes {
+    pub(super) lanes: Vec<usize>,
+    pub(super) pads: Vec<(usize, Range<usize>)>,
+    pub(super) edges: Vec<usize>,
+}
+
+impl Slopes {
+    fn clear(&mut self) {
+        self.lanes.clear();
+        self.pads.clear();
+        self.edges.clear();
+    }
 }
 
 /// The centre of a box and the distance from it to the box's corners,
@@ -67,6 +89,7 @@ fn margin(lo: DVec2, hi: DVec2) -> f64 {
 impl Earthworks {
     /// Gathers a tile's candidates from the indexes.
     pub(super) fn gather(&self, lists: &mut Lists, lo: DVec2, hi: DVec2) {
+        (lists.tile_box, lists.tile_slopes_ready) = ((lo, hi), false);
         let (ids, slopes) = (&mut lists.tile_on, &mut lists.tile_slopes);
         ids.clear();
         slopes.clear();
@@ -205,41 +228,71 @@ impl Earthworks {
         }
     }
 
-    /// Narrows the tile's slopes to the block `[lo, hi]`.
+    /// Narrows the tile's slopes to the block `[lo, hi]` (first to the
+    /// tile, once).
     pub(super) fn narrow_slopes(&self, lists: &mut Lists, lo: DVec2, hi: DVec2) {
-        let (c, r) = disc(lo, hi);
-        lists.slope_lanes.clear();
-        lists.slope_pads.clear();
-        lists.slope_edges.clear();
-        lists.slopes_ready = true;
-        for &id in &lists.tile_slopes {
-            if id & PAD == 0 {
-                let l = &self.lanes[id as usize];
-                if distance_to_segment(c, l.a, l.b) <= l.half + l.toe[0].max(l.toe[1]) + r {
-                    lists.slope_lanes.push(id as usize);
+        if !lists.tile_slopes_ready {
+            let all = &mut lists.filed;
+            all.clear();
+            for &id in &lists.tile_slopes {
+                if id & PAD == 0 {
+                    all.lanes.push(id as usize);
+                    continue;
                 }
-                continue;
+                let (k, start) = ((id & INDEX) as usize, all.edges.len());
+                let walled = &self.pads[k].walled;
+                all.edges.extend((0..walled.len()).filter(|&i| !walled[i]));
+                all.pads.push((k, start..all.edges.len()));
             }
-            let k = (id & INDEX) as usize;
-            let item = &self.pads[k];
+            let (tlo, thi) = lists.tile_box;
+            let d = &mut lists.distances;
+            self.slopes_within(&lists.filed, tlo, thi, &mut lists.near_tile, d);
+            lists.tile_slopes_ready = true;
+        }
+        let d = &mut lists.distances;
+        self.slopes_within(&lists.near_tile, lo, hi, &mut lists.slopes, d);
+        lists.slopes_ready = true;
+    }
+
+    /// The slopes of `from` that may reach `[lo, hi]`, each pad with the
+    /// edges that may be nearest there.
+    fn slopes_within(
+        &self,
+        from: &Slopes,
+        lo: DVec2,
+        hi: DVec2,
+        out: &mut Slopes,
+        distances: &mut Vec<f64>,
+    ) {
+        let (c, r) = disc(lo, hi);
+        out.clear();
+        for &i in &from.lanes {
+            let l = &self.lanes[i];
+            if distance_to_segment(c, l.a, l.b) <= l.half + l.toe[0].max(l.toe[1]) + r {
+                out.lanes.push(i);
+            }
+        }
+        for (k, edges) in &from.pads {
+            let item = &self.pads[*k];
             let v = &item.pad.polygon;
-            // The least a slope edge's distance may be over the block, and
-            // the least the nearest may be at most.
-            let start = lists.slope_edges.len();
+            let edges = &from.edges[edges.clone()];
+            // The least a slope edge's distance may be over the box, and the
+            // least the nearest may be at most.
+            distances.clear();
             let (mut least, mut most) = (f64::INFINITY, f64::INFINITY);
-            for i in (0..v.len()).filter(|&i| !item.walled[i]) {
+            for &i in edges {
                 let d = distance_to_segment(c, v[i], v[(i + 1) % v.len()]);
+                distances.push(d);
                 (least, most) = (least.min(d - r), most.min(d + r));
             }
             if least > item.toe {
                 continue;
             }
-            for i in (0..v.len()).filter(|&i| !item.walled[i]) {
-                if distance_to_segment(c, v[i], v[(i + 1) % v.len()]) - r <= most {
-                    lists.slope_edges.push(i);
-                }
-            }
-            lists.slope_pads.push((k, start..lists.slope_edges.len()));
+            let start = out.edges.len();
+            let near = edges.iter().zip(distances.iter());
+            out.edges
+                .extend(near.filter(|(_, d)| *d - r <= most).map(|(&i, _)| i));
+            out.pads.push((*k, start..out.edges.len()));
         }
     }
 }
