@@ -10,9 +10,7 @@
 
 use super::EarthworkParams;
 pub(crate) use super::pieces::Lane;
-use super::pieces::{
-    BOX, CELL, INDEX, Level, ON, PAD, PadItem, SURE, cover_index, edge, inside, slope_index,
-};
+use super::pieces::{CELL, INDEX, Level, ON, PAD, PadItem, cover_index, edge, inside, slope_index};
 use super::terraces::Pad;
 use crate::geom::CellGrid;
 use crate::terrain::{Built, BuiltKind, Relief, Terrain};
@@ -130,8 +128,7 @@ impl Earthworks {
                     let l = &lanes[id as usize];
                     id != own && l.at(q).1 <= l.half
                 } else {
-                    PAD | (id & INDEX) != own
-                        && (id & SURE != 0 || pads[(id & INDEX) as usize].contains(q))
+                    PAD | (id & INDEX) != own && pads[(id & INDEX) as usize].contains(q)
                 }
             })
         };
@@ -327,8 +324,7 @@ impl Relief for Earthworks {
         if let Some(b) = self.level_at(p) {
             return Some(b);
         }
-        // Nothing filed here: nothing built (a pad's box or a carriageway
-        // within reach files the cell).
+        // Nothing filed here: nothing built.
         let items = self.grid.get(self.grid.cell_of(p));
         if items.is_empty() {
             return None;
@@ -339,7 +335,7 @@ impl Relief for Earthworks {
         let lanes = on[..split].iter().map(|&id| &self.lanes[id as usize]);
         let pads = (on[split..].iter()).filter_map(|&id| {
             let item = &self.pads[(id & INDEX) as usize];
-            (id & SURE != 0 || item.contains(p)).then_some(&item.pad)
+            item.contains(p).then_some(&item.pad)
         });
         if let Some(b) = self.standing(p, lanes, pads) {
             return Some(b);
@@ -347,8 +343,6 @@ impl Relief for Earthworks {
         let slopes = items.iter().filter_map(|&id| {
             if id & PAD == 0 {
                 Self::lane_slope(&self.lanes[id as usize], p)
-            } else if id & BOX != 0 {
-                None
             } else {
                 let item = &self.pads[(id & INDEX) as usize];
                 if !Self::in_slope_box(item, p) {

@@ -6,7 +6,7 @@
 
 use super::grid::TILE_BLOCKS;
 use super::laid::Earthworks;
-use super::pieces::{BOX, INDEX, PAD, SURE};
+use super::pieces::{INDEX, PAD};
 use crate::geom::distance_to_segment;
 use glam::DVec2;
 use std::ops::Range;
@@ -94,19 +94,9 @@ impl Earthworks {
         ids.clear();
         slopes.clear();
         let (c, r) = disc(lo, hi);
-        self.on.for_each_in_box(lo, hi, |on| {
-            ids.extend(
-                on.iter()
-                    .map(|&id| if id & PAD != 0 { id & !SURE } else { id }),
-            );
-        });
-        self.grid.for_each_in_box(lo, hi, |items| {
-            slopes.extend(
-                items
-                    .iter()
-                    .filter(|&&id| (id & (PAD | BOX)) != (PAD | BOX)),
-            );
-        });
+        self.on.for_each_in_box(lo, hi, |on| ids.extend(on));
+        self.grid
+            .for_each_in_box(lo, hi, |items| slopes.extend(items));
         for v in [&mut *ids, &mut *slopes] {
             v.sort_unstable();
             v.dedup();

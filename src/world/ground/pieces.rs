@@ -1,9 +1,9 @@
 //! The pieces of [`Earthworks`](super::Earthworks): carriageway lanes, pads,
 //! the level cells of a town, and the two cell indexes that say which
-//! pieces can matter where. The indexes leave out of a cell only what
-//! provably cannot matter anywhere in it (with a margin for rounding), so a
-//! point's answer is the same as over every piece whose box holds it, in
-//! the same order.
+//! pieces may matter where, by their boxes (a carriageway only where it
+//! may reach: what leaves a cell provably cannot matter anywhere in it,
+//! with a margin for rounding). A point's answer is the same as over every
+//! piece whose box holds it, in the same order.
 
 use super::terraces::Pad;
 use crate::geom::{CellGrid, closest_on_segment, distance_to_segment};
@@ -21,15 +21,8 @@ const LEVEL: f64 = 4.0;
 /// Marks a pad in the indexes.
 pub(super) const PAD: u32 = 1 << 31;
 
-/// With [`PAD`] in the cover index: the pad covers the whole cell.
-pub(super) const SURE: u32 = 1 << 30;
-
-/// With [`PAD`] in the slope index: the pad's box meets the cell, but no
-/// slope of it reaches there.
-pub(super) const BOX: u32 = 1 << 30;
-
 /// The index of a piece in an index entry.
-pub(super) const INDEX: u32 = (1 << 30) - 1;
+pub(super) const INDEX: u32 = !PAD;
 
 /// A piece of carriageway: a segment of a road's centre line with its
 /// heights at the ends and its half-width (shoulders included).
@@ -258,14 +251,9 @@ fn file(
     }
 }
 
-/// Whether some edge of `v` (those `keep` names) lies within `d` of `c`.
-fn near_edge(v: &[DVec2], c: DVec2, d: f64, keep: impl Fn(usize) -> bool) -> bool {
-    (0..v.len()).any(|i| keep(i) && distance_to_segment(c, v[i], v[(i + 1) % v.len()]) <= d)
-}
-
-/// What covers each cell of side [`ON`]: the carriageways (shoulders
-/// included) that reach into it, as their index, and the pads that meet
-/// it, as `PAD | index` (with [`SURE`] where a pad covers all of it).
+/// What may cover each cell of side [`ON`]: the carriageways (shoulders
+/// included) that may reach into it, as their index, and the pads whose
+/// box meets it, as `PAD | index`.
 pub(super) fn cover_index(lanes: &[Lane], pads: &[PadItem]) -> CellGrid<u32> {
     let mut entries = Vec::new();
     for (i, l) in lanes.iter().enumerate() {
@@ -274,67 +262,30 @@ pub(super) fn cover_index(lanes: &[Lane], pads: &[PadItem]) -> CellGrid<u32> {
             (distance_to_segment(c, l.a, l.b) <= l.half + r).then_some(i as u32)
         });
     }
-    // More than `INDEX` pads cannot be told apart from their marks.
-    let sure = pads.len() <= INDEX as usize;
     for (i, item) in pads.iter().enumerate() {
-        let v = &item.pad.polygon;
         let id = PAD | i as u32;
-        file(&mut entries, ON, item.min, item.max, |_, c, r| {
-            if near_edge(v, c, r, |_| true) {
-                Some(id)
-            } else if inside(v, c) {
-                // No edge within reach: every point of the cell is inside.
-                Some(if sure { id | SURE } else { id })
-            } else {
-                None
-            }
-        });
-    }
-    let grid = CellGrid::from_cells(ON, &entries);
-    if grid.merge() == 1 {
-        return grid;
-    }
-    // Merged cells hold more than one cell's pads: none is sure of them all.
-    for e in &mut entries {
-        if e.1 & PAD != 0 {
-            e.1 &= !SURE;
-        }
+        file(&mut entries, ON, item.min, item.max, |_, _, _| Some(id));
     }
     CellGrid::from_cells(ON, &entries)
 }
 
-/// The slopes that may reach each cell of side [`CELL`]: lanes as their
-/// index, pads as `PAD | index`; and, as `PAD | BOX | index`, every pad
-/// whose box meets the cell but whose slopes do not reach it (so that a
-/// cell with nothing filed has nothing built on it).
+/// The slopes that may reach each cell of side [`CELL`] (those whose box,
+/// out to the toes, meets it): lanes as their index, pads as
+/// `PAD | index`. A cell with nothing filed has nothing built on it.
 pub(super) fn slope_index(lanes: &[Lane], pads: &[PadItem]) -> CellGrid<u32> {
     let mut entries = Vec::new();
     for (i, l) in lanes.iter().enumerate() {
         let (lo, hi) = (l.a.min(l.b), l.a.max(l.b));
         let reach = l.half + l.toe[0].max(l.toe[1]);
-        file(&mut entries, CELL, lo - reach, hi + reach, |_, c, r| {
-            (distance_to_segment(c, l.a, l.b) <= reach + r).then_some(i as u32)
+        file(&mut entries, CELL, lo - reach, hi + reach, |_, _, _| {
+            Some(i as u32)
         });
     }
     for (i, item) in pads.iter().enumerate() {
-        let v = &item.pad.polygon;
-        let (x0, y0) = (cell(item.min.x, CELL), cell(item.min.y, CELL));
-        let (x1, y1) = (cell(item.max.x, CELL), cell(item.max.y, CELL));
-        let id = PAD | i as u32;
-        let r = DVec2::splat(item.toe);
-        file(
-            &mut entries,
-            CELL,
-            item.min - r,
-            item.max + r,
-            |(x, y), c, r| {
-                if near_edge(v, c, item.toe + r, |e| !item.walled[e]) {
-                    Some(id)
-                } else {
-                    (x0 <= x && x <= x1 && y0 <= y && y <= y1).then_some(id | BOX)
-                }
-            },
-        );
+        let (r, id) = (DVec2::splat(item.toe), PAD | i as u32);
+        file(&mut entries, CELL, item.min - r, item.max + r, |_, _, _| {
+            Some(id)
+        });
     }
     CellGrid::from_cells(CELL, &entries)
 }
