@@ -6,7 +6,8 @@
 //! well under a second too. Then the earthworks: the cold region with them
 //! and without (goal ≤ 1.5 s with), and the built ground's grid
 //! (`LaidGround::heights_grid`) per sample against `Terrain::heights_grid`,
-//! where nothing is built (goal ≤ 1.5×) and over a city (goal ≤ 25 ns).
+//! where nothing is built (goal ≤ 1.5×) and over a city (goal ≤ 25 ns),
+//! and the same samples as point queries (`LaidGround::height`).
 //!
 //! `cargo bench --no-default-features --bench world`
 
@@ -89,12 +90,23 @@ fn earthworks(t: &Terrain) {
             t.heights_grid(x0, y0, step, n, n, &mut out).expect("grid");
             out.len()
         });
+        // The same samples one by one (`LaidGround::height`).
+        let (_, point, _) = time_ms(3, || {
+            let mut sum = 0.0;
+            for j in 0..n {
+                for i in 0..n {
+                    sum += ground.height(x0 + i as f64 * step, y0 + j as f64 * step);
+                }
+            }
+            sum
+        });
         let ns = |ms: f64| ms * 1e6 / (n * n) as f64;
         println!(
-            "heights_grid {what}: built ground {:.1} ns a sample, terrain {:.1} ns ({:.2}x)",
+            "heights_grid {what}: built ground {:.1} ns a sample, terrain {:.1} ns ({:.2}x); point queries {:.1} ns",
             ns(laid),
             ns(bare),
-            laid / bare
+            laid / bare,
+            ns(point)
         );
     };
     // Far from the region's roads and towns: nothing built.

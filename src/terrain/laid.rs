@@ -47,6 +47,51 @@ pub trait Relief: Send + Sync + std::fmt::Debug {
     /// Whether anything built may shape the ground in `[min, max]`
     /// (`false` lets grids skip the area; `true` is always safe).
     fn may_shape(&self, min: DVec2, max: DVec2) -> bool;
+
+    /// Lays the built ground on a grid: `out[j*w + i]` holds the natural
+    /// height at `(x0 + i·step, y0 + j·step)` and becomes the built one
+    /// there where [`Self::built`] gives one, bit for bit. The default asks
+    /// [`Self::built`] sample by sample (see [`shape_by_points`]).
+    fn shape_grid(&self, x0: f64, y0: f64, step: f64, w: usize, h: usize, out: &mut [f64]) {
+        shape_by_points(self, x0, y0, step, w, h, out);
+    }
+}
+
+/// Side of the tiles of samples [`shape_by_points`] skips where nothing is
+/// built.
+pub const SHAPE_TILE: usize = 16;
+
+/// [`Relief::shape_grid`] by [`Relief::built`] at each sample, skipping
+/// the tiles of [`SHAPE_TILE`] samples a side that the relief cannot shape.
+pub fn shape_by_points<R: Relief + ?Sized>(
+    relief: &R,
+    x0: f64,
+    y0: f64,
+    step: f64,
+    w: usize,
+    h: usize,
+    out: &mut [f64],
+) {
+    for tj in (0..h).step_by(SHAPE_TILE) {
+        for ti in (0..w).step_by(SHAPE_TILE) {
+            let (i1, j1) = ((ti + SHAPE_TILE).min(w), (tj + SHAPE_TILE).min(h));
+            let lo = DVec2::new(x0 + ti as f64 * step, y0 + tj as f64 * step);
+            let hi = DVec2::new(x0 + (i1 - 1) as f64 * step, y0 + (j1 - 1) as f64 * step);
+            if !relief.may_shape(lo.min(hi), lo.max(hi)) {
+                continue;
+            }
+            for j in tj..j1 {
+                let y = y0 + j as f64 * step;
+                for i in ti..i1 {
+                    let x = x0 + i as f64 * step;
+                    let k = j * w + i;
+                    if let Some(b) = relief.built(DVec2::new(x, y), out[k]) {
+                        out[k] = b.height;
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// What an overlay makes of the ground it covers.
@@ -139,30 +184,8 @@ impl LaidGround {
         out: &mut Vec<f64>,
     ) -> Result<(), super::GridError> {
         self.terrain.heights_grid(x0, y0, step, w, h, out)?;
-        let Some(relief) = &self.relief else {
-            return Ok(());
-        };
-        // Rows of tiles: a tile the relief cannot shape is left natural.
-        const TILE: usize = 16;
-        for tj in (0..h).step_by(TILE) {
-            for ti in (0..w).step_by(TILE) {
-                let (i1, j1) = ((ti + TILE).min(w), (tj + TILE).min(h));
-                let lo = DVec2::new(x0 + ti as f64 * step, y0 + tj as f64 * step);
-                let hi = DVec2::new(x0 + (i1 - 1) as f64 * step, y0 + (j1 - 1) as f64 * step);
-                if !relief.may_shape(lo.min(hi), lo.max(hi)) {
-                    continue;
-                }
-                for j in tj..j1 {
-                    let y = y0 + j as f64 * step;
-                    for i in ti..i1 {
-                        let x = x0 + i as f64 * step;
-                        let k = j * w + i;
-                        if let Some(b) = relief.built(DVec2::new(x, y), out[k]) {
-                            out[k] = b.height;
-                        }
-                    }
-                }
-            }
+        if let Some(relief) = &self.relief {
+            relief.shape_grid(x0, y0, step, w, h, out);
         }
         Ok(())
     }

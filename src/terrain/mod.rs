@@ -31,7 +31,10 @@ mod underground;
 pub use bounds::{HeightSlopeBound, TownBound};
 pub use grid::{GridError, GridKernel, MAX_GRID_SAMPLES};
 pub use kinds::{ControlCode, Feature, Terra, TerrainKind};
-pub use laid::{Built, BuiltKind, LaidGround, LaidKind, Overlay, Relief, StreamLayer};
+pub use laid::{
+    Built, BuiltKind, LaidGround, LaidKind, Overlay, Relief, SHAPE_TILE, StreamLayer,
+    shape_by_points,
+};
 pub use objects::{Building, Tree};
 pub use params::{
     CavernParams, MAX_PROFILE_LEN, MAX_VECTORS, MineParams, ParamError, PathParams,

@@ -7,14 +7,19 @@
 //! the cut would be too deep a tunnel, and steps in the ground are retaining
 //! walls ([`Structure`]).
 
+mod grid;
 mod junctions;
 mod laid;
+mod narrow;
 mod params;
+mod pieces;
 mod profile;
 mod structures;
 mod terraces;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_grid;
 mod works;
 
 pub use laid::Earthworks;

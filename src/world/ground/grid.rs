@@ -1,0 +1,343 @@
+//! The built ground over a grid ([`Relief::shape_grid`] of [`Earthworks`]):
+//! the same answer as [`Relief::built`] at every sample, bit for bit, with
+//! the pieces that may matter narrowed once per block of samples instead
+//! of per sample. A block keeps, in index order, every piece that may
+//! matter at one of its samples (with a margin for rounding): the
+//! carriageways that may reach it; per pad, the polygon edges whose
+//! crossing test differs between its samples (the others' crossings are
+//! counted once), or none where the pad holds all of it; and, when a
+//! sample needs them, the slopes that may reach it, each pad with only the
+//! edges that may be its nearest. The answer at a sample then comes from
+//! the same steps as a point's (`Earthworks::standing`, `sloped`), in
+//! the same order.
+
+use super::laid::{Earthworks, stand, takes_over};
+use super::narrow::{Lists, disc};
+use crate::geom::closest_on_segment;
+use crate::terrain::{Relief, SHAPE_TILE, shape_by_points};
+use glam::DVec2;
+use std::ops::Range;
+
+/// Samples on a side of a block.
+const BLOCK: usize = 4;
+
+/// Blocks in a tile (at most).
+pub(super) const TILE_BLOCKS: usize = (SHAPE_TILE / BLOCK) * (SHAPE_TILE / BLOCK);
+
+impl Earthworks {
+    /// The carriageway nearest each sample of `block` among the block's
+    /// lanes, as [`Earthworks::standing`] finds it (the same arithmetic as
+    /// `Lane::at`, written out so that the samples go side by side).
+    #[inline]
+    fn lanes_over(&self, lists: &Lists, block: &mut Block) {
+        for &i in &lists.lanes {
+            let l = &self.lanes[i];
+            let r = DVec2::splat(l.half);
+            let (lo, hi) = (l.a.min(l.b) - r, l.a.max(l.b) + r);
+            let ab = l.b - l.a;
+            let len2 = ab.length_squared();
+            let (d, z) = (&mut block.ld, &mut block.lz);
+            if len2 > 0.0 {
+                for s in 0..N {
+                    let (px, py) = (block.px[s], block.py[s]);
+                    let t = (((px - l.a.x) * ab.x + (py - l.a.y) * ab.y) / len2).clamp(0.0, 1.0);
+                    let (dx, dy) = (px - (l.a.x + ab.x * t), py - (l.a.y + ab.y * t));
+                    d[s] = (dx * dx + dy * dy).sqrt();
+                    z[s] = l.za + t * (l.zb - l.za);
+                }
+            } else {
+                for s in 0..N {
+                    let (dx, dy) = (block.px[s] - l.a.x, block.py[s] - l.a.y);
+                    d[s] = (dx * dx + dy * dy).sqrt();
+                    z[s] = l.za;
+                }
+            }
+            // The nearest so far is at `d` (∞ where none: one found is
+            // within its half-width).
+            for s in 0..N {
+                let (px, py) = (block.px[s], block.py[s]);
+                let out = (px < lo.x) | (py < lo.y) | (px > hi.x) | (py > hi.y);
+                let d = block.ld[s];
+                let take = !out & (d <= l.half) & (d < block.d[s]);
+                block.d[s] = if take { d } else { block.d[s] };
+                block.z[s] = if take { block.lz[s] } else { block.z[s] };
+                block.road[s] = if take { l.road } else { block.road[s] };
+            }
+        }
+    }
+
+    /// The pad each sample of `block` is on among the block's pads.
+    #[inline]
+    fn pads_over(&self, lists: &Lists, block: &mut Block) {
+        for t in &lists.pads {
+            let item = &self.pads[t.pad];
+            let mut holds = [t.parity; N];
+            let v = &item.pad.polygon;
+            for &i in &lists.edges[t.edges.clone()] {
+                let (a, b) = (v[i], v[if i == 0 { v.len() - 1 } else { i - 1 }]);
+                for (s, h) in holds.iter_mut().enumerate() {
+                    let p = block.p(s);
+                    // As `inside` tests each edge.
+                    let x = (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x;
+                    *h ^= ((a.y > p.y) != (b.y > p.y)) & (p.x < x);
+                }
+            }
+            if t.check_box {
+                for (s, h) in holds.iter_mut().enumerate() {
+                    let p = block.p(s);
+                    *h &= !(p.cmplt(item.min).any() | p.cmpgt(item.max).any());
+                }
+            }
+            for (s, _) in holds.iter().enumerate().filter(|(_, h)| **h) {
+                let current = block.pad[s].map(|k| &self.pads[k].pad);
+                if takes_over(current, &item.pad, block.p(s)) {
+                    block.pad[s] = Some(t.pad);
+                }
+            }
+        }
+    }
+
+    /// The fill or cut at `p`, a sample of the block `lists` narrows to.
+    fn slope_at(
+        &self,
+        lists: &mut Lists,
+        lo: DVec2,
+        hi: DVec2,
+        p: DVec2,
+        natural: f64,
+    ) -> Option<f64> {
+        if !lists.slopes_ready {
+            self.narrow_slopes(lists, lo, hi);
+        }
+        let slopes = &lists.slopes;
+        let lanes = (slopes.lanes.iter()).filter_map(|&i| Self::lane_slope(&self.lanes[i], p));
+        let pads = slopes.pads.iter().filter_map(|(k, edges)| {
+            let item = &self.pads[*k];
+            if !Self::in_slope_box(item, p) {
+                return None;
+            }
+            let v = &item.pad.polygon;
+            let mut d2 = f64::INFINITY;
+            for &i in &slopes.edges[edges.clone()] {
+                let (q, _) = closest_on_segment(p, v[i], v[(i + 1) % v.len()]);
+                d2 = d2.min(q.distance_squared(p));
+            }
+            let run = d2.sqrt();
+            (run <= item.toe).then_some((item.pad.z, run))
+        });
+        self.sloped(natural, lanes.chain(pads)).map(|b| b.height)
+    }
+
+    /// Lays the built ground on the samples `[i0, i1) × [j0, j1)` of a tile
+    /// whose candidates `lists` holds.
+    #[allow(clippy::too_many_arguments)]
+    fn block(
+        &self,
+        lists: &mut Lists,
+        block: &mut Block,
+        grid: &Grid,
+        b: usize,
+        cols: Range<usize>,
+        rows: Range<usize>,
+        out: &mut [f64],
+    ) {
+        let (lo, hi) = grid.corners(cols.start, rows.start, cols.end, rows.end);
+        block.reset(grid, cols.clone(), rows.clone());
+        // Level cells first: they win.
+        for level in &self.level {
+            let xs = block.x.map(|x| level.column(x));
+            let ys = block.y.map(|y| level.row(y));
+            let (c0, c1) = (xs[0].min(xs[BLOCK - 1]), xs[0].max(xs[BLOCK - 1]));
+            let (r0, r1) = (ys[0].min(ys[BLOCK - 1]), ys[0].max(ys[BLOCK - 1]));
+            if c0 == c1 && r0 == r1 {
+                // One cell holds the block.
+                if let Some(k) = level.at(c0, r0) {
+                    let z = self.pads[k as usize].pad.z;
+                    for s in (0..N).filter(|&s| !block.done[s]) {
+                        out[block.k[s]] = z;
+                    }
+                    return;
+                }
+                continue;
+            }
+            for s in 0..N {
+                if block.done[s] {
+                    continue;
+                }
+                if let Some(k) = level.at(xs[s % BLOCK], ys[s / BLOCK]) {
+                    block.done[s] = true;
+                    out[block.k[s]] = self.pads[k as usize].pad.z;
+                }
+            }
+        }
+        if block.done.iter().all(|&d| d) {
+            return;
+        }
+        self.narrow(lists, b, lo, hi);
+        (block.d, block.pad) = ([f64::INFINITY; N], [None; N]);
+        self.lanes_over(lists, block);
+        self.pads_over(lists, block);
+
+        for s in 0..N {
+            if block.done[s] {
+                continue;
+            }
+            let (p, k) = (block.p(s), block.k[s]);
+            let d = block.d[s];
+            let lane = (d < f64::INFINITY).then_some((block.z[s], d <= block.road[s]));
+            let pad = block.pad[s].map(|k| &self.pads[k].pad);
+            let z = match stand(p, lane, pad) {
+                Some(b) => Some(b.height),
+                None => self.slope_at(lists, lo, hi, p, out[k]),
+            };
+            if let Some(z) = z {
+                out[k] = z;
+            }
+        }
+    }
+
+    /// [`Relief::shape_grid`]: tiles nothing may shape are skipped; each
+    /// other tile's candidates are gathered once, and narrowed per block.
+    pub(super) fn shape(&self, x0: f64, y0: f64, step: f64, w: usize, h: usize, out: &mut [f64]) {
+        let span = |a: f64, n: usize| [a, a + n.saturating_sub(1) as f64 * step];
+        if !span(x0, w)
+            .iter()
+            .chain(&span(y0, h))
+            .all(|v| v.is_finite())
+        {
+            return shape_by_points(self, x0, y0, step, w, h, out);
+        }
+        let grid = Grid { x0, y0, step, w };
+        let mut lists = Lists::default();
+        let mut block = Block::default();
+        for tj in (0..h).step_by(SHAPE_TILE) {
+            for ti in (0..w).step_by(SHAPE_TILE) {
+                let (i1, j1) = ((ti + SHAPE_TILE).min(w), (tj + SHAPE_TILE).min(h));
+                let (lo, hi) = grid.corners(ti, tj, i1, j1);
+                if !self.may_shape(lo, hi) {
+                    continue;
+                }
+                let blocks = || {
+                    let rows = (tj..j1)
+                        .step_by(BLOCK)
+                        .map(move |bj| bj..(bj + BLOCK).min(j1));
+                    rows.flat_map(move |rows| {
+                        let cols = (ti..i1)
+                            .step_by(BLOCK)
+                            .map(move |bi| bi..(bi + BLOCK).min(i1));
+                        cols.map(move |cols| (cols, rows.clone()))
+                    })
+                };
+                lists.cr = [f64::NEG_INFINITY; TILE_BLOCKS];
+                for (b, (cols, rows)) in blocks().enumerate() {
+                    let (lo, hi) = grid.corners(cols.start, rows.start, cols.end, rows.end);
+                    let (c, r) = disc(lo, hi);
+                    (lists.cx[b], lists.cy[b], lists.cr[b]) = (c.x, c.y, r);
+                }
+                self.gather(&mut lists, lo, hi);
+                for (b, (cols, rows)) in blocks().enumerate() {
+                    self.block(&mut lists, &mut block, &grid, b, cols, rows, out);
+                }
+            }
+        }
+    }
+}
+
+/// A grid's samples: `(x0 + i·step, y0 + j·step)`, row `j` at `j·w`.
+struct Grid {
+    x0: f64,
+    y0: f64,
+    step: f64,
+    w: usize,
+}
+
+impl Grid {
+    #[inline]
+    fn x(&self, i: usize) -> f64 {
+        self.x0 + i as f64 * self.step
+    }
+
+    #[inline]
+    fn y(&self, j: usize) -> f64 {
+        self.y0 + j as f64 * self.step
+    }
+
+    /// The box of the samples `[i0, i1) × [j0, j1)`.
+    fn corners(&self, i0: usize, j0: usize, i1: usize, j1: usize) -> (DVec2, DVec2) {
+        let (a, b) = (
+            DVec2::new(self.x(i0), self.y(j0)),
+            DVec2::new(self.x(i1 - 1), self.y(j1 - 1)),
+        );
+        (a.min(b), a.max(b))
+    }
+}
+
+/// Samples in a block.
+const N: usize = BLOCK * BLOCK;
+
+/// A block's samples side by side (row by row, `BLOCK` a row; past a
+/// partial block's edge, its last column and row again, marked done), and
+/// what is found at each.
+#[derive(Debug)]
+struct Block {
+    x: [f64; BLOCK],
+    y: [f64; BLOCK],
+    /// Each sample's coordinates.
+    px: [f64; N],
+    py: [f64; N],
+    /// A lane's distance and height at each sample.
+    ld: [f64; N],
+    lz: [f64; N],
+    /// Each sample's place in the output (those in use).
+    k: [usize; N],
+    /// Whether it is decided (or past a partial block's edge).
+    done: [bool; N],
+    /// The nearest carriageway: its distance (∞ where none), its height
+    /// and the half-width of its road proper.
+    d: [f64; N],
+    z: [f64; N],
+    road: [f64; N],
+    /// The pad it is on.
+    pad: [Option<usize>; N],
+}
+
+impl Default for Block {
+    fn default() -> Self {
+        Self {
+            x: [0.0; BLOCK],
+            y: [0.0; BLOCK],
+            px: [0.0; N],
+            py: [0.0; N],
+            ld: [0.0; N],
+            lz: [0.0; N],
+            k: [0; N],
+            done: [true; N],
+            d: [f64::INFINITY; N],
+            z: [0.0; N],
+            road: [0.0; N],
+            pad: [None; N],
+        }
+    }
+}
+
+impl Block {
+    /// Sample `s`.
+    #[inline]
+    fn p(&self, s: usize) -> DVec2 {
+        DVec2::new(self.px[s], self.py[s])
+    }
+
+    fn reset(&mut self, grid: &Grid, cols: Range<usize>, rows: Range<usize>) {
+        let (nc, nr) = (cols.len(), rows.len());
+        for c in 0..BLOCK {
+            self.x[c] = grid.x(cols.start + c.min(nc - 1));
+            self.y[c] = grid.y(rows.start + c.min(nr - 1));
+        }
+        for s in 0..N {
+            let (r, c) = (s / BLOCK, s % BLOCK);
+            self.k[s] = (rows.start + r) * grid.w + cols.start + c;
+            self.done[s] = r >= nr || c >= nc;
+            (self.px[s], self.py[s]) = (self.x[c], self.y[r]);
+        }
+    }
+}
