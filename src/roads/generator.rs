@@ -52,25 +52,46 @@ pub(crate) fn check_conformance(
     min: DVec2,
     max: DVec2,
 ) -> RoadNetwork {
+    use crate::geom::segment_meets_rect;
     use crate::network::Road;
-    // The roads of `net` meeting `[lo, hi)`, in a canonical order.
+    // The stretches of the roads of `net` in `[lo, hi)`: each run of
+    // points inside with a point beyond it at either end (where a road ends
+    // outside the area, as for a dead end stopping short of a junction out
+    // there, may depend on what lies beyond), in a canonical order.
     let meeting = |net: &RoadNetwork, lo: DVec2, hi: DVec2| {
-        let mut roads: Vec<Road> = net
-            .roads_meeting(lo, hi)
-            .into_iter()
-            .map(|i| {
-                let mut r = net.roads[i].clone();
-                // Heights beyond the area may differ (roads it does not
-                // hold shape them there).
-                for (z, p) in r.z.iter_mut().zip(&r.points) {
-                    if !(p.cmpge(lo).all() && p.cmplt(hi).all()) {
-                        *z = 0.0;
-                    }
+        let inside = |p: DVec2| p.cmpge(lo).all() && p.cmplt(hi).all();
+        let mut runs: Vec<Road> = Vec::new();
+        for i in net.roads_meeting(lo, hi) {
+            let r = &net.roads[i];
+            let n = r.points.len();
+            // A segment meets the area: its ends and the runs around it.
+            let near = |k: usize| {
+                inside(r.points[k])
+                    || (k > 0 && segment_meets_rect(r.points[k - 1], r.points[k], lo, hi))
+                    || (k + 1 < n && segment_meets_rect(r.points[k], r.points[k + 1], lo, hi))
+            };
+            let mut k = 0;
+            while k < n {
+                if !near(k) {
+                    k += 1;
+                    continue;
                 }
-                r
-            })
-            .collect();
-        roads.sort_by(|a, b| {
+                let start = k;
+                while k < n && near(k) {
+                    k += 1;
+                }
+                let mut run = Road::new(r.points[start..k].to_vec(), r.class, r.width);
+                if r.has_profile() {
+                    // Heights beyond the area may differ (roads it does not
+                    // hold shape them there).
+                    run.z = (start..k)
+                        .map(|j| if inside(r.points[j]) { r.z[j] } else { 0.0 })
+                        .collect();
+                }
+                runs.push(run);
+            }
+        }
+        runs.sort_by(|a, b| {
             let key = |r: &Road| -> Vec<(u64, u64)> {
                 r.points
                     .iter()
@@ -79,7 +100,7 @@ pub(crate) fn check_conformance(
             };
             key(a).cmp(&key(b))
         });
-        roads
+        runs
     };
     let alone = generator.generate(terrain, min, max).expect("area alone");
     alone.check_planar().expect("planar");
