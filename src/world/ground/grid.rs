@@ -11,7 +11,7 @@
 //! the same steps as a point's (`Earthworks::standing`, `sloped`), in
 //! the same order.
 
-use super::laid::{Earthworks, stand, takes_over};
+use super::laid::{Earthworks, before, stand, takes_over};
 use super::narrow::{Lists, disc};
 use crate::geom::closest_on_segment;
 use crate::terrain::{Relief, SHAPE_TILE, shape_by_points};
@@ -58,8 +58,11 @@ impl Earthworks {
                 let (px, py) = (block.px[s], block.py[s]);
                 let out = (px < lo.x) | (py < lo.y) | (px > hi.x) | (py > hi.y);
                 let d = block.ld[s];
-                let take = !out & (d <= l.half) & (d < block.d[s]);
+                let rank = block.rank[s];
+                let first = before(l.rank, d, block.lz[s], rank, block.d[s], block.z[s]);
+                let take = !out & (d <= l.half) & first;
                 block.d[s] = if take { d } else { block.d[s] };
+                block.rank[s] = if take { l.rank } else { rank };
                 block.z[s] = if take { block.lz[s] } else { block.z[s] };
                 block.road[s] = if take { l.road } else { block.road[s] };
             }
@@ -174,7 +177,7 @@ impl Earthworks {
             return;
         }
         self.narrow(lists, b, lo, hi);
-        (block.d, block.pad) = ([f64::INFINITY; N], [None; N]);
+        (block.d, block.rank, block.pad) = ([f64::INFINITY; N], [u8::MAX; N], [None; N]);
         self.lanes_over(lists, block);
         self.pads_over(lists, block);
 
@@ -292,9 +295,10 @@ struct Block {
     k: [usize; N],
     /// Whether it is decided (or past a partial block's edge).
     done: [bool; N],
-    /// The nearest carriageway: its distance (∞ where none), its height
-    /// and the half-width of its road proper.
+    /// The carriageway it stands on: its distance (∞ where none), rank,
+    /// height and the half-width of its road proper.
     d: [f64; N],
+    rank: [u8; N],
     z: [f64; N],
     road: [f64; N],
     /// The pad it is on.
@@ -313,6 +317,7 @@ impl Default for Block {
             k: [0; N],
             done: [true; N],
             d: [f64::INFINITY; N],
+            rank: [u8::MAX; N],
             z: [0.0; N],
             road: [0.0; N],
             pad: [None; N],

@@ -13,8 +13,9 @@ use crate::network::{RoadClass, RoadNetwork};
 use crate::terrain::Terrain;
 use glam::DVec2;
 
-/// How a road ranks at a junction: lower keeps its height.
-fn rank(class: RoadClass, fixed: bool) -> u8 {
+/// How a road ranks at a junction: lower keeps its height (and its
+/// carriageway where it overlaps another's).
+pub(crate) fn rank(class: RoadClass, fixed: bool) -> u8 {
     if fixed {
         return 0;
     }

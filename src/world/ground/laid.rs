@@ -201,7 +201,8 @@ impl Earthworks {
         })
     }
 
-    /// What `p` stands on: the nearest of `lanes` (carriageways whose box
+    /// What `p` stands on: the first of `lanes` by rank, then the nearest
+    /// (carriageways whose box
     /// may hold it; and whether `p` is on the road proper, not its
     /// shoulder: a pad keeps its level there), or the pad of `pads` (those
     /// holding `p`) it is on. Both in index order: that resolves ties.
@@ -212,15 +213,17 @@ impl Earthworks {
         lanes: impl Iterator<Item = &'a Lane>,
         pads: impl Iterator<Item = &'a Pad>,
     ) -> Option<Built> {
-        let mut lane = None::<(f64, f64, bool)>;
+        let mut lane = None::<(u8, f64, f64, bool)>;
         for l in lanes {
             let r = DVec2::splat(l.half);
             if p.cmplt(l.a.min(l.b) - r).any() || p.cmpgt(l.a.max(l.b) + r).any() {
                 continue;
             }
             let (z, d) = l.at(p);
-            if d <= l.half && lane.is_none_or(|(best, _, _)| d < best) {
-                lane = Some((d, z, d <= l.road));
+            let before =
+                |(rank, best, zb, _): (u8, f64, f64, bool)| before(l.rank, d, z, rank, best, zb);
+            if d <= l.half && lane.is_none_or(before) {
+                lane = Some((l.rank, d, z, d <= l.road));
             }
         }
         let mut pad = None::<&Pad>;
@@ -229,7 +232,7 @@ impl Earthworks {
                 pad = Some(item);
             }
         }
-        stand(p, lane.map(|(_, z, road)| (z, road)), pad)
+        stand(p, lane.map(|(_, _, z, road)| (z, road)), pad)
     }
 
     /// The run from lane `l`'s shoulder to `p` and the height there, if its
@@ -287,6 +290,24 @@ impl Earthworks {
 #[inline]
 fn under_building(pad: &Pad, p: DVec2) -> bool {
     pad.building.as_ref().is_some_and(|b| inside(b, p))
+}
+
+/// How far apart two carriageways over one point may be in height for the
+/// first by rank to take it (the roads of a junction, near it), metres;
+/// further apart (two roads side by side at different heights) the nearer
+/// centre line does.
+pub(super) const JOINED: f64 = 3.0;
+
+/// Whether a carriageway of `rank`, at distance `d` and height `z` from a
+/// point, takes it from the one found so far (`best_rank`, `best_d`,
+/// `best_z`): see [`JOINED`].
+#[inline]
+pub(super) fn before(rank: u8, d: f64, z: f64, best_rank: u8, best_d: f64, best_z: f64) -> bool {
+    if (z - best_z).abs() <= JOINED {
+        rank < best_rank || (rank == best_rank && d < best_d)
+    } else {
+        d < best_d
+    }
 }
 
 /// Whether `item`, a pad holding `p`, takes over from `current`, the pad

@@ -36,6 +36,10 @@ pub(crate) struct Lane {
     pub road: f64,
     /// Half the road's width, shoulders included.
     pub half: f64,
+    /// Which carriageway a point on two stands on: the lower rank, then
+    /// the nearer centre line (so a highway stays flat across where a
+    /// lesser road meets it).
+    pub rank: u8,
     /// Whether a wall holds each side (left, right of `a → b`) instead of a
     /// slope.
     pub walled: [bool; 2],

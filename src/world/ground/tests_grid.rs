@@ -26,6 +26,7 @@ fn lane(a: DVec2, b: DVec2, za: f64, zb: f64) -> Lane {
         zb,
         road: 3.0,
         half: 4.0,
+        rank: 1,
         walled: [false; 2],
         toe: [0.0; 2],
     }
@@ -78,7 +79,11 @@ fn works(t: &Terrain) -> Earthworks {
             z + 9.0,
             z + 2.5,
         ),
-        lane(DVec2::new(30.0, -30.0), DVec2::new(37.0, 95.0), z, z + 4.0),
+        // It outranks the first where they cross.
+        Lane {
+            rank: 0,
+            ..lane(DVec2::new(30.0, -30.0), DVec2::new(37.0, 95.0), z, z + 4.0)
+        },
         lane(
             DVec2::new(37.0, 95.0),
             DVec2::new(37.0, 95.0),

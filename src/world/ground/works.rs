@@ -3,7 +3,7 @@
 //! that are bridges or tunnels, the carriageways and pads that shape the
 //! ground ([`Earthworks`]), and the retaining walls.
 
-use super::junctions::{Overpass, join};
+use super::junctions::{Overpass, join, rank};
 use super::laid::{Earthworks, Lane};
 use super::terraces::Pad;
 use super::{EarthworkParams, Structure, StructureKind};
@@ -73,6 +73,7 @@ pub(crate) fn build(
                 zb: r.z[k + 1],
                 road: r.width / 2.0,
                 half: r.width / 2.0 + p.shoulder,
+                rank: rank(r.class, false),
                 walled: [false; 2],
                 toe: [0.0; 2],
             });
