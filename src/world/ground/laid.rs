@@ -303,11 +303,11 @@ pub(super) const JOINED: f64 = 3.0;
 /// `best_z`): see [`JOINED`].
 #[inline]
 pub(super) fn before(rank: u8, d: f64, z: f64, best_rank: u8, best_d: f64, best_z: f64) -> bool {
-    if (z - best_z).abs() <= JOINED {
-        rank < best_rank || (rank == best_rank && d < best_d)
-    } else {
-        d < best_d
-    }
+    // Branch-free, so that a block's samples go side by side.
+    let joined = (z - best_z).abs() <= JOINED;
+    let nearer = d < best_d;
+    let first = (rank < best_rank) | ((rank == best_rank) & nearer);
+    (joined & first) | (!joined & nearer)
 }
 
 /// Whether `item`, a pad holding `p`, takes over from `current`, the pad
