@@ -38,6 +38,15 @@ pub(crate) fn window(p: &EarthworkParams) -> f64 {
     2.0 * p.max_reach
 }
 
+/// How far along road `i` a junction's platform reaches: as far as the
+/// other roads' carriageways (`others`) reach across it, more where they
+/// cross at a slant.
+pub(crate) fn platform(net: &RoadNetwork, i: usize, others: &[usize], p: &EarthworkParams) -> f64 {
+    (others.iter().filter(|&&o| o != i))
+        .map(|&o| 1.5 * (net.roads[o].width / 2.0 + p.shoulder))
+        .fold(0.0, f64::max)
+}
+
 /// A crossing where one road passes over another on a bridge: the upper
 /// road's vertex there, and the half-length its bridge needs.
 pub(crate) type Overpass = (usize, f64);
@@ -84,13 +93,14 @@ pub(crate) fn join(
                 continue;
             }
             let r = &net.roads[i];
-            // The platform: as far as the others' carriageways reach
-            // across it (more where they cross at a slant); the first
-            // road keeps its own profile, and a highway its grade.
+            // The platform; the first road keeps its own profile, and a
+            // highway its grade.
             let own = i == top || r.class == RoadClass::Highway;
-            let flat = (j.roads.iter().filter(|&&o| o != i && !own))
-                .map(|&o| 1.5 * (net.roads[o].width / 2.0 + p.shoulder))
-                .fold(0.0, f64::max);
+            let flat = if own {
+                0.0
+            } else {
+                platform(net, i, &j.roads, p)
+            };
             // Only a road passing through can pass over or under another
             // that passes through.
             let through = |r: &crate::network::Road, k: usize| k > 0 && k + 1 < r.points.len();

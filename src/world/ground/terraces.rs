@@ -105,14 +105,11 @@ pub(crate) fn plan(
     let junction: std::collections::HashSet<(u64, u64)> = (net.junctions.iter())
         .map(|j| (j.pos.x.to_bits(), j.pos.y.to_bits()))
         .collect();
-    // Each junction's platform, per road through it: as far as the other
-    // roads' carriageways reach across it (see `junctions::join`).
+    // Each junction's platform, per road through it.
     let mut platform: Platforms = Default::default();
     for j in &net.junctions {
         for &i in &j.roads {
-            let flat = (j.roads.iter().filter(|&&o| o != i))
-                .map(|&o| 1.5 * (net.roads[o].width / 2.0 + p.shoulder))
-                .fold(0.0, f64::max);
+            let flat = super::junctions::platform(&net, i, &j.roads, p);
             platform.insert(((j.pos.x.to_bits(), j.pos.y.to_bits()), i), flat);
         }
     }

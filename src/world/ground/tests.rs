@@ -352,6 +352,8 @@ fn bad_earthwork_parameters_name_their_field() {
     assert!(bad(&|e| e.max_grade.highway = f64::NAN).contains("earthworks.max_grade.highway"));
     assert!(bad(&|e| e.max_slope_run = 1e6).contains("earthworks.max_slope_run"));
     assert!(bad(&|e| e.step = 0.0).contains("earthworks.step"));
+    assert!(bad(&|e| e.max_street_shift = -2.0).contains("earthworks.max_street_shift"));
+    assert!(bad(&|e| e.junction_grade = f64::INFINITY).contains("earthworks.junction_grade"));
     let ron = "(earthworks: (max_fil: 3.0))";
     let err = crate::terrain::from_ron::<RoadSystemParams>(ron)
         .unwrap_err()

@@ -8,7 +8,6 @@
 
 use avian3d::prelude::*;
 use bevy::math::{DVec2, DVec3};
-use bevy::mesh::MeshPlugin;
 use bevy::prelude::*;
 use bevy_relief::plugin::{
     COLLIDER_CELL, ColliderPart, HYSTERESIS, ObjectKind, OriginShifted, ReliefCollider,
@@ -37,18 +36,7 @@ fn world(physics: ReliefPhysicsSettings) -> App {
     let plugin = ReliefPlugin::with_settings(settings)
         .unwrap()
         .with_regions(|t: &Terrain, min: DVec2, max: DVec2| Ok(region(t, min, max)));
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        TransformPlugin,
-        AssetPlugin::default(),
-        MeshPlugin,
-        plugin,
-        PhysicsPlugins::default(),
-    ));
-    app.insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(
-        Duration::from_millis(16),
-    ));
+    let mut app = crate::plugin::app_with((plugin, PhysicsPlugins::default()));
     app.insert_resource(Time::<Fixed>::from_hz(64.0));
     app.insert_resource(physics);
     // What `App::run` does first (avian finishes setting up there).

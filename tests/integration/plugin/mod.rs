@@ -9,7 +9,7 @@ use bevy_relief::prelude::*;
 use bevy_relief::terrain::{Overlay, TerrainKind};
 use std::time::{Duration, Instant};
 
-fn app_with<M>(plugin: impl bevy::app::Plugins<M>) -> App {
+pub(crate) fn app_with<M>(plugin: impl bevy::app::Plugins<M>) -> App {
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
