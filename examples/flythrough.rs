@@ -1,7 +1,12 @@
 //! Headless fly-through benchmark: the focus flies east at 300 m/s for 30 s
 //! of game time, paced in real time at 60 Hz, with no window or renderer.
 //!
-//! `cargo run --release --example flythrough [-- --seconds S --speed M --workers N --single-threaded | --multi-threaded --traffic --density D]`
+//! `cargo run --release --example flythrough [-- --seconds S --speed M --workers N --single-threaded | --multi-threaded --traffic --density D --physics]`
+//!
+//! `--physics` (built with `--features physics`) adds avian3d's
+//! `PhysicsPlugins` and streams the static colliders within 400 m of the
+//! focus ([`ReliefPhysicsPlugin`](bevy_relief::plugin::ReliefPhysicsPlugin),
+//! left out otherwise) and reports what they hold.
 //!
 //! `--traffic` adds [`ReliefTrafficPlugin`] (vehicles on the roads within
 //! 1 km of the focus; `--density D` vehicles per km of road, default 2, and
@@ -67,6 +72,9 @@ struct Flight {
     /// Vehicles: the most at once, and the sum over frames (for the mean).
     peak_vehicles: usize,
     vehicle_frames: f64,
+    /// With `--physics`: the colliders' bodies, height samples and hulls at
+    /// the most, bodies built and the worker seconds they took.
+    colliders: Option<[f64; 5]>,
 }
 
 fn main() -> AppExit {
@@ -75,10 +83,15 @@ fn main() -> AppExit {
     let mut workers = None;
     let mut executor = None;
     let mut traffic: Option<TrafficSettings> = None;
+    let mut physics = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         if a == "--single-threaded" || a == "--multi-threaded" {
             executor = Some(a);
+            continue;
+        }
+        if a == "--physics" && cfg!(feature = "physics") {
+            physics = true;
             continue;
         }
         if a == "--traffic" {
@@ -97,13 +110,23 @@ fn main() -> AppExit {
             }
             _ => {
                 eprintln!(
-                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--single-threaded | --multi-threaded] [--traffic] [--density D]"
+                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--single-threaded | --multi-threaded] [--traffic] [--density D] [--physics (with --features physics)]"
                 );
                 return AppExit::from_code(2);
             }
         }
     }
     let start = DVec3::new(19000.0, 1260.0, 600.0);
+    let relief = ReliefPlugin::default().plugins().build();
+    // Without the feature there are no colliders to leave out.
+    #[cfg(not(feature = "physics"))]
+    let _ = physics;
+    #[cfg(feature = "physics")]
+    let relief = if physics {
+        relief
+    } else {
+        relief.disable::<bevy_relief::plugin::ReliefPhysicsPlugin>()
+    };
     let mut app = App::new();
     // Before the plugin, so that it keeps these workers.
     app.insert_resource(workers.unwrap_or_default());
@@ -114,7 +137,7 @@ fn main() -> AppExit {
         TransformPlugin,
         AssetPlugin::default(),
         MeshPlugin,
-        ReliefPlugin::default(),
+        relief,
     ))
     .insert_resource(Flight {
         seconds,
@@ -138,6 +161,7 @@ fn main() -> AppExit {
         elapsed: 0.0,
         peak_vehicles: 0,
         vehicle_frames: 0.0,
+        colliders: None,
     })
     .add_systems(
         Startup,
@@ -153,6 +177,11 @@ fn main() -> AppExit {
     .add_systems(Update, fly);
     if let Some(settings) = traffic {
         app.add_plugins(ReliefTrafficPlugin { settings });
+    }
+    #[cfg(feature = "physics")]
+    if physics {
+        app.add_plugins(avian3d::prelude::PhysicsPlugins::default())
+            .add_systems(Last, collider_figures.before(frame_end));
     }
     match executor.as_deref() {
         Some("--single-threaded") => single_threaded_schedules(&mut app),
@@ -187,6 +216,29 @@ fn fly(
     mut focus: Single<&mut Transform, With<ReliefFocus>>,
 ) {
     focus.translation.x += (flight.speed * time.delta_secs_f64()) as f32;
+}
+
+/// Keeps the colliders' largest figures (`--physics`).
+#[cfg(feature = "physics")]
+fn collider_figures(
+    mut flight: ResMut<Flight>,
+    colliders: Res<bevy_relief::plugin::ReliefColliders>,
+) {
+    if !flight.ours.len().is_multiple_of(10) {
+        return;
+    }
+    let c = &colliders;
+    let now = [
+        c.bodies() as f64,
+        c.samples() as f64,
+        c.hulls() as f64,
+        c.built as f64,
+        c.build_seconds,
+    ];
+    let most = flight.colliders.get_or_insert(now);
+    for (m, n) in most.iter_mut().zip(now) {
+        *m = m.max(n);
+    }
 }
 
 /// The frame's update starts.
@@ -390,6 +442,13 @@ fn report(flight: &Flight, stats: &ReliefStats, traffic: Option<&TrafficStats>) 
             flight.peak_vehicles,
             v.routes,
             v.failed
+        );
+    }
+    if let Some([bodies, samples, hulls, built, seconds]) = flight.colliders {
+        println!(
+            "  colliders: at most {bodies:.0} bodies, {samples:.0} height samples ({:.1} MiB as f32), {hulls:.0} hulls; {built:.0} built in {seconds:.2} s of worker time ({:.2} ms each)",
+            samples * 4.0 / (1u64 << 20) as f64,
+            seconds * 1000.0 / built.max(1.0)
         );
     }
     let mut failures = 0;

@@ -37,8 +37,9 @@ pub use group::{
 };
 #[cfg(feature = "physics")]
 pub use physics::{
-    COLLIDER_CELL, ColliderPart, HYSTERESIS, PhysicsSettingsError, ReliefCollider, ReliefColliders,
-    ReliefPhysicsPlugin, ReliefPhysicsSettings, collider_cell,
+    COLLIDER_CELL, CharacterControl, CharacterState, ColliderPart, HYSTERESIS,
+    PhysicsSettingsError, ReliefCharacter, ReliefCollider, ReliefColliders, ReliefPhysicsPlugin,
+    ReliefPhysicsSettings, collider_cell, standing_height,
 };
 pub use stream::chunks::{ChunkKey, ChunkRoads, ChunkWater, TerrainChunk};
 pub use stream::cities::CityBuildings;

@@ -25,6 +25,10 @@ const TUBE: f64 = 1.0;
 const WALL_THICKNESS: f64 = 0.6;
 /// How far walls, piers and floors reach into the ground, metres.
 const BURIED: f64 = 1.0;
+/// A tunnel's floor reaches this far out of each portal, under the opening
+/// the ground's height field leaves there, metres (at least its coarsest
+/// spacing).
+pub const APRON: f64 = 2.5;
 /// Long segments are cut into pieces at most this long, so that each
 /// piece belongs to the cell it lies in, metres.
 const PIECE: f64 = 16.0;
@@ -223,7 +227,13 @@ pub fn structure(out: &mut Vec<Hull>, s: &Structure, width: f64, g: &LaidGround)
             piers(out, s, width, g);
         }
         StructureKind::Tunnel => {
-            let half = width / 2.0 + 1.0;
+            let half = tube_half(width) - TUBE;
+            let n = s.line.len();
+            for (inner, outer) in [(s.line[0], s.line[1]), (s.line[n - 1], s.line[n - 2])] {
+                let out_dir = (inner - outer).truncate().normalize_or(DVec2::X);
+                let apron = inner + (out_dir * APRON).extend(0.0);
+                out.push(slab(apron, inner, (-half, half), (-TUBE, 0.0)));
+            }
             for (a, b, ..) in pieces(&s.line, &s.foot) {
                 out.push(slab(a, b, (-half, half), (-TUBE, 0.0)));
                 out.push(slab(a, b, (-half, half), (OPENING, OPENING + TUBE)));
@@ -246,6 +256,15 @@ pub fn structure(out: &mut Vec<Hull>, s: &Structure, width: f64, g: &LaidGround)
         }
     }
 }
+
+/// A tunnel tube's half-width to the outside of its walls, for a road
+/// `width` wide.
+pub fn tube_half(width: f64) -> f64 {
+    width / 2.0 + 1.0 + TUBE
+}
+
+/// The tops of a tunnel's tube over its road surface, metres.
+pub const TUBE_TOP: f64 = OPENING + TUBE;
 
 /// A bridge's piers, as drawn: every [`PIER_SPACING`] metres or so but at
 /// the ends, from below the lower of the foot and the ground to the deck.

@@ -17,6 +17,7 @@ use bevy_relief::prelude::*;
 use bevy_relief::terrain::LaidGround;
 use std::time::{Duration, Instant};
 
+mod character;
 mod site;
 
 use site::*;

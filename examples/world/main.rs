@@ -2,11 +2,16 @@
 //!
 //! `cargo run --release --example world [-- --screenshot PATH] [--frames N] [--map] [--road-view]
 //! [--at X,Y] [--look X,Y] [--height H] [--look-height H] [--plan X,Y X,Y] [--sequential]
-//! [--no-inspector] [--traffic]]`
+//! [--no-inspector] [--traffic] [--walk] [--balls N]]`
 //!
 //! `--traffic`: vehicles on the roads around the camera
 //! ([`ReliefTrafficPlugin`](bevy_relief::plugin::ReliefTrafficPlugin); its
 //! density and radius are in the inspector's Traffic section).
+//!
+//! With the `physics` feature (`cargo run --release --features physics
+//! --example world`), walking is a physics character on avian3d's colliders
+//! (see `play.rs`): `--walk` starts walking, `--balls N` drops N balls ahead
+//! once the colliders are in.
 //!
 //! `--at`, `--look`: where the camera stands and looks (core x, y); `--height`
 //! and `--look-height`: metres above the ground there (the built ground, once
@@ -14,7 +19,8 @@
 //!
 //! Controls: hold the right mouse button and move the mouse to look; W/S
 //! forward/back, A/D left/right, E/Q up/down, Shift to go fast (up to
-//! 1,000 m/s), G to toggle walking on the ground, M for the map, F1 to hide
+//! 1,000 m/s), G to toggle walking on the ground (with the `physics`
+//! feature: Space jumps, Shift runs, B drops a ball), M for the map, F1 to hide
 //! the inspector, 1 / 2 to mark a road's start / end at the crosshair for the
 //! road planner (3 clears), Esc to quit. The camera ignores the mouse while
 //! it is over a window.
@@ -34,6 +40,9 @@ use bevy_relief::plugin::{
 };
 use bevy_relief::prelude::*;
 use std::path::PathBuf;
+
+#[cfg(feature = "physics")]
+mod play;
 
 /// The start: a hilltop 250 m east of (19000, 1260), chosen (by a line-of-
 /// sight search) for its view over the lakes to the east-south-east.
@@ -78,6 +87,12 @@ struct Smoke {
     no_inspector: bool,
     /// `--traffic`: vehicles on the roads.
     traffic: bool,
+    /// `--walk`: start walking.
+    walk: bool,
+    /// `--balls N`: balls to drop ahead once the colliders are in (the
+    /// `physics` feature), and whether they have come to rest.
+    balls: usize,
+    balls_settled: bool,
 }
 
 /// `X,Y` as a point.
@@ -108,6 +123,14 @@ fn main() -> AppExit {
             "--field" => smoke.field = true,
             "--no-inspector" => smoke.no_inspector = true,
             "--traffic" => smoke.traffic = true,
+            "--walk" => smoke.walk = true,
+            "--balls" => {
+                smoke.balls = args
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(0)
+                    .min(50)
+            }
             "--sequential" => smoke.sequential = true,
             "--at" => smoke.at = point(args.next()),
             "--look" => smoke.look = point(args.next()),
@@ -118,7 +141,7 @@ fn main() -> AppExit {
             }
             other => {
                 eprintln!(
-                    "unknown argument {other}; use --screenshot PATH, --frames N, --map, --road-view, --field, --at X,Y, --look X,Y, --height H, --look-height H, --plan X,Y X,Y, --sequential, --no-inspector, --traffic"
+                    "unknown argument {other}; use --screenshot PATH, --frames N, --map, --road-view, --field, --at X,Y, --look X,Y, --height H, --look-height H, --plan X,Y X,Y, --sequential, --no-inspector, --traffic, --walk, --balls N"
                 );
                 return AppExit::from_code(2);
             }
@@ -162,6 +185,8 @@ fn main() -> AppExit {
     if traffic {
         app.add_plugins(bevy_relief::plugin::ReliefTrafficPlugin::default());
     }
+    #[cfg(feature = "physics")]
+    app.add_plugins(play::PlayPlugin);
     app.run()
 }
 
@@ -200,7 +225,7 @@ fn setup(
         FlyCamera {
             yaw: (-look.x).atan2(-look.z),
             pitch: look.y.asin(),
-            walking: false,
+            walking: smoke.walk,
             speed: 40.0,
         },
         ReliefFocus,
@@ -285,7 +310,9 @@ fn fly_camera(
     };
     let fast = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
     let dt = time.delta_secs();
-    if fly.walking {
+    if fly.walking && cfg!(feature = "physics") {
+        // The physics character walks (`play.rs`).
+    } else if fly.walking {
         // Walk: level movement at 1.7 m above the ground or the water.
         let fwd = Vec3::new(-fly.yaw.sin(), 0.0, -fly.yaw.cos());
         let right = Vec3::new(-fwd.z, 0.0, fwd.x);
@@ -374,7 +401,8 @@ fn smoke_mode(
         && (smoke.at.is_none() || smoke.placed)
         && (!smoke.map || map.shown())
         && (!smoke.road_view || smoke.road_view_done)
-        && (smoke.plan.is_none() || tool.last.is_some());
+        && (smoke.plan.is_none() || tool.last.is_some())
+        && (smoke.balls == 0 || smoke.balls_settled || !cfg!(feature = "physics"));
     smoke.settled = if ready { smoke.settled + 1 } else { 0 };
     const SETTLE: u32 = 8;
     const GIVE_UP: u32 = 5000;
