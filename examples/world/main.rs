@@ -404,6 +404,17 @@ fn smoke_mode(
         && (smoke.plan.is_none() || tool.last.is_some())
         && (smoke.balls == 0 || smoke.balls_settled || !cfg!(feature = "physics"));
     smoke.settled = if ready { smoke.settled + 1 } else { 0 };
+    if frame.is_multiple_of(300) && !smoke.requested {
+        info!(
+            "frame {frame}, waiting: complete {}, objects pending {}, structures pending {}, roads pending {}, placed {}, balls settled {}",
+            stats.complete,
+            stats.objects_pending,
+            stats.structures_pending,
+            stats.roads_pending,
+            smoke.placed,
+            smoke.balls_settled
+        );
+    }
     const SETTLE: u32 = 8;
     const GIVE_UP: u32 = 5000;
     if smoke.settled >= SETTLE && !smoke.requested {

@@ -19,8 +19,9 @@ use std::collections::VecDeque;
 const MAX_BALLS: usize = 64;
 /// A ball's radius, metres.
 const BALL: f32 = 0.3;
-/// Frames the `--balls` wait to come to rest before a screenshot.
-const SETTLE_FRAMES: u32 = 240;
+/// Seconds (of game time) the `--balls` get to come to rest before a
+/// screenshot.
+const SETTLE: f32 = 4.0;
 
 /// Avian's physics, the walker and the balls.
 pub struct PlayPlugin;
@@ -39,8 +40,8 @@ struct Balls {
     /// The ball's mesh and a few colours, made on the first drop.
     look: Option<(Handle<Mesh>, Vec<Handle<StandardMaterial>>)>,
     dropped: usize,
-    /// Frames since the `--balls` were dropped.
-    since: Option<u32>,
+    /// Game time since the `--balls` were dropped, seconds.
+    since: Option<f32>,
 }
 
 /// Spawns the walker when walking starts (standing under the camera) and
@@ -109,6 +110,8 @@ fn drop_balls(
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
     camera: Single<&Transform, With<FlyCamera>>,
+    time: Res<Time>,
+    mut frame: Local<u32>,
 ) {
     let mut drops: Vec<(Vec3, Vec3)> = Vec::new();
     let ui_keys = egui.as_ref().is_some_and(|e| e.wants_any_keyboard_input());
@@ -117,6 +120,15 @@ fn drop_balls(
         drops.push((camera.translation + fwd * 2.5, fwd * 3.0));
     }
     let ready = stats.complete && !stats.roads_pending && colliders.complete();
+    *frame += 1;
+    if smoke.balls > 0 && balls.since.is_none() && frame.is_multiple_of(300) {
+        info!(
+            "balls wait for the colliders: {} bodies, {} pending, complete {}",
+            colliders.bodies(),
+            colliders.pending(),
+            colliders.complete()
+        );
+    }
     if smoke.balls > 0 && balls.since.is_none() && ready {
         let flat = Vec3::new(fwd.x, 0.0, fwd.z).normalize_or(Vec3::NEG_Z);
         for k in 0..smoke.balls {
@@ -124,11 +136,11 @@ fn drop_balls(
             let at = camera.translation + flat * (5.0 + 1.5 * row) + right * 1.2 * col;
             drops.push((at + Vec3::Y * (1.0 + 0.4 * row), Vec3::ZERO));
         }
-        balls.since = Some(0);
+        balls.since = Some(0.0);
     }
-    if let Some(n) = balls.since.as_mut() {
-        *n += 1;
-        smoke.balls_settled = *n >= SETTLE_FRAMES;
+    if let Some(t) = balls.since.as_mut() {
+        *t += time.delta_secs();
+        smoke.balls_settled = *t >= SETTLE;
     }
     for (at, v) in drops {
         let dropped = balls.dropped;

@@ -3,6 +3,11 @@
 //!
 //! `cargo run --release --example flythrough [-- --seconds S --speed M --workers N --single-threaded | --multi-threaded --traffic --density D --physics]`
 //!
+//! `--far`: 1,000 km east from the origin at 1,000 m/s (1,000 s; `--seconds`
+//! and `--speed` after it still apply), checking render precision and, at
+//! the end, that the ground out there is the ground generated alone
+//! (`far.rs`).
+//!
 //! `--physics` (built with `--features physics`) adds avian3d's
 //! `PhysicsPlugins` and streams the static colliders within 400 m of the
 //! focus ([`ReliefPhysicsPlugin`](bevy_relief::plugin::ReliefPhysicsPlugin),
@@ -36,10 +41,13 @@ use bevy::math::DVec3;
 use bevy::mesh::MeshPlugin;
 use bevy::prelude::*;
 use bevy_relief::plugin::{
-    ReliefTrafficPlugin, ReliefWorkers, TrafficSettings, TrafficStats, single_threaded_schedules,
+    LaidRoads, ReliefTrafficPlugin, ReliefWorkers, TerrainState, TrafficSettings, TrafficStats,
+    single_threaded_schedules,
 };
 use bevy_relief::prelude::*;
 use std::time::{Duration, Instant};
+
+mod far;
 
 #[derive(Resource)]
 struct Flight {
@@ -84,6 +92,8 @@ fn main() -> AppExit {
     let mut executor = None;
     let mut traffic: Option<TrafficSettings> = None;
     let mut physics = false;
+    let mut start = DVec3::new(19000.0, 1260.0, 600.0);
+    let mut far = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         if a == "--single-threaded" || a == "--multi-threaded" {
@@ -92,6 +102,11 @@ fn main() -> AppExit {
         }
         if a == "--physics" && cfg!(feature = "physics") {
             physics = true;
+            continue;
+        }
+        if a == "--far" {
+            (far, seconds, speed) = (true, 1000.0, 1000.0);
+            start = DVec3::new(0.0, 0.0, 600.0);
             continue;
         }
         if a == "--traffic" {
@@ -110,13 +125,12 @@ fn main() -> AppExit {
             }
             _ => {
                 eprintln!(
-                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--single-threaded | --multi-threaded] [--traffic] [--density D] [--physics (with --features physics)]"
+                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--single-threaded | --multi-threaded] [--traffic] [--density D] [--physics (with --features physics)] [--far]"
                 );
                 return AppExit::from_code(2);
             }
         }
     }
-    let start = DVec3::new(19000.0, 1260.0, 600.0);
     let relief = ReliefPlugin::default().plugins().build();
     // Without the feature there are no colliders to leave out.
     #[cfg(not(feature = "physics"))]
@@ -177,6 +191,11 @@ fn main() -> AppExit {
     .add_systems(Update, fly);
     if let Some(settings) = traffic {
         app.add_plugins(ReliefTrafficPlugin { settings });
+    }
+    if far {
+        app.init_resource::<far::Far>()
+            .add_systems(Last, far::precision.before(frame_end))
+            .add_systems(PostUpdate, far_end.after(end));
     }
     #[cfg(feature = "physics")]
     if physics {
@@ -353,6 +372,26 @@ fn end(
         } else {
             AppExit::from_code(1)
         });
+    }
+}
+
+/// `--far`: once the flight is over, its own figures and checks (the exit
+/// code turns to 1 when one fails).
+fn far_end(
+    flight: Res<Flight>,
+    far: Res<far::Far>,
+    laid: Res<LaidRoads>,
+    settings: Res<TerrainSettings>,
+    state: Res<TerrainState>,
+    mut done: Local<bool>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    if *done || flight.elapsed < flight.seconds {
+        return;
+    }
+    *done = true;
+    if far::report(&far, &laid, &settings, &state) > 0 {
+        exit.write(AppExit::from_code(1));
     }
 }
 
