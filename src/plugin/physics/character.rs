@@ -109,7 +109,8 @@ pub struct CharacterControl {
     pub direction: Vec3,
     /// Run instead of walk.
     pub run: bool,
-    /// Jump at the next step on the ground (cleared then).
+    /// Jump (cleared at the next step: a jump asked for in the air is
+    /// dropped).
     pub jump: bool,
 }
 
@@ -278,6 +279,8 @@ pub(crate) fn move_characters(
                 }
             }
             st.ground_normal = Vec3::ZERO;
+            // A jump asked for in the air is dropped, not kept for landing.
+            ctl.jump = false;
         }
         let moved = spatial.move_and_slide(
             collider,
