@@ -261,7 +261,8 @@ pub(crate) struct Pin {
 /// The least-earthworks fit of `target` (weighted by `weight`) along
 /// `points` under `grade`, with either end pinned where given: within a
 /// pin's `flat` distance of it no steeper than `flat_grade` (unless the two
-/// pins lie too far apart in height for that and not `keep_platforms`), and
+/// pins lie too far apart in height for that and not `keep_platforms`, or
+/// even with it, the rest would be steeper than [`PATH_GRADE`]), and
 /// as steep as two pins need where they lie further apart in height than
 /// the limits allow.
 pub(crate) fn fit_span(
@@ -297,7 +298,14 @@ pub(crate) fn fit_span(
                 .sum();
             let free: f64 = (1..=e).filter(|&k| !level[k]).map(run).sum();
             let steeper = (need - on) / free;
-            if free > 0.0 && (keep_platforms || steeper <= grade * (1.0 + SPARE)) {
+            // Platforms are kept while the rest stays within a footway's
+            // grade: pins on a short street would otherwise meet in a cliff.
+            let most = if keep_platforms {
+                PATH_GRADE.max(grade)
+            } else {
+                grade * (1.0 + SPARE)
+            };
+            if free > 0.0 && steeper <= most {
                 (1..=e)
                     .filter(|&k| !level[k])
                     .for_each(|k| limit[k] = steeper);

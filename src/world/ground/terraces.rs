@@ -244,21 +244,63 @@ fn settle(
     // Edges: the stretches of a street between consecutive junctions, with
     // the most they may climb and their road.
     let mut edges: Vec<(usize, usize, f64, usize)> = Vec::new();
-    for (i, r) in net.roads.iter().enumerate() {
-        if r.class == RoadClass::Highway {
-            continue;
+    let streets = || (net.roads.iter().enumerate()).filter(|(_, r)| r.class != RoadClass::Highway);
+    for (_, r) in streets() {
+        for (k, &q) in r.points.iter().enumerate() {
+            if junction.contains(&key(q)) {
+                index.entry(key(q)).or_insert_with(|| {
+                    let fixed = pinned.get(&key(q));
+                    ground.push((fixed.copied().unwrap_or(r.z[k]), fixed.is_some()));
+                    ground.len() - 1
+                });
+            }
         }
+    }
+    // Junctions joined by a stretch shorter than a platform there are one
+    // node (at the first's ground, or the highway's where one is on a
+    // highway), so that they agree.
+    let mut parent: Vec<usize> = (0..ground.len()).collect();
+    let find = |parent: &mut Vec<usize>, mut i: usize| {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    };
+    for (i, r) in streets() {
+        let s = stations(&r.points);
+        let mut last: Option<(usize, f64, f64)> = None;
+        for (k, &q) in r.points.iter().enumerate() {
+            let Some(&node) = index.get(&key(q)) else {
+                continue;
+            };
+            let flat = platform.get(&(key(q), i)).copied().unwrap_or(0.0);
+            if let Some((a, at, flat_a)) = last
+                && s[k] - at < flat.max(flat_a)
+            {
+                let (ra, rb) = (find(&mut parent, a), find(&mut parent, node));
+                let (keep, gone) = (ra.min(rb), ra.max(rb));
+                // Two junctions on highways keep their own heights.
+                if keep != gone && !(ground[keep].1 && ground[gone].1) {
+                    parent[gone] = keep;
+                    if ground[gone].1 {
+                        ground[keep] = ground[gone];
+                    }
+                }
+            }
+            last = Some((node, s[k], flat));
+        }
+    }
+    for k in index.values_mut() {
+        *k = find(&mut parent, *k);
+    }
+    for (i, r) in streets() {
         let s = stations(&r.points);
         let mut last: Option<(usize, usize, f64)> = None;
         for (k, &q) in r.points.iter().enumerate() {
-            if !junction.contains(&key(q)) {
+            let Some(&node) = index.get(&key(q)) else {
                 continue;
-            }
-            let node = *index.entry(key(q)).or_insert_with(|| {
-                let fixed = pinned.get(&key(q));
-                ground.push((fixed.copied().unwrap_or(r.z[k]), fixed.is_some()));
-                ground.len() - 1
-            });
+            };
             let flat = platform.get(&(key(q), i)).copied().unwrap_or(0.0);
             if let Some((a, at, flat_a)) = last
                 && a != node
