@@ -54,17 +54,25 @@ pub(crate) fn ground_along(
     clearance: f64,
 ) -> Vec<f64> {
     let lake = terrain.params().lake_level;
-    (0..points.len())
-        .map(|k| {
-            let p = points[k];
-            let dir = points[(k + 1).min(points.len() - 1)] - points[k.saturating_sub(1)];
-            let side = dir.perp().normalize_or_zero() * half;
-            let c = terrain.height(p.x, p.y);
+    let n = points.len();
+    // The centre and both edges of every point, taken together (bit for
+    // bit as one by one).
+    let (mut xs, mut ys) = (Vec::with_capacity(3 * n), Vec::with_capacity(3 * n));
+    for k in 0..n {
+        let p = points[k];
+        let dir = points[(k + 1).min(n - 1)] - points[k.saturating_sub(1)];
+        let side = dir.perp().normalize_or_zero() * half;
+        xs.extend([p.x, p.x + side.x, p.x - side.x]);
+        ys.extend([p.y, p.y + side.y, p.y - side.y]);
+    }
+    let mut h = Vec::new();
+    terrain.heights_at_points(&xs, &ys, &mut h);
+    h.chunks_exact(3)
+        .map(|s| {
+            let (c, l, r) = (s[0], s[1], s[2]);
             if c < lake {
                 return lake + clearance;
             }
-            let l = terrain.height(p.x + side.x, p.y + side.y);
-            let r = terrain.height(p.x - side.x, p.y - side.y);
             (c + l.max(lake) + r.max(lake)) / 3.0
         })
         .collect()

@@ -38,17 +38,32 @@ pub(crate) struct CityPlan {
 /// The highways that end at a city, as profiled roads.
 pub(crate) type Gates<'a> = &'a [Road];
 
-/// The town's ground at `q`: the natural ground averaged over a square of
-/// side `2·radius` around it (7 × 7 samples), smooth at the town's scale.
-fn surface(terrain: &Terrain, q: DVec2, radius: f64) -> f64 {
-    let mut sum = 0.0;
-    for j in -3..=3 {
-        for i in -3..=3 {
-            let d = DVec2::new(i as f64, j as f64) * (radius / 3.0);
-            sum += terrain.height(q.x + d.x, q.y + d.y);
+/// The town's ground at each of `points`: the natural ground averaged over
+/// a square of side `2·radius` around it (7 × 7 samples), smooth at the
+/// town's scale. The samples are taken together (bit for bit as one by one).
+fn surface(terrain: &Terrain, points: &[DVec2], radius: f64) -> Vec<f64> {
+    let (mut xs, mut ys) = (Vec::with_capacity(49 * points.len()), Vec::new());
+    ys.reserve(49 * points.len());
+    for q in points {
+        for j in -3..=3 {
+            for i in -3..=3 {
+                let d = DVec2::new(i as f64, j as f64) * (radius / 3.0);
+                xs.push(q.x + d.x);
+                ys.push(q.y + d.y);
+            }
         }
     }
-    sum / 49.0
+    let mut h = Vec::new();
+    terrain.heights_at_points(&xs, &ys, &mut h);
+    h.chunks_exact(49)
+        .map(|c| {
+            let mut sum = 0.0;
+            for v in c {
+                sum += v;
+            }
+            sum / 49.0
+        })
+        .collect()
 }
 
 /// Plans `layout`'s town: `highways` are the highways that end at its gates,
@@ -79,10 +94,7 @@ pub(crate) fn plan(
             continue;
         }
         let points = densify(&pts, p.step);
-        let z = points
-            .iter()
-            .map(|&q| surface(terrain, q, radius))
-            .collect();
+        let z = surface(terrain, &points, radius);
         roads.push(Road {
             points,
             z,
@@ -421,10 +433,18 @@ fn pads_of(
 ) -> Vec<Pad> {
     const CELL: f64 = 32.0;
     let grid = SegmentGrid::new(CELL, streets.iter().map(|r| r.points.as_slice()), |_| 0.0);
-    layout
-        .lots
-        .iter()
-        .map(|lot| {
+    // Each segment's number, and the lot that last looked at it: a segment
+    // met again (filed in several cells, or in an inner ring) changes
+    // nothing, so it is looked at once per lot.
+    let mut first = Vec::with_capacity(streets.len());
+    let mut count = 0;
+    for r in streets {
+        first.push(count);
+        count += r.points.len().saturating_sub(1);
+    }
+    let mut seen = vec![usize::MAX; count];
+    (layout.lots.iter().enumerate())
+        .map(|(n, lot)| {
             let c = lot.polygon.iter().sum::<DVec2>() / lot.polygon.len() as f64;
             let mut best = (f64::INFINITY, f64::NAN);
             // Rings of cells outwards until a street is found, and one more
@@ -433,6 +453,9 @@ fn pads_of(
             let mut ring = 0;
             while ring < stop {
                 for (i, s) in grid.near(c, ring) {
+                    if std::mem::replace(&mut seen[first[i] + s], n) == n {
+                        continue;
+                    }
                     let r = &streets[i];
                     for &v in &lot.polygon {
                         let (q, t) = closest_on_segment(v, r.points[s], r.points[s + 1]);
