@@ -27,7 +27,7 @@ impl Earthworks {
     /// The carriageway nearest each sample of `block` among the block's
     /// lanes, as [`Earthworks::standing`] finds it (the same arithmetic as
     /// `Lane::at`, written out so that the samples go side by side).
-    #[inline]
+    #[inline(always)]
     fn lanes_over(&self, lists: &Lists, block: &mut Block) {
         for &i in &lists.lanes {
             let l = &self.lanes[i];
@@ -69,7 +69,7 @@ impl Earthworks {
     }
 
     /// The pad each sample of `block` is on among the block's pads.
-    #[inline]
+    #[inline(always)]
     fn pads_over(&self, lists: &Lists, block: &mut Block) {
         for t in &lists.pads {
             let item = &self.pads[t.pad];
@@ -111,6 +111,7 @@ impl Earthworks {
     /// as [`Earthworks::lane_slope`], the pads' slope distance and
     /// [`Earthworks::sloped`], in the same order, written out so that the
     /// samples go side by side. Writes the heights that change into `out`.
+    #[inline(always)]
     fn slopes_over(&self, lists: &Lists, block: &Block, need: &[bool; N], out: &mut [f64]) {
         let (mut floor, mut ceiling) = ([f64::NEG_INFINITY; N], [f64::INFINITY; N]);
         let slopes = &lists.slopes;
@@ -191,6 +192,7 @@ impl Earthworks {
     /// Lays the built ground on the samples `[i0, i1) × [j0, j1)` of a tile
     /// whose candidates `lists` holds.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn block(
         &self,
         lists: &mut Lists,
@@ -260,7 +262,38 @@ impl Earthworks {
 
     /// [`Relief::shape_grid`]: tiles nothing may shape are skipped; each
     /// other tile's candidates are gathered once, and narrowed per block.
+    /// Compiled with AVX-512 too, run where the CPU has it: the samples of
+    /// a block then go side by side in wide registers (the same IEEE
+    /// arithmetic, so the same bits).
     pub(super) fn shape(&self, x0: f64, y0: f64, step: f64, w: usize, h: usize, out: &mut [f64]) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            if has!("avx512f") && has!("avx512dq") && has!("avx512vl") && has!("avx2") {
+                // SAFETY: the CPU has every feature it is compiled with.
+                return unsafe { self.shape_avx512(x0, y0, step, w, h, out) };
+            }
+        }
+        self.shape_lanes(x0, y0, step, w, h, out);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2")]
+    unsafe fn shape_avx512(
+        &self,
+        x0: f64,
+        y0: f64,
+        step: f64,
+        w: usize,
+        h: usize,
+        out: &mut [f64],
+    ) {
+        self.shape_lanes(x0, y0, step, w, h, out);
+    }
+
+    /// [`Self::shape`], to be compiled for the CPU's features.
+    #[inline(always)]
+    fn shape_lanes(&self, x0: f64, y0: f64, step: f64, w: usize, h: usize, out: &mut [f64]) {
         let span = |a: f64, n: usize| [a, a + n.saturating_sub(1) as f64 * step];
         if !span(x0, w)
             .iter()
