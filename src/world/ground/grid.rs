@@ -153,7 +153,7 @@ impl Earthworks {
                 let (a, b) = (v[i], v[(i + 1) % v.len()]);
                 let ab = b - a;
                 let len2 = ab.length_squared();
-                for s in 0..N {
+                for (s, d2) in d2.iter_mut().enumerate() {
                     let (px, py) = (block.px[s], block.py[s]);
                     let t = if len2 > 0.0 {
                         (((px - a.x) * ab.x + (py - a.y) * ab.y) / len2).clamp(0.0, 1.0)
@@ -161,7 +161,7 @@ impl Earthworks {
                         0.0
                     };
                     let (dx, dy) = (a.x + ab.x * t - px, a.y + ab.y * t - py);
-                    d2[s] = d2[s].min(dx * dx + dy * dy);
+                    *d2 = d2.min(dx * dx + dy * dy);
                 }
             }
             let z = item.pad.z;
@@ -241,7 +241,7 @@ impl Earthworks {
         self.pads_over(lists, block);
 
         let mut need = [false; N];
-        for s in 0..N {
+        for (s, need) in need.iter_mut().enumerate() {
             if block.done[s] {
                 continue;
             }
@@ -251,7 +251,7 @@ impl Earthworks {
             let pad = block.pad[s].map(|k| &self.pads[k].pad);
             match stand(p, lane, pad) {
                 Some(b) => out[k] = b.height,
-                None => need[s] = true,
+                None => *need = true,
             }
         }
         if need.iter().any(|&n| n) {
