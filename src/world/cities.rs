@@ -4,8 +4,11 @@
 use super::RoadSystemParams;
 use super::ground::{CityPlan, plan, profiled};
 use super::highways::{CityCells, Highways};
+use crate::city::lots::Lot;
 use crate::city::{City, CityLayout, LayoutError, lay_out};
+use crate::geom::{bounds, segment_distance};
 use crate::terrain::{Terrain, TerrainParams};
+use glam::DVec2;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -16,6 +19,62 @@ const MEMO_LIMIT: usize = 256;
 #[derive(Debug, Default)]
 pub(crate) struct Layouts {
     memo: Mutex<Memo>,
+}
+
+/// How far beyond a highway's carriageway and shoulders a lot keeps,
+/// metres.
+const LOT_MARGIN: f64 = 1.0;
+
+/// `lots` less those within `keep_off` of any of `highways` (or holding one
+/// of their vertices): a highway between other cities may cross a town,
+/// whose layout knows only its own gates. Lots are tested against the
+/// highways' segments near them, so the answer is the city's and its
+/// highways' alone.
+fn off_highways(mut lots: Vec<Lot>, highways: &[&[DVec2]], keep_off: f64) -> Vec<Lot> {
+    if lots.is_empty() {
+        return lots;
+    }
+    let grow = DVec2::splat(keep_off);
+    let (mut lo, mut hi) = (DVec2::splat(f64::INFINITY), DVec2::splat(f64::NEG_INFINITY));
+    for l in &lots {
+        let (a, b) = bounds(&l.polygon);
+        (lo, hi) = (lo.min(a), hi.max(b));
+    }
+    // The segments that could come near a lot, with their grown boxes.
+    let segs: Vec<(DVec2, DVec2, DVec2, DVec2)> = (highways.iter())
+        .flat_map(|h| h.windows(2))
+        .map(|w| (w[0], w[1], w[0].min(w[1]) - grow, w[0].max(w[1]) + grow))
+        .filter(|&(_, _, a, b)| a.cmple(hi).all() && b.cmpge(lo).all())
+        .collect();
+    if segs.is_empty() {
+        return lots;
+    }
+    lots.retain(|l| {
+        let v = &l.polygon;
+        let (a, b) = bounds(v);
+        !segs.iter().any(|&(p, q, slo, shi)| {
+            slo.cmple(b).all()
+                && shi.cmpge(a).all()
+                && (inside(v, p)
+                    || (0..v.len())
+                        .any(|i| segment_distance(p, q, v[i], v[(i + 1) % v.len()]) <= keep_off))
+        })
+    });
+    lots
+}
+
+/// Whether `p` is inside polygon `v` (crossing number).
+fn inside(v: &[DVec2], p: DVec2) -> bool {
+    let mut inside = false;
+    let mut j = v.len() - 1;
+    for i in 0..v.len() {
+        let (a, b) = (v[i], v[j]);
+        if (a.y > p.y) != (b.y > p.y) && p.x < (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x {
+            inside = !inside;
+        }
+        j = i;
+    }
+    inside
 }
 
 /// A layout (its buildings on their pads when the town is built into the
@@ -62,12 +121,15 @@ impl Layouts {
         }
         let (lo, hi) = city.bounds();
         let near = highways.near(params, terrain, cells, lo, hi);
-        let ends: Vec<&[glam::DVec2]> = (near.iter())
+        let ends: Vec<&[DVec2]> = (near.iter())
             .filter(|h| h.link.0 == city.id || h.link.1 == city.id)
             .map(|h| h.road.points.as_slice())
             .collect();
         let e = &params.earthworks;
-        let laid = lay_out(city, terrain, &ends, &params.cities).map(|layout| {
+        let all: Vec<&[DVec2]> = near.iter().map(|h| h.road.points.as_slice()).collect();
+        let keep_off = params.highway_width / 2.0 + e.shoulder + LOT_MARGIN;
+        let laid = lay_out(city, terrain, &ends, &params.cities).map(|mut layout| {
+            layout.lots = off_highways(std::mem::take(&mut layout.lots), &all, keep_off);
             if !e.enabled {
                 return (Arc::new(layout), None);
             }
@@ -84,5 +146,91 @@ impl Layouts {
         }
         memo.cities.insert(city.id, laid.clone());
         laid
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{RoadSystem, RoadSystemParams};
+    use super::*;
+    use crate::network::RoadClass;
+    use crate::terrain::Terrain;
+
+    fn lot(min: DVec2, side: f64) -> Lot {
+        let v = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+        Lot {
+            polygon: v.map(|(x, y)| min + DVec2::new(x, y) * side).to_vec(),
+            building: None,
+            block: 0,
+        }
+    }
+
+    #[test]
+    fn lots_near_a_highway_or_around_one_are_dropped() {
+        let h = [DVec2::new(0.0, 0.0), DVec2::new(100.0, 0.0)];
+        let lots = vec![
+            lot(DVec2::new(10.0, 6.5), 10.0),     // 6.5 m off: kept
+            lot(DVec2::new(30.0, 5.5), 10.0),     // 5.5 m off: dropped
+            lot(DVec2::new(50.0, -5.0), 10.0),    // across it: dropped
+            lot(DVec2::new(-10.0, -40.0), 200.0), // around it: dropped
+            lot(DVec2::new(105.0, 0.5), 10.0),    // 5 m past its end: dropped
+        ];
+        let kept = off_highways(lots, &[&h], 6.0);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].polygon[0], DVec2::new(10.0, 6.5));
+    }
+
+    /// City (3, 2) of the default world: the highway between two other
+    /// cities crosses it near (19660, 16400).
+    fn crossed() -> (DVec2, DVec2) {
+        (DVec2::new(19300.0, 16000.0), DVec2::new(20000.0, 16700.0))
+    }
+
+    #[test]
+    fn buildings_keep_off_a_highway_that_crosses_their_town() {
+        let t = Terrain::default();
+        let params = RoadSystemParams::default();
+        let sys = RoadSystem::new(params.clone()).unwrap();
+        let (min, max) = crossed();
+        let r = sys.region(&t, min, max).unwrap();
+        let town = (r.layouts.iter()).find(|l| l.city.id == (3, 2)).unwrap();
+        // A highway runs through the town (a vertex well inside).
+        assert!(r.network.roads.iter().any(|h| {
+            h.class == RoadClass::Highway && h.points.iter().any(|&q| town.city.contains(q))
+        }));
+        let keep_off = params.highway_width / 2.0 + params.earthworks.shoulder;
+        let mut n = 0;
+        for b in town.buildings() {
+            let c = b.footprint.iter().sum::<DVec2>() / b.footprint.len() as f64;
+            if !(c.cmpge(min).all() && c.cmplt(max).all()) {
+                continue;
+            }
+            n += 1;
+            for q in b.footprint.iter().chain([&c]) {
+                let h = r.ground.height(q.x, q.y);
+                assert!((h - b.base).abs() <= 0.1, "at {q}: {h} on base {}", b.base);
+            }
+            for h in (r.network.roads.iter()).filter(|h| h.class == RoadClass::Highway) {
+                for w in h.points.windows(2) {
+                    for (i, &v) in b.footprint.iter().enumerate() {
+                        let u = b.footprint[(i + 1) % b.footprint.len()];
+                        assert!(segment_distance(w[0], w[1], v, u) > keep_off, "at {c}");
+                    }
+                }
+            }
+        }
+        assert!(n > 50, "{n}");
+        // The same lots however the town was asked for.
+        let other = RoadSystem::new(params).unwrap();
+        let (a, b) = (min + 500.0, max + 300.0);
+        let alone = other.region(&t, a, b).unwrap();
+        let again = (alone.layouts.iter())
+            .find(|l| l.city.id == (3, 2))
+            .unwrap();
+        assert_eq!(again.lots.len(), town.lots.len());
+        assert!(
+            (again.lots.iter().zip(&town.lots))
+                .all(|(x, y)| x.polygon == y.polygon && x.building == y.building)
+        );
     }
 }

@@ -13,7 +13,6 @@
 
 use super::laid::{Earthworks, before, stand, takes_over};
 use super::narrow::{Lists, disc};
-use crate::geom::closest_on_segment;
 use crate::terrain::{Relief, SHAPE_TILE, shape_by_points};
 use glam::DVec2;
 use std::ops::Range;
@@ -28,7 +27,7 @@ impl Earthworks {
     /// The carriageway nearest each sample of `block` among the block's
     /// lanes, as [`Earthworks::standing`] finds it (the same arithmetic as
     /// `Lane::at`, written out so that the samples go side by side).
-    #[inline]
+    #[inline(always)]
     fn lanes_over(&self, lists: &Lists, block: &mut Block) {
         for &i in &lists.lanes {
             let l = &self.lanes[i];
@@ -70,7 +69,7 @@ impl Earthworks {
     }
 
     /// The pad each sample of `block` is on among the block's pads.
-    #[inline]
+    #[inline(always)]
     fn pads_over(&self, lists: &Lists, block: &mut Block) {
         for t in &lists.pads {
             let item = &self.pads[t.pad];
@@ -78,11 +77,18 @@ impl Earthworks {
             let v = &item.pad.polygon;
             for &i in &lists.edges[t.edges.clone()] {
                 let (a, b) = (v[i], v[if i == 0 { v.len() - 1 } else { i - 1 }]);
+                // As `inside` tests each edge: whether it spans a row, and
+                // where it crosses it, once per row (the same for its
+                // samples).
+                let (mut spans, mut xs) = ([false; BLOCK], [0.0; BLOCK]);
+                for r in 0..BLOCK {
+                    let y = block.y[r];
+                    spans[r] = (a.y > y) != (b.y > y);
+                    xs[r] = (b.x - a.x) * (y - a.y) / (b.y - a.y) + a.x;
+                }
                 for (s, h) in holds.iter_mut().enumerate() {
-                    let p = block.p(s);
-                    // As `inside` tests each edge.
-                    let x = (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x;
-                    *h ^= ((a.y > p.y) != (b.y > p.y)) & (p.x < x);
+                    let r = s / BLOCK;
+                    *h ^= spans[r] & (block.px[s] < xs[r]);
                 }
             }
             if t.check_box {
@@ -100,40 +106,93 @@ impl Earthworks {
         }
     }
 
-    /// The fill or cut at `p`, a sample of the block `lists` narrows to.
-    fn slope_at(
-        &self,
-        lists: &mut Lists,
-        lo: DVec2,
-        hi: DVec2,
-        p: DVec2,
-        natural: f64,
-    ) -> Option<f64> {
-        if !lists.slopes_ready {
-            self.narrow_slopes(lists, lo, hi);
-        }
+    /// The fill or cut at the samples of `block` that need it (`need`),
+    /// from the slopes the block's `lists` narrows to: the same arithmetic
+    /// as [`Earthworks::lane_slope`], the pads' slope distance and
+    /// [`Earthworks::sloped`], in the same order, written out so that the
+    /// samples go side by side. Writes the heights that change into `out`.
+    #[inline(always)]
+    fn slopes_over(&self, lists: &Lists, block: &Block, need: &[bool; N], out: &mut [f64]) {
+        let (mut floor, mut ceiling) = ([f64::NEG_INFINITY; N], [f64::INFINITY; N]);
         let slopes = &lists.slopes;
-        let lanes = (slopes.lanes.iter()).filter_map(|&i| Self::lane_slope(&self.lanes[i], p));
-        let pads = slopes.pads.iter().filter_map(|(k, edges)| {
+        for &i in &slopes.lanes {
+            let l = &self.lanes[i];
+            let r = DVec2::splat(l.half + l.toe[0].max(l.toe[1]));
+            let (lo, hi) = (l.a.min(l.b) - r, l.a.max(l.b) + r);
+            let ab = l.b - l.a;
+            let len2 = ab.length_squared();
+            for s in 0..N {
+                let (px, py) = (block.px[s], block.py[s]);
+                let out = (px < lo.x) | (py < lo.y) | (px > hi.x) | (py > hi.y);
+                let t = if len2 > 0.0 {
+                    (((px - l.a.x) * ab.x + (py - l.a.y) * ab.y) / len2).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                };
+                let (dx, dy) = (px - (l.a.x + ab.x * t), py - (l.a.y + ab.y * t));
+                let z = l.za + t * (l.zb - l.za);
+                let run = (dx * dx + dy * dy).sqrt() - l.half;
+                let right = ab.x * (py - l.a.y) - ab.y * (px - l.a.x) < 0.0;
+                let toe = if right { l.toe[1] } else { l.toe[0] };
+                let take = need[s] & !out & (run <= toe);
+                let (f, c) = (
+                    floor[s].max(z - run / self.fill),
+                    ceiling[s].min(z + run / self.cut),
+                );
+                floor[s] = if take { f } else { floor[s] };
+                ceiling[s] = if take { c } else { ceiling[s] };
+            }
+        }
+        for (k, edges) in &slopes.pads {
             let item = &self.pads[*k];
-            if !Self::in_slope_box(item, p) {
-                return None;
-            }
+            let r = DVec2::splat(item.toe);
+            let (lo, hi) = (item.min - r, item.max + r);
             let v = &item.pad.polygon;
-            let mut d2 = f64::INFINITY;
+            let mut d2 = [f64::INFINITY; N];
             for &i in &slopes.edges[edges.clone()] {
-                let (q, _) = closest_on_segment(p, v[i], v[(i + 1) % v.len()]);
-                d2 = d2.min(q.distance_squared(p));
+                let (a, b) = (v[i], v[(i + 1) % v.len()]);
+                let ab = b - a;
+                let len2 = ab.length_squared();
+                for (s, d2) in d2.iter_mut().enumerate() {
+                    let (px, py) = (block.px[s], block.py[s]);
+                    let t = if len2 > 0.0 {
+                        (((px - a.x) * ab.x + (py - a.y) * ab.y) / len2).clamp(0.0, 1.0)
+                    } else {
+                        0.0
+                    };
+                    let (dx, dy) = (a.x + ab.x * t - px, a.y + ab.y * t - py);
+                    *d2 = d2.min(dx * dx + dy * dy);
+                }
             }
-            let run = d2.sqrt();
-            (run <= item.toe).then_some((item.pad.z, run))
-        });
-        self.sloped(natural, lanes.chain(pads)).map(|b| b.height)
+            let z = item.pad.z;
+            for s in 0..N {
+                let (px, py) = (block.px[s], block.py[s]);
+                let out = (px < lo.x) | (py < lo.y) | (px > hi.x) | (py > hi.y);
+                let run = d2[s].sqrt();
+                let take = need[s] & !out & (run <= item.toe);
+                let (f, c) = (
+                    floor[s].max(z - run / self.fill),
+                    ceiling[s].min(z + run / self.cut),
+                );
+                floor[s] = if take { f } else { floor[s] };
+                ceiling[s] = if take { c } else { ceiling[s] };
+            }
+        }
+        for s in (0..N).filter(|&s| need[s]) {
+            let k = block.k[s];
+            let natural = out[k];
+            if natural < floor[s] {
+                out[k] = floor[s].min(ceiling[s]);
+            } else if natural > ceiling[s] {
+                out[k] = ceiling[s];
+            }
+        }
     }
 
     /// Lays the built ground on the samples `[i0, i1) × [j0, j1)` of a tile
     /// whose candidates `lists` holds.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn block(
         &self,
         lists: &mut Lists,
@@ -181,7 +240,8 @@ impl Earthworks {
         self.lanes_over(lists, block);
         self.pads_over(lists, block);
 
-        for s in 0..N {
+        let mut need = [false; N];
+        for (s, need) in need.iter_mut().enumerate() {
             if block.done[s] {
                 continue;
             }
@@ -189,19 +249,51 @@ impl Earthworks {
             let d = block.d[s];
             let lane = (d < f64::INFINITY).then_some((block.z[s], d <= block.road[s]));
             let pad = block.pad[s].map(|k| &self.pads[k].pad);
-            let z = match stand(p, lane, pad) {
-                Some(b) => Some(b.height),
-                None => self.slope_at(lists, lo, hi, p, out[k]),
-            };
-            if let Some(z) = z {
-                out[k] = z;
+            match stand(p, lane, pad) {
+                Some(b) => out[k] = b.height,
+                None => *need = true,
             }
+        }
+        if need.iter().any(|&n| n) {
+            self.narrow_slopes(lists, lo, hi);
+            self.slopes_over(lists, block, &need, out);
         }
     }
 
     /// [`Relief::shape_grid`]: tiles nothing may shape are skipped; each
     /// other tile's candidates are gathered once, and narrowed per block.
+    /// Compiled with AVX-512 too, run where the CPU has it: the samples of
+    /// a block then go side by side in wide registers (the same IEEE
+    /// arithmetic, so the same bits).
     pub(super) fn shape(&self, x0: f64, y0: f64, step: f64, w: usize, h: usize, out: &mut [f64]) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            if has!("avx512f") && has!("avx512dq") && has!("avx512vl") && has!("avx2") {
+                // SAFETY: the CPU has every feature it is compiled with.
+                return unsafe { self.shape_avx512(x0, y0, step, w, h, out) };
+            }
+        }
+        self.shape_lanes(x0, y0, step, w, h, out);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2")]
+    unsafe fn shape_avx512(
+        &self,
+        x0: f64,
+        y0: f64,
+        step: f64,
+        w: usize,
+        h: usize,
+        out: &mut [f64],
+    ) {
+        self.shape_lanes(x0, y0, step, w, h, out);
+    }
+
+    /// [`Self::shape`], to be compiled for the CPU's features.
+    #[inline(always)]
+    fn shape_lanes(&self, x0: f64, y0: f64, step: f64, w: usize, h: usize, out: &mut [f64]) {
         let span = |a: f64, n: usize| [a, a + n.saturating_sub(1) as f64 * step];
         if !span(x0, w)
             .iter()

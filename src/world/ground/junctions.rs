@@ -9,7 +9,7 @@
 
 use super::EarthworkParams;
 use super::profile::{PATH_GRADE, Pin, deck_weights, fit_span, ground_along, smooth, stations};
-use crate::network::{RoadClass, RoadNetwork};
+use crate::network::{RoadClass, RoadNetwork, point_key};
 use crate::terrain::Terrain;
 use glam::DVec2;
 
@@ -73,21 +73,29 @@ pub(crate) fn join(
             r.points[r.points.len() - 1],
         )
     };
-    for j in &net.junctions {
-        let top = (j.roads.iter().copied())
-            .min_by(|&a, &b| {
-                let (ka, kb) = (key(a), key(b));
-                ka.0.cmp(&kb.0)
-                    .then(cmp_point(ka.1, kb.1))
-                    .then(cmp_point(ka.2, kb.2))
-                    .then(a.cmp(&b))
-            })
-            .expect("a junction has roads");
+    let order = |a: usize, b: usize| {
+        let (ka, kb) = (key(a), key(b));
+        ka.0.cmp(&kb.0)
+            .then(cmp_point(ka.1, kb.1))
+            .then(cmp_point(ka.2, kb.2))
+            .then(a.cmp(&b))
+    };
+    let tops: Vec<usize> = (net.junctions.iter())
+        .map(|j| {
+            (j.roads.iter().copied())
+                .min_by(|&a, &b| order(a, b))
+                .expect("a junction has roads")
+        })
+        .collect();
+    let heights = cluster_heights(net, fixed, &tops, &order, p);
+    for (j, (&top, height)) in net.junctions.iter().zip(tops.iter().zip(heights)) {
         let top_road = &net.roads[top];
         let Some(top_k) = top_road.points.iter().position(|&q| q == j.pos) else {
             continue;
         };
-        let height = top_road.z[top_k];
+        let Some(height) = height else {
+            continue;
+        };
         for &i in &j.roads {
             if fixed[i] {
                 continue;
@@ -163,6 +171,98 @@ pub(crate) fn join(
         *net = RoadNetwork::from_roads(std::mem::take(&mut net.roads));
     }
     over
+}
+
+/// The height of each junction (`None` where its first road, `tops`, does
+/// not pass through it): its first road's there, except that junctions
+/// joined along a road by a stretch shorter than a platform there, or too
+/// short to climb between their heights under its grade limit (their
+/// heights less than `separation` apart; at most one of them with a fixed
+/// road or a highway through it), take one height, that of the one whose
+/// first road comes first by `order` (then by position), so that two pins
+/// that close on one road agree.
+fn cluster_heights(
+    net: &RoadNetwork,
+    fixed: &[bool],
+    tops: &[usize],
+    order: &dyn Fn(usize, usize) -> std::cmp::Ordering,
+    p: &EarthworkParams,
+) -> Vec<Option<f64>> {
+    let js = &net.junctions;
+    let own: Vec<Option<f64>> = (js.iter().zip(tops))
+        .map(|(j, &t)| {
+            let r = &net.roads[t];
+            r.points.iter().position(|&q| q == j.pos).map(|k| r.z[k])
+        })
+        .collect();
+    let index: std::collections::HashMap<(u64, u64), usize> = (js.iter().enumerate())
+        .map(|(i, j)| (point_key(j.pos), i))
+        .collect();
+    // Junctions with a fixed road or a highway through them keep its
+    // height: a cluster holds at most one.
+    let mut anchored: Vec<bool> = (js.iter())
+        .map(|j| (j.roads.iter()).any(|&i| fixed[i] || net.roads[i].class == RoadClass::Highway))
+        .collect();
+    let mut parent: Vec<usize> = (0..js.len()).collect();
+    fn find(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    let mut joined = false;
+    for (i, r) in net.roads.iter().enumerate() {
+        let limit = p.max_grade.of(r.class).min(PATH_GRADE);
+        let mut last: Option<(usize, f64, f64)> = None;
+        let mut at = 0.0;
+        for (k, &q) in r.points.iter().enumerate() {
+            if k > 0 {
+                at += r.points[k - 1].distance(q);
+            }
+            let Some(&j) = index.get(&point_key(q)) else {
+                continue;
+            };
+            let flat = platform(net, i, &js[j].roads, p);
+            if let Some((a, s, flat_a)) = last
+                && own[a].is_some()
+                && own[j].is_some()
+                && let dz = (own[a].unwrap_or(0.0) - own[j].unwrap_or(0.0)).abs()
+                && dz < p.separation
+                && (at - s < flat.max(flat_a) || dz > limit * (at - s))
+            {
+                let (ra, rb) = (find(&mut parent, a), find(&mut parent, j));
+                if ra != rb && !(anchored[ra] && anchored[rb]) {
+                    let (keep, gone) = (ra.min(rb), ra.max(rb));
+                    parent[gone] = keep;
+                    anchored[keep] |= anchored[gone];
+                    joined = true;
+                }
+            }
+            last = Some((j, at, flat));
+        }
+    }
+    if !joined {
+        return own;
+    }
+    // Each cluster's first junction.
+    let mut lead: Vec<usize> = (0..js.len()).collect();
+    for j in 0..js.len() {
+        let root = find(&mut parent, j);
+        let l = lead[root];
+        let first = order(tops[j], tops[l])
+            .then(cmp_point(js[j].pos, js[l].pos))
+            .is_lt();
+        if own[j].is_some() && (own[l].is_none() || first) {
+            lead[root] = j;
+        }
+    }
+    (0..js.len())
+        .map(|j| {
+            let root = find(&mut parent, j);
+            own[j].and(own[lead[root]])
+        })
+        .collect()
 }
 
 /// `r` with each end in `ends` (a vertex, 0 or the last, and a length) cut

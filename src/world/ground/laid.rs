@@ -29,8 +29,9 @@ pub struct Earthworks {
     /// Per town, the small cells that lie wholly on one pad, clear of every
     /// carriageway: their height is that pad's.
     pub(super) level: Vec<Level>,
-    fill: f64,
-    cut: f64,
+    /// The side slopes: run over rise of fills and of cuts.
+    pub(super) fill: f64,
+    pub(super) cut: f64,
 }
 
 impl Default for Earthworks {

@@ -19,6 +19,8 @@ mod terraces;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_grades;
+#[cfg(test)]
 mod tests_grid;
 mod works;
 

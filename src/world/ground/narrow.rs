@@ -50,7 +50,6 @@ pub(super) struct Lists {
     filed: Slopes,
     near_tile: Slopes,
     /// The block's slopes (once a sample needs them).
-    pub(super) slopes_ready: bool,
     pub(super) slopes: Slopes,
     /// Distances to edges (scratch).
     distances: Vec<f64>,
@@ -206,7 +205,6 @@ impl Earthworks {
         lists.lanes.clear();
         lists.pads.clear();
         lists.edges.clear();
-        lists.slopes_ready = false;
         let bit = 1u16 << b;
         let lanes = lists.tile_lanes.iter().zip(&lists.lane_blocks);
         lists
@@ -241,7 +239,6 @@ impl Earthworks {
         }
         let d = &mut lists.distances;
         self.slopes_within(&lists.near_tile, lo, hi, &mut lists.slopes, d);
-        lists.slopes_ready = true;
     }
 
     /// The slopes of `from` that may reach `[lo, hi]`, each pad with the
@@ -262,8 +259,15 @@ impl Earthworks {
                 out.lanes.push(i);
             }
         }
+        // Farther from a pad's box than its toe (with a margin for
+        // rounding), no edge of it can be within reach.
+        let slack = r + margin(lo, hi);
         for (k, edges) in &from.pads {
             let item = &self.pads[*k];
+            let reach = DVec2::splat(item.toe + slack);
+            if c.cmplt(item.min - reach).any() || c.cmpgt(item.max + reach).any() {
+                continue;
+            }
             let v = &item.pad.polygon;
             let edges = &from.edges[edges.clone()];
             // The least a slope edge's distance may be over the box, and the

@@ -54,17 +54,25 @@ pub(crate) fn ground_along(
     clearance: f64,
 ) -> Vec<f64> {
     let lake = terrain.params().lake_level;
-    (0..points.len())
-        .map(|k| {
-            let p = points[k];
-            let dir = points[(k + 1).min(points.len() - 1)] - points[k.saturating_sub(1)];
-            let side = dir.perp().normalize_or_zero() * half;
-            let c = terrain.height(p.x, p.y);
+    let n = points.len();
+    // The centre and both edges of every point, taken together (bit for
+    // bit as one by one).
+    let (mut xs, mut ys) = (Vec::with_capacity(3 * n), Vec::with_capacity(3 * n));
+    for k in 0..n {
+        let p = points[k];
+        let dir = points[(k + 1).min(n - 1)] - points[k.saturating_sub(1)];
+        let side = dir.perp().normalize_or_zero() * half;
+        xs.extend([p.x, p.x + side.x, p.x - side.x]);
+        ys.extend([p.y, p.y + side.y, p.y - side.y]);
+    }
+    let mut h = Vec::new();
+    terrain.heights_at_points(&xs, &ys, &mut h);
+    h.chunks_exact(3)
+        .map(|s| {
+            let (c, l, r) = (s[0], s[1], s[2]);
             if c < lake {
                 return lake + clearance;
             }
-            let l = terrain.height(p.x + side.x, p.y + side.y);
-            let r = terrain.height(p.x - side.x, p.y - side.y);
             (c + l.max(lake) + r.max(lake)) / 3.0
         })
         .collect()
@@ -261,7 +269,8 @@ pub(crate) struct Pin {
 /// The least-earthworks fit of `target` (weighted by `weight`) along
 /// `points` under `grade`, with either end pinned where given: within a
 /// pin's `flat` distance of it no steeper than `flat_grade` (unless the two
-/// pins lie too far apart in height for that and not `keep_platforms`), and
+/// pins lie too far apart in height for that and not `keep_platforms`, or
+/// even with it, the rest would be steeper than [`PATH_GRADE`]), and
 /// as steep as two pins need where they lie further apart in height than
 /// the limits allow.
 pub(crate) fn fit_span(
@@ -297,7 +306,14 @@ pub(crate) fn fit_span(
                 .sum();
             let free: f64 = (1..=e).filter(|&k| !level[k]).map(run).sum();
             let steeper = (need - on) / free;
-            if free > 0.0 && (keep_platforms || steeper <= grade * (1.0 + SPARE)) {
+            // Platforms are kept while the rest stays within a footway's
+            // grade: pins on a short street would otherwise meet in a cliff.
+            let most = if keep_platforms {
+                PATH_GRADE.max(grade)
+            } else {
+                grade * (1.0 + SPARE)
+            };
+            if free > 0.0 && steeper <= most {
                 (1..=e)
                     .filter(|&k| !level[k])
                     .for_each(|k| limit[k] = steeper);

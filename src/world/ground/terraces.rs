@@ -38,17 +38,32 @@ pub(crate) struct CityPlan {
 /// The highways that end at a city, as profiled roads.
 pub(crate) type Gates<'a> = &'a [Road];
 
-/// The town's ground at `q`: the natural ground averaged over a square of
-/// side `2·radius` around it (7 × 7 samples), smooth at the town's scale.
-fn surface(terrain: &Terrain, q: DVec2, radius: f64) -> f64 {
-    let mut sum = 0.0;
-    for j in -3..=3 {
-        for i in -3..=3 {
-            let d = DVec2::new(i as f64, j as f64) * (radius / 3.0);
-            sum += terrain.height(q.x + d.x, q.y + d.y);
+/// The town's ground at each of `points`: the natural ground averaged over
+/// a square of side `2·radius` around it (7 × 7 samples), smooth at the
+/// town's scale. The samples are taken together (bit for bit as one by one).
+fn surface(terrain: &Terrain, points: &[DVec2], radius: f64) -> Vec<f64> {
+    let (mut xs, mut ys) = (Vec::with_capacity(49 * points.len()), Vec::new());
+    ys.reserve(49 * points.len());
+    for q in points {
+        for j in -3..=3 {
+            for i in -3..=3 {
+                let d = DVec2::new(i as f64, j as f64) * (radius / 3.0);
+                xs.push(q.x + d.x);
+                ys.push(q.y + d.y);
+            }
         }
     }
-    sum / 49.0
+    let mut h = Vec::new();
+    terrain.heights_at_points(&xs, &ys, &mut h);
+    h.chunks_exact(49)
+        .map(|c| {
+            let mut sum = 0.0;
+            for v in c {
+                sum += v;
+            }
+            sum / 49.0
+        })
+        .collect()
 }
 
 /// Plans `layout`'s town: `highways` are the highways that end at its gates,
@@ -79,10 +94,7 @@ pub(crate) fn plan(
             continue;
         }
         let points = densify(&pts, p.step);
-        let z = points
-            .iter()
-            .map(|&q| surface(terrain, q, radius))
-            .collect();
+        let z = surface(terrain, &points, radius);
         roads.push(Road {
             points,
             z,
@@ -244,21 +256,63 @@ fn settle(
     // Edges: the stretches of a street between consecutive junctions, with
     // the most they may climb and their road.
     let mut edges: Vec<(usize, usize, f64, usize)> = Vec::new();
-    for (i, r) in net.roads.iter().enumerate() {
-        if r.class == RoadClass::Highway {
-            continue;
+    let streets = || (net.roads.iter().enumerate()).filter(|(_, r)| r.class != RoadClass::Highway);
+    for (_, r) in streets() {
+        for (k, &q) in r.points.iter().enumerate() {
+            if junction.contains(&key(q)) {
+                index.entry(key(q)).or_insert_with(|| {
+                    let fixed = pinned.get(&key(q));
+                    ground.push((fixed.copied().unwrap_or(r.z[k]), fixed.is_some()));
+                    ground.len() - 1
+                });
+            }
         }
+    }
+    // Junctions joined by a stretch shorter than a platform there are one
+    // node (at the first's ground, or the highway's where one is on a
+    // highway), so that they agree.
+    let mut parent: Vec<usize> = (0..ground.len()).collect();
+    let find = |parent: &mut Vec<usize>, mut i: usize| {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    };
+    for (i, r) in streets() {
+        let s = stations(&r.points);
+        let mut last: Option<(usize, f64, f64)> = None;
+        for (k, &q) in r.points.iter().enumerate() {
+            let Some(&node) = index.get(&key(q)) else {
+                continue;
+            };
+            let flat = platform.get(&(key(q), i)).copied().unwrap_or(0.0);
+            if let Some((a, at, flat_a)) = last
+                && s[k] - at < flat.max(flat_a)
+            {
+                let (ra, rb) = (find(&mut parent, a), find(&mut parent, node));
+                let (keep, gone) = (ra.min(rb), ra.max(rb));
+                // Two junctions on highways keep their own heights.
+                if keep != gone && !(ground[keep].1 && ground[gone].1) {
+                    parent[gone] = keep;
+                    if ground[gone].1 {
+                        ground[keep] = ground[gone];
+                    }
+                }
+            }
+            last = Some((node, s[k], flat));
+        }
+    }
+    for k in index.values_mut() {
+        *k = find(&mut parent, *k);
+    }
+    for (i, r) in streets() {
         let s = stations(&r.points);
         let mut last: Option<(usize, usize, f64)> = None;
         for (k, &q) in r.points.iter().enumerate() {
-            if !junction.contains(&key(q)) {
+            let Some(&node) = index.get(&key(q)) else {
                 continue;
-            }
-            let node = *index.entry(key(q)).or_insert_with(|| {
-                let fixed = pinned.get(&key(q));
-                ground.push((fixed.copied().unwrap_or(r.z[k]), fixed.is_some()));
-                ground.len() - 1
-            });
+            };
             let flat = platform.get(&(key(q), i)).copied().unwrap_or(0.0);
             if let Some((a, at, flat_a)) = last
                 && a != node
@@ -379,10 +433,18 @@ fn pads_of(
 ) -> Vec<Pad> {
     const CELL: f64 = 32.0;
     let grid = SegmentGrid::new(CELL, streets.iter().map(|r| r.points.as_slice()), |_| 0.0);
-    layout
-        .lots
-        .iter()
-        .map(|lot| {
+    // Each segment's number, and the lot that last looked at it: a segment
+    // met again (filed in several cells, or in an inner ring) changes
+    // nothing, so it is looked at once per lot.
+    let mut first = Vec::with_capacity(streets.len());
+    let mut count = 0;
+    for r in streets {
+        first.push(count);
+        count += r.points.len().saturating_sub(1);
+    }
+    let mut seen = vec![usize::MAX; count];
+    (layout.lots.iter().enumerate())
+        .map(|(n, lot)| {
             let c = lot.polygon.iter().sum::<DVec2>() / lot.polygon.len() as f64;
             let mut best = (f64::INFINITY, f64::NAN);
             // Rings of cells outwards until a street is found, and one more
@@ -391,6 +453,9 @@ fn pads_of(
             let mut ring = 0;
             while ring < stop {
                 for (i, s) in grid.near(c, ring) {
+                    if std::mem::replace(&mut seen[first[i] + s], n) == n {
+                        continue;
+                    }
                     let r = &streets[i];
                     for &v in &lot.polygon {
                         let (q, t) = closest_on_segment(v, r.points[s], r.points[s + 1]);

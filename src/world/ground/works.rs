@@ -104,7 +104,21 @@ pub(crate) fn spans_of(
 ) -> Vec<Span> {
     let lake = terrain.params().lake_level;
     let n = r.points.len();
-    let natural: Vec<f64> = r.points.iter().map(|q| terrain.height(q.x, q.y)).collect();
+    // The natural ground at every vertex, then at each segment's quarter
+    // points, taken together (bit for bit as one by one).
+    let (mut xs, mut ys) = (Vec::with_capacity(4 * n), Vec::with_capacity(4 * n));
+    xs.extend(r.points.iter().map(|q| q.x));
+    ys.extend(r.points.iter().map(|q| q.y));
+    for k in 0..n.saturating_sub(1) {
+        for t in [0.25, 0.5, 0.75] {
+            let q = r.points[k].lerp(r.points[k + 1], t);
+            xs.push(q.x);
+            ys.push(q.y);
+        }
+    }
+    let mut heights = Vec::new();
+    terrain.heights_at_points(&xs, &ys, &mut heights);
+    let (natural, quarters) = heights.split_at(n);
     // The fill (negative: cut) at each vertex and at the middle of the
     // segment after it; water counts as too much fill.
     let fill = |k: usize| {
@@ -119,9 +133,9 @@ pub(crate) fn spans_of(
         .map(|k| {
             [0.25, 0.5, 0.75]
                 .iter()
-                .fold((f64::MIN, f64::MIN), |(f, c), &t| {
-                    let q = r.points[k].lerp(r.points[k + 1], t);
-                    let h = terrain.height(q.x, q.y);
+                .enumerate()
+                .fold((f64::MIN, f64::MIN), |(f, c), (e, &t)| {
+                    let h = quarters[3 * k + e];
                     if h < lake {
                         return (f64::INFINITY, c);
                     }
