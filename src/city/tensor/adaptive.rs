@@ -74,9 +74,9 @@ fn sample_any<const MINOR: bool>(
         return off_grid(field, MINOR, p, du, to);
     }
     let (fu, fv) = (floor(u), floor(v));
-    match field.cell(place.i + fu as i32, place.j + fv as i32) {
+    match field.cell(place.i + fu, place.j + fv) {
         Some(cell) => {
-            let m = cell.eval::<MINOR>(u - fu, v - fv);
+            let m = cell.eval::<MINOR>(u - fu as f32, v - fv as f32);
             let s = 1.0f32.copysign(m[0] * to[0] + m[1] * to[1]);
             [m[0] * s, m[1] * s]
         }
@@ -99,11 +99,14 @@ fn prefetch<T>(x: &T) {
     let _ = x;
 }
 
-/// `x.floor()` for |x| < 2²³, without a library call.
+/// `x.floor()` as an integer, for |x| < 1e6 (callers check), without a
+/// library call.
 #[inline(always)]
-fn floor(x: f32) -> f32 {
-    let t = x as i32 as f32;
-    t - (t > x) as i32 as f32
+fn floor(x: f32) -> i32 {
+    debug_assert!(x.abs() < 1.0e6);
+    // SAFETY: |x| < 1e6 (callers check, NaN excluded) fits an i32.
+    let t = unsafe { x.to_int_unchecked::<i32>() };
+    t - (t as f32 > x) as i32
 }
 
 /// One half of a line traced with adaptive steps.
@@ -281,10 +284,7 @@ impl Walker {
                 self.place.v + f * inv * d.y as f32,
             );
             if u.abs() < 1.0e6 && v.abs() < 1.0e6 {
-                let (i, j) = (
-                    self.place.i + floor(u) as i32,
-                    self.place.j + floor(v) as i32,
-                );
+                let (i, j) = (self.place.i + floor(u), self.place.j + floor(v));
                 if let Some(cell) = field.cell(i, j) {
                     prefetch(cell);
                 }
