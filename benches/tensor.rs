@@ -7,9 +7,10 @@
 //! simplification, and of the whole `generate` (also noding, the planar
 //! graph and its blocks); lines per level and street lengths for both.
 //!
-//! `cargo bench --no-default-features --bench tensor [-- RUNS] [--no-peer]`
-//! (`--no-peer` skips the peer, e.g. under callgrind; `--generate-only`
-//! times only `generate`, for `perf stat`)
+//! `cargo bench --no-default-features --bench tensor [-- RUNS] [--no-peer]
+//! [--tolerance T]` (`--no-peer` skips the peer, e.g. under callgrind;
+//! `--generate-only` times only `generate`, for `perf stat`; `--tolerance`
+//! sets every level's integration tolerance, 0 for fixed steps)
 
 mod common;
 
@@ -69,6 +70,7 @@ fn run_peer(runs: usize) -> Option<Peer> {
 fn main() {
     let runs: usize = std::env::args()
         .skip(1)
+        .take_while(|a| a != "--tolerance")
         .find_map(|a| a.parse().ok())
         .unwrap_or(15);
     let mut field = TensorField::default();
@@ -88,11 +90,19 @@ fn main() {
         ],
         ..StreetsInput::default()
     };
-    let gen_ = TensorStreets::new(TensorParams {
+    let mut params = TensorParams {
         seed: 42,
         ..TensorParams::default()
-    })
-    .expect("default parameters are valid");
+    };
+    // `--tolerance T`: every level's integration tolerance (0: fixed steps).
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--tolerance") {
+        let t: f64 = (args.get(i + 1).and_then(|t| t.parse().ok())).expect("--tolerance T");
+        for level in [&mut params.main, &mut params.major, &mut params.minor] {
+            level.tolerance = t;
+        }
+    }
+    let gen_ = TensorStreets::new(params).expect("valid parameters");
 
     if std::env::args().any(|a| a == "--generate-only") {
         let (g_med, g_min, _) = time_ms(runs, || gen_.generate(&field, &input).expect("generates"));

@@ -7,7 +7,8 @@
 //! a level traces about `2·area / dsep` metres of line: `2·area / (dsep·dstep)`
 //! integration steps, and lays about three seed candidates every `dsep`
 //! along it, `6·area / dsep²`. (On the reference scenario the traced
-//! length is about 0.6 of this estimate.)
+//! length is about 0.6 of this estimate. Adaptive steps, with a
+//! `tolerance`, are fewer: the estimate of fixed steps bounds them.)
 
 use super::TensorError;
 use super::params::{StreamlineParams, TensorParams};

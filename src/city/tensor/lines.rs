@@ -58,7 +58,8 @@ pub enum LineEnd {
 /// One traced street.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Streamline {
-    /// The raw polyline (about `dstep` apart), junction points included.
+    /// The raw polyline (points `dstep` apart, or with a tolerance up to
+    /// the filing interval, about `dtest / 4`), junction points included.
     pub points: Vec<DVec2>,
     /// Its level.
     pub level: Level,

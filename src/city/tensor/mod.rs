@@ -11,6 +11,10 @@
 //!   sharp bends) are degenerate;
 //! - lines are integrated by a classical RK4 at `dstep`, the field sampled
 //!   along the step with each sample's sign aligned to the direction before;
+//!   or, with a `tolerance`, by an embedded Bogacki–Shampine 3(2) pair
+//!   whose steps (`dstep` up to the filing interval, about `dtest / 4`)
+//!   keep the local error within it, the separation tests sampled along
+//!   each step as finely as `dtest` needs;
 //! - seeds come from two priority queues (major, minor) by density
 //!   ([`DensityParams`]): gates first, then candidates `dsep / density`
 //!   beside finished lines and across them, then random ones; the families
@@ -49,6 +53,7 @@
 //! assert!(streets.network.check_planar().is_ok() && !streets.blocks.is_empty());
 //! ```
 
+mod adaptive;
 mod basis;
 mod budget;
 mod field;
@@ -62,6 +67,8 @@ mod store;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_adaptive;
+#[cfg(test)]
 mod tests_limits;
 mod trace;
 
@@ -70,7 +77,10 @@ pub use budget::{MAX_ESTIMATED_SEEDS, MAX_ESTIMATED_STEPS};
 pub use field::{DEGENERATE, MAX_BASIS_FIELDS, SampledField, TensorField, major_of};
 pub use graph::MIN_BLOCK_AREA;
 pub use lines::{Level, LineEnd, Streamline, TracedStreets};
-pub use params::{DensityParams, MAX_LINE_STEPS, MAX_SEED_TRIES, StreamlineParams, TensorParams};
+pub use params::{
+    DEFAULT_TOLERANCE, DensityParams, MAX_LINE_STEPS, MAX_SEED_TRIES, StreamlineParams,
+    TensorParams,
+};
 pub use trace::Family;
 
 use crate::city::{Streets, StreetsInput};
@@ -191,7 +201,7 @@ impl TensorStreets {
             .params
             .levels()
             .iter()
-            .map(|l| l.dstep)
+            .map(|l| l.max_step())
             .fold(0.0, f64::max);
         let obstacles: Vec<Vec<DVec2>> = (input.obstacles.iter())
             .filter(|o| o.len() >= 3)

@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 
 /// Most steps one streamline may take (`max_length / dstep`).
 pub const MAX_LINE_STEPS: f64 = 1.0e6;
+/// The default [`StreamlineParams::tolerance`] (metres).
+pub const DEFAULT_TOLERANCE: f64 = 0.01;
 /// Most random seed candidates per level and family.
 pub const MAX_SEED_TRIES: u32 = 100_000;
 
@@ -25,8 +27,14 @@ pub struct StreamlineParams {
     /// A line stops when it comes this close to another line of its family
     /// (or to itself, far enough back along it); at most `dsep`.
     pub dtest: f64,
-    /// The integration step (one RK4 step per raw point).
+    /// The integration step (one RK4 step per raw point), or with a
+    /// `tolerance` the shortest step.
     pub dstep: f64,
+    /// Local error allowed per integration step (metres): steps then grow
+    /// from `dstep` up to the filing interval (`dstep · ⌊dtest / 4dstep⌋`)
+    /// while an embedded error estimate stays within it. 0: fixed RK4
+    /// steps of `dstep`.
+    pub tolerance: f64,
     /// How far ahead a dangling end looks for a line to join.
     pub dlookahead: f64,
     /// A dangling end joins a line only where the join leaves within this
@@ -64,6 +72,7 @@ impl StreamlineParams {
             dsep,
             dtest,
             dstep: 1.0,
+            tolerance: DEFAULT_TOLERANCE,
             dlookahead,
             join_angle: 0.1,
             seed_tries: 300,
@@ -79,6 +88,7 @@ impl StreamlineParams {
         check("dstep", self.dstep, 0.05, 100.0)?;
         check("dtest", self.dtest, 2.0 * self.dstep, 1.0e4)?;
         check("dsep", self.dsep, self.dtest, 1.0e4)?;
+        check("tolerance", self.tolerance, 0.0, self.dtest)?;
         check("dlookahead", self.dlookahead, 0.0, 1.0e4)?;
         check(
             "join_angle",
@@ -106,6 +116,24 @@ impl StreamlineParams {
             MAX_LINE_STEPS,
         )?;
         check("min_length", self.min_length, 0.0, self.max_length)
+    }
+}
+
+impl StreamlineParams {
+    /// Points a line files in the collision store: every this many fixed
+    /// steps (about `dtest / 4` apart).
+    pub(crate) fn every(&self) -> i32 {
+        ((self.dtest / (4.0 * self.dstep)).floor() as i32).max(1)
+    }
+
+    /// The longest integration step: `dstep`, or with a tolerance the
+    /// filing interval.
+    pub(crate) fn max_step(&self) -> f64 {
+        if self.tolerance > 0.0 {
+            self.every() as f64 * self.dstep
+        } else {
+            self.dstep
+        }
     }
 }
 

@@ -75,8 +75,11 @@ impl Region {
         pad: f64,
     ) -> Result<Self, TensorError> {
         let (lo, hi) = crate::geom::bounds(boundary);
-        let origin = lo - DVec2::splat(2.0 * cell);
-        let span = (hi - lo) / cell + 4.0;
+        // Two cells around the boundary, or more, so that every step
+        // (at most `pad`) out of it ends on the raster.
+        let margin = (pad / cell + 1.0).ceil().clamp(2.0, 1.0e6);
+        let origin = lo - DVec2::splat(margin * cell);
+        let span = (hi - lo) / cell + 2.0 * margin;
         if !(0.0..=super::MAX_FIELD_CELLS).contains(&(span.x * span.y)) {
             return Err(TensorError::TooLarge {
                 what: "region cells",

@@ -175,7 +175,7 @@ impl SeedQueue {
         }
     }
 
-    /// Candidates along a line of `family` (points about `step` apart):
+    /// Candidates along a line of `family` (walked as `walk` says):
     /// beside it, `dsep / density` to either side, for its own family, and
     /// on it for the other family, about every `dsep / density` along it;
     /// only those for which `keep(family, pos)` holds are queued.
@@ -184,9 +184,18 @@ impl SeedQueue {
         points: &[DVec2],
         family: Family,
         dsep: f64,
-        step: f64,
+        walk: Walk,
         keep: impl Fn(Family, DVec2) -> bool,
     ) {
+        let step = match walk {
+            Walk::Steps(step) => step,
+            Walk::Times {
+                times,
+                per,
+                step,
+                vel,
+            } => return self.along_by(points, (times, per), vel, family, dsep, step, keep),
+        };
         let n = points.len();
         let mut i = 0;
         while i < n {
@@ -202,4 +211,86 @@ impl SeedQueue {
             i += ((gap / step) as usize).max(1);
         }
     }
+
+    /// [`along`](Self::along) by `times` (one per point, rising; `per` a
+    /// fixed step): candidates every whole number of fixed steps, as many
+    /// as [`along`](Self::along) skips. Between points: with the line's
+    /// velocity `vel(p, towards)` (`dp/dt`), on the cubic through both
+    /// with their velocities, turned by the velocity there; else across
+    /// the segment.
+    #[allow(clippy::too_many_arguments)]
+    fn along_by(
+        &mut self,
+        points: &[DVec2],
+        (times, per): (&[f64], f64),
+        vel: Option<&dyn Fn(DVec2, DVec2) -> DVec2>,
+        family: Family,
+        dsep: f64,
+        step: f64,
+        keep: impl Fn(Family, DVec2) -> bool,
+    ) {
+        let n = points.len().min(times.len());
+        // The candidate's time, and the segment it is on.
+        let (mut t, mut i) = (times.first().copied().unwrap_or(0.0), 0);
+        while i < n {
+            while i + 1 < n && times[i + 1] <= t {
+                i += 1;
+            }
+            let (a, b) = (
+                points[i.min(n.saturating_sub(2))],
+                points[(i + 1).min(n - 1)],
+            );
+            let span = times[(i + 1).min(n - 1)] - times[i];
+            let (p, dir) = if i + 1 < n && span > 0.0 {
+                let u = ((t - times[i]) / span).clamp(0.0, 1.0);
+                match vel {
+                    Some(vel) => hermite(a, b, vel(a, b - a) * span, vel(b, b - a) * span, u)
+                        .map(|p| (p, vel(p, b - a)))
+                        .unwrap_or((a.lerp(b, u), b - a)),
+                    None => (a.lerp(b, u), b - a),
+                }
+            } else {
+                (points[i], b - a)
+            };
+            let gap = dsep / self.density.at(p);
+            let normal = dir.perp().normalize_or_zero();
+            if normal != DVec2::ZERO {
+                self.push_if(family, Band::Laid, p + normal * gap, None, &keep);
+                self.push_if(family, Band::Laid, p - normal * gap, None, &keep);
+            }
+            self.push_if(family.other(), Band::Laid, p, None, &keep);
+            t += (gap / step).floor().max(1.0) * per;
+            // Past the end (or NaN).
+            if t.partial_cmp(&times[n - 1]).is_none_or(|o| o.is_gt()) {
+                break;
+            }
+        }
+    }
+}
+
+/// The point at `u` (0 ..= 1) on the cubic from `a` to `b` with end
+/// derivatives `da`, `db`; `None` if not finite (a degenerate velocity).
+fn hermite(a: DVec2, b: DVec2, da: DVec2, db: DVec2, u: f64) -> Option<DVec2> {
+    let (u2, u3) = (u * u, u * u * u);
+    let p = a * (2.0 * u3 - 3.0 * u2 + 1.0)
+        + da * (u3 - 2.0 * u2 + u)
+        + b * (3.0 * u2 - 2.0 * u3)
+        + db * (u3 - u2);
+    p.is_finite().then_some(p)
+}
+
+/// How [`SeedQueue::along`] walks a line.
+#[derive(Clone, Copy)]
+pub(crate) enum Walk<'a> {
+    /// By points, `step` apart.
+    Steps(f64),
+    /// By the points' times, as if fixed steps of time `per` apart and
+    /// walked as [`Walk::Steps`] with `step`; `vel` gives the line's
+    /// velocity `dp/dt` at a point (turned towards its second argument).
+    Times {
+        times: &'a [f64],
+        per: f64,
+        step: f64,
+        vel: Option<&'a dyn Fn(DVec2, DVec2) -> DVec2>,
+    },
 }

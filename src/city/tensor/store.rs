@@ -113,13 +113,22 @@ impl Store {
     /// are ignored (a line does not collide with the stretch it is on).
     #[inline]
     pub fn nearest(&self, p: DVec2, r: f64, own: (u32, i32, i32)) -> f64 {
+        let (own_line, own_idx, window) = own;
+        self.nearest_but(p, r, |s| {
+            s.line == own_line && (s.idx - own_idx).abs() < window
+        })
+    }
+
+    /// The distance from `p` to the nearest point for which `skip` is
+    /// false, or `r` if none is nearer.
+    #[inline(always)]
+    pub fn nearest_but(&self, p: DVec2, r: f64, skip: impl Fn(&Sample) -> bool) -> f64 {
         let q = p - self.origin;
         let (qx, qy) = (q.x as f32, q.y as f32);
         let mut best = (r * r) as f32;
-        let (own_line, own_idx, window) = own;
         self.scan(p, r, |s| {
             let d2 = (s.x - qx) * (s.x - qx) + (s.y - qy) * (s.y - qy);
-            if d2 < best && (s.line != own_line || (s.idx - own_idx).abs() >= window) {
+            if d2 < best && !skip(s) {
                 best = d2;
             }
             false

@@ -159,7 +159,7 @@ fn streets_follow_the_field_and_keep_their_distance() {
     let cache = field
         .sampled(v(0.0, 0.0), v(600.0, 600.0), params.field_cell)
         .unwrap();
-    let mut checked = 0;
+    let mut checked = 0.0;
     for line in &t.lines {
         let pts = &line.points[line.traced.clone()];
         for w in pts.windows(2) {
@@ -177,10 +177,11 @@ fn streets_follow_the_field_and_keep_their_distance() {
                 d.perp_dot(e).abs() < 3f64.to_radians().sin(),
                 "{d} vs {e} at {mid}"
             );
-            checked += 1;
+            checked += w[0].distance(w[1]);
         }
     }
-    assert!(checked > 10_000, "{checked}");
+    // Metres of line checked.
+    assert!(checked > 10_000.0, "{checked}");
     // Lines of one family: each traced point at least dtest from every
     // earlier line of that family (only joins come closer).
     let dtest = |l: Level| params.levels()[l as usize].dtest;

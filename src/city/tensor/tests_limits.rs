@@ -114,21 +114,28 @@ fn too_fine_spacings_are_refused_naming_the_field_to_raise() {
 
 #[test]
 fn a_run_past_its_step_budget_is_an_error() {
-    let g = TensorStreets::new(TensorParams::default()).unwrap();
     let (field, ring) = (mixed_field(600.0), input(square(0.0, 600.0)));
-    let err = g.trace_within(&field, &ring, 20_000).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            TensorError::Budget {
-                field: "major.dstep" | "minor.dstep",
-                what: "integration steps traced",
-                ..
-            }
-        ),
-        "{err}"
-    );
-    assert!(g.trace_within(&field, &ring, 10_000_000).is_ok());
+    // Fixed steps, and adaptive ones (fewer).
+    for (tolerance, short) in [(0.0, 20_000), (DEFAULT_TOLERANCE, 5_000)] {
+        let mut params = TensorParams::default();
+        for level in [&mut params.main, &mut params.major, &mut params.minor] {
+            level.tolerance = tolerance;
+        }
+        let g = TensorStreets::new(params).unwrap();
+        let err = g.trace_within(&field, &ring, short).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                TensorError::Budget {
+                    field: "major.dstep" | "minor.dstep",
+                    what: "integration steps traced",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(g.trace_within(&field, &ring, 10_000_000).is_ok());
+    }
 }
 
 #[test]

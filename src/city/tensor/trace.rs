@@ -47,17 +47,17 @@ pub(crate) fn direction(field: &SampledField, family: Family, p: DVec2) -> Optio
 /// each step, locating the point afresh only when it leaves the cell.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Place {
-    cell: Cell,
-    i: i32,
-    j: i32,
-    u: f32,
-    v: f32,
+    pub(super) cell: Cell,
+    pub(super) i: i32,
+    pub(super) j: i32,
+    pub(super) u: f32,
+    pub(super) v: f32,
 }
 
 impl Place {
     /// The place of `p`.
     #[inline(always)]
-    fn of(field: &SampledField, p: DVec2) -> Self {
+    pub(super) fn of(field: &SampledField, p: DVec2) -> Self {
         let (i, j, uv) = field.index_of(p);
         Self {
             cell: field.cell(i as i32, j as i32).copied().unwrap_or(Cell::NAN),
@@ -71,7 +71,7 @@ impl Place {
     /// Moves by `d` (metres), located afresh at `to` if out of the cell
     /// (in place: the cell is rewritten only then).
     #[inline(always)]
-    fn advance(&mut self, field: &SampledField, d: DVec2, to: DVec2) {
+    pub(super) fn advance(&mut self, field: &SampledField, d: DVec2, to: DVec2) {
         let inv = field.inv_cell();
         let (u, v) = (self.u + (d.x * inv) as f32, self.v + (d.y * inv) as f32);
         if inside(u, v) {
@@ -108,7 +108,7 @@ pub(crate) fn rk4(
 /// NaN has bits above 1.0's. (−0.0 counts as outside, which only sends it
 /// down the slower path that handles any point.)
 #[inline(always)]
-fn inside(u: f32, v: f32) -> bool {
+pub(super) fn inside(u: f32, v: f32) -> bool {
     u.to_bits().max(v.to_bits()) < 1.0f32.to_bits()
 }
 
@@ -173,7 +173,13 @@ fn sample<const MINOR: bool>(
 /// more away.
 #[cold]
 #[inline(never)]
-fn off_grid(field: &SampledField, minor: bool, p: DVec2, du: [f32; 2], to: [f32; 2]) -> [f32; 2] {
+pub(super) fn off_grid(
+    field: &SampledField,
+    minor: bool,
+    p: DVec2,
+    du: [f32; 2],
+    to: [f32; 2],
+) -> [f32; 2] {
     let q = p + DVec2::new(du[0] as f64, du[1] as f64) * field.cell_side();
     let w = field.towards(q, minor, DVec2::new(to[0] as f64, to[1] as f64));
     [w.x as f32, w.y as f32]
@@ -214,6 +220,15 @@ pub(crate) struct Limits {
     pub window: i32,
     /// Most steps of the whole line.
     pub max_steps: usize,
+    /// Local error allowed per step (metres); 0: fixed steps of `h`.
+    pub tol: f64,
+    /// Longest adaptive step (the filing interval, `every · h`).
+    pub max_h: f64,
+    /// Adaptive: own points closer than this in integration time are not
+    /// collisions (`window · h`).
+    pub own_time: f64,
+    /// Adaptive: most integration time of the whole line (`max_steps · h`).
+    pub max_time: f64,
 }
 
 /// One half of a line being traced.
@@ -332,6 +347,9 @@ impl Half {
 /// it), the two halves in step, filing their points in `store` (step
 /// indices `k` forward, `−k` backward). The points (without the seed)
 /// replace the contents of `bufs` (kept between lines: no regrowing).
+/// Fixed RK4 steps of `h` where `lim.tol` is 0, else adaptive ones
+/// ([`trace_adaptive`](super::adaptive::trace_adaptive)), their
+/// integration times in `times`.
 pub(crate) fn trace_both(
     field: &SampledField,
     region: &Region,
@@ -342,10 +360,22 @@ pub(crate) fn trace_both(
     lim: &Limits,
     budget: &mut u64,
     bufs: &mut [Vec<DVec2>; 2],
+    times: &mut [Vec<f64>; 2],
 ) -> [Stop; 2] {
-    match family {
-        Family::Major => trace_family::<false>(field, region, store, seed, line, lim, budget, bufs),
-        Family::Minor => trace_family::<true>(field, region, store, seed, line, lim, budget, bufs),
+    use super::adaptive::trace_adaptive;
+    match (family, lim.tol > 0.0) {
+        (Family::Major, false) => {
+            trace_family::<false>(field, region, store, seed, line, lim, budget, bufs)
+        }
+        (Family::Minor, false) => {
+            trace_family::<true>(field, region, store, seed, line, lim, budget, bufs)
+        }
+        (Family::Major, true) => {
+            trace_adaptive::<false>(field, region, store, seed, line, lim, budget, bufs, times)
+        }
+        (Family::Minor, true) => {
+            trace_adaptive::<true>(field, region, store, seed, line, lim, budget, bufs, times)
+        }
     }
 }
 

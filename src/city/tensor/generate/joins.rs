@@ -51,6 +51,12 @@ impl Generator<'_> {
             }
             let line = &mut self.lines[id];
             let (pts, map) = insert_points(&line.points, ins);
+            let times = &mut self.times_of[id];
+            if !times.is_empty() {
+                let per = self.params.levels()[line.level as usize].dstep;
+                let ends = (head.len(), tail.len());
+                *times = retimed(times, &map, pts.len(), ends, per);
+            }
             let (s, e) = (line.traced.start, line.traced.end);
             let shift = head.len();
             line.traced = map[s] + shift..map[e - 1] + 1 + shift;
@@ -101,6 +107,21 @@ impl Generator<'_> {
         };
         // Segments of lines with a point filed near the end.
         let own_window = ((look + 3.0 * st.lim.thr) / st.lim.h).ceil() as i64;
+        // By length along the line when its points are not `dstep` apart.
+        let arcs: Vec<f64> = if st.by_length {
+            let mut sum = 0.0;
+            let along = pts.windows(2).map(|w| {
+                sum += w[0].distance(w[1]);
+                sum
+            });
+            std::iter::once(0.0).chain(along).collect()
+        } else {
+            Vec::new()
+        };
+        let own = |raw: i64| match arcs.get(raw as usize) {
+            Some(a) => (a - arcs[e_idx]).abs() < own_window as f64 * st.lim.h,
+            None => (raw - e_idx as i64).abs() < own_window,
+        };
         let every = st.lim.every as i64;
         // Per filed point, the segments `lo..hi` of its line around it;
         // each segment is considered once, by line then index.
@@ -108,7 +129,7 @@ impl Generator<'_> {
         for store in &st.stores {
             for s in store.near(e, look) {
                 let raw = s.idx as i64 + st.offsets[s.line as usize] as i64;
-                if s.line as usize == id && (raw - e_idx as i64).abs() < own_window {
+                if s.line as usize == id && own(raw) {
                     continue;
                 }
                 let len = self.lines[s.line as usize].points.len() as i64;
@@ -211,6 +232,27 @@ impl Generator<'_> {
             self.gates[g].1 = true;
         }
     }
+}
+
+/// The fixed-step times of a line's points after [`insert_points`] (`old`
+/// before, `map` where each old point went, `n` points after) and `ends.0`
+/// points put before it and `ends.1` after: as fixed steps count them, an
+/// inserted or added point is one step (`per`) after the point before it.
+fn retimed(old: &[f64], map: &[usize], n: usize, ends: (usize, usize), per: f64) -> Vec<f64> {
+    let mut body = vec![f64::NAN; n];
+    for (i, (&m, &t)) in map.iter().zip(old).enumerate() {
+        body[m] = t + (m - i) as f64 * per;
+    }
+    let (head, tail) = ends;
+    let mut out: Vec<f64> = (0..head).map(|k| k as f64 * per).collect();
+    let mut last = -per;
+    for t in body {
+        last = if t.is_nan() { last + per } else { t };
+        out.push(last + head as f64 * per);
+    }
+    let end = out.last().copied().unwrap_or(0.0);
+    out.extend((1..=tail).map(|k| end + k as f64 * per));
+    out
 }
 
 /// The points after `from` on the way to `to`, about `step` apart, ending

@@ -14,7 +14,7 @@ use super::lines::{
 };
 use super::params::{StreamlineParams, TensorParams};
 use super::region::Region;
-use super::seeds::{Band, Density, SeedQueue};
+use super::seeds::{Band, Density, SeedQueue, Walk};
 use super::store::Store;
 use super::trace::{Family, Limits, Stop, direction, trace_both};
 use glam::DVec2;
@@ -41,6 +41,10 @@ struct LevelState<'p> {
     offsets: Vec<i32>,
     /// The first line of this level.
     first: usize,
+    /// Whether this level or an earlier one steps adaptively: earlier
+    /// lines are then filed, and lines walked for seeds, by length along
+    /// them (their points are not `dstep` apart).
+    by_length: bool,
 }
 
 pub(crate) struct Generator<'a> {
@@ -60,6 +64,11 @@ pub(crate) struct Generator<'a> {
     bounds: (DVec2, DVec2),
     /// The two halves of the line being traced (reused).
     halves: [Vec<DVec2>; 2],
+    /// Their points' integration times (adaptive steps only; reused).
+    times: [Vec<f64>; 2],
+    /// Per line, when some level steps adaptively: its points' times as
+    /// fixed steps would count them (`dstep` a point; see [`Walk::Times`]).
+    times_of: Vec<Vec<f64>>,
 }
 
 impl<'a> Generator<'a> {
@@ -97,6 +106,8 @@ impl<'a> Generator<'a> {
             gates,
             bounds,
             halves: Default::default(),
+            times: Default::default(),
+            times_of: Vec::new(),
         }
     }
 
@@ -151,25 +162,41 @@ impl<'a> Generator<'a> {
         insert_points(poly, ins).0
     }
 
+    /// Whether `level` or an earlier one steps adaptively.
+    fn timed(&self, level: Level) -> bool {
+        (self.params.levels()[..=level as usize].iter()).any(|l| l.tolerance > 0.0)
+    }
+
     /// The level's limits and stores, with every earlier line filed.
     fn level_state<'p>(&self, level: Level, sp: &'p StreamlineParams) -> LevelState<'p> {
         let h = sp.dstep;
-        let every = ((sp.dtest / (4.0 * h)).floor() as i32).max(1);
+        let every = sp.every();
         let thr = sp.dtest + 0.5 * every as f64 * h;
         let reach = 1.5 * thr;
+        let window = (3.0 * thr / h).ceil() as i32;
+        let max_steps = (sp.max_length / h) as usize;
         let lim = Limits {
             h,
             thr,
             reach,
             every,
-            window: (3.0 * thr / h).ceil() as i32,
-            max_steps: (sp.max_length / h) as usize,
+            window,
+            max_steps,
+            tol: sp.tolerance,
+            max_h: sp.max_step(),
+            own_time: window as f64 * h,
+            max_time: max_steps as f64 * h,
         };
+        let by_length = self.timed(level);
         let (lo, hi) = self.bounds;
         let margin = DVec2::splat(reach);
         let mut stores = [0, 1].map(|_| Store::new(lo - margin, hi + margin, reach / 2.0));
         for (id, line) in self.lines.iter().enumerate() {
             let store = &mut stores[line.family.index()];
+            if by_length {
+                file_by_length(store, &line.points, id as u32, every, every as f64 * h);
+                continue;
+            }
             // Every `every`-th point and the last.
             let n = line.points.len();
             let last = n.checked_sub(1).filter(|&l| l % every as usize != 0);
@@ -184,6 +211,7 @@ impl<'a> Generator<'a> {
             stores,
             offsets: vec![0; self.lines.len()],
             first: self.lines.len(),
+            by_length,
         }
     }
 
@@ -205,8 +233,23 @@ impl<'a> Generator<'a> {
         let keep = |region: &Region, stores: &[Store; 2], f: Family, p: DVec2| {
             region.is_free(p) && !stores[f.index()].any_within(p, dsep / density.at(p))
         };
-        for line in &self.lines {
-            queue.along(&line.points, line.family, dsep, st.sp.dstep, |f, p| {
+        let dstep = st.sp.dstep;
+        let field = &self.field;
+        let vels =
+            [false, true].map(|minor| move |p: DVec2, to: DVec2| field.towards(p, minor, to));
+        for (line, times) in self.lines.iter().zip(&self.times_of) {
+            let walk = if st.by_length {
+                Walk::Times {
+                    times,
+                    per: self.params.levels()[line.level as usize].dstep,
+                    step: dstep,
+                    // Gate links are not traced through the field.
+                    vel: (!line.traced.is_empty()).then_some(&vels[line.family.index()] as _),
+                }
+            } else {
+                Walk::Steps(dstep)
+            };
+            queue.along(&line.points, line.family, dsep, walk, |f, p| {
                 keep(&self.region, &st.stores, f, p)
             });
         }
@@ -223,29 +266,45 @@ impl<'a> Generator<'a> {
             if !keep(&self.region, &st.stores, family, c.pos) {
                 continue;
             }
-            if let Some(line) = self.trace_line(st, c.pos, family) {
+            if let Some((line, times)) = self.trace_line(st, c.pos, family) {
                 if let Some(g) = c.gate {
                     self.gates[g as usize].1 = true;
                     self.junctions.insert(key(c.pos));
                 }
-                queue.along(&line.points, family, dsep, st.sp.dstep, |f, p| {
+                let field = &self.field;
+                let minor = family == Family::Minor;
+                let vel = |p: DVec2, to: DVec2| field.towards(p, minor, to);
+                let walk = if st.lim.tol > 0.0 {
+                    Walk::Times {
+                        times: &times,
+                        per: dstep,
+                        step: dstep,
+                        vel: Some(&vel),
+                    }
+                } else {
+                    Walk::Steps(dstep)
+                };
+                queue.along(&line.points, family, dsep, walk, |f, p| {
                     keep(&self.region, &st.stores, f, p)
                 });
                 self.lines.push(line);
+                self.times_of.push(times);
                 family = family.other();
             }
         }
     }
 
-    /// Traces a line of `family` through `seed` (both ways); `None` if the
-    /// field degenerates there or the line is too short (its points are
-    /// then unfiled again).
+    /// Traces a line of `family` through `seed` (both ways), with its
+    /// points' times from its first (integration times with adaptive steps,
+    /// else `dstep` apart; none if no level steps adaptively); `None` if
+    /// the field degenerates there or the line is too short (its points
+    /// are then unfiled again).
     fn trace_line(
         &mut self,
         st: &mut LevelState,
         seed: DVec2,
         family: Family,
-    ) -> Option<Streamline> {
+    ) -> Option<(Streamline, Vec<f64>)> {
         let dir = direction(&self.field, family, seed)?;
         let id = self.lines.len() as u32;
         let store = &mut st.stores[family.index()];
@@ -261,6 +320,7 @@ impl<'a> Generator<'a> {
             &st.lim,
             &mut self.budget,
             &mut self.halves,
+            &mut self.times,
         );
         let [fwd, bwd] = &self.halves;
         let mut points = Vec::with_capacity(bwd.len() + 1 + fwd.len());
@@ -271,15 +331,29 @@ impl<'a> Generator<'a> {
             store.undo();
             return None;
         }
+        let times = if st.lim.tol > 0.0 {
+            let [fwd, bwd] = &self.times;
+            let t0 = bwd.last().copied().unwrap_or(0.0);
+            let mut times = Vec::with_capacity(points.len());
+            times.extend(bwd.iter().rev().map(|t| t0 - t));
+            times.push(t0);
+            times.extend(fwd.iter().map(|t| t0 + t));
+            times
+        } else if self.timed(Level::Minor) {
+            (0..points.len()).map(|i| i as f64 * st.lim.h).collect()
+        } else {
+            Vec::new()
+        };
         let ends = [stop_b, stop_f].map(|s| self.end_of(s));
         st.offsets.push(self.halves[1].len() as i32);
-        Some(Streamline {
+        let line = Streamline {
             traced: 0..points.len(),
             points,
             level: st.level,
             family,
             ends,
-        })
+        };
+        Some((line, times))
     }
 
     /// What a stop means for the line's end (recording edge junctions).
@@ -304,6 +378,34 @@ impl<'a> Generator<'a> {
             Stop::Close => LineEnd::Close,
             Stop::Length => LineEnd::Length,
             Stop::Budget => LineEnd::Budget,
+        }
+    }
+}
+
+/// Files `points` (line `id`) so that filed points are at most `gap` apart
+/// along it and at most `every` points apart (step index: the point's, or
+/// for points laid between two, the first's), the first and last included.
+fn file_by_length(store: &mut Store, points: &[DVec2], id: u32, every: i32, gap: f64) {
+    let Some(&first) = points.first() else {
+        return;
+    };
+    store.insert(first, id, 0);
+    let (mut since, mut unfiled) = (0.0, 0);
+    for (i, w) in points.windows(2).enumerate() {
+        let len = w[0].distance(w[1]);
+        // A segment longer than the gap: points laid along it.
+        let n = (len / gap).ceil().min(1.0e6) as usize;
+        for j in 1..n {
+            store.insert(w[0].lerp(w[1], j as f64 / n as f64), id, i as i32);
+        }
+        since = if n > 1 { len / n as f64 } else { since + len };
+        unfiled += 1;
+        let next = points
+            .get(i + 2)
+            .map_or(f64::INFINITY, |&p| p.distance(w[1]));
+        if since + next.min(gap) > gap || unfiled >= every {
+            store.insert(w[1], id, i as i32 + 1);
+            (since, unfiled) = (0.0, 0);
         }
     }
 }

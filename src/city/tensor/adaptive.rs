@@ -1,0 +1,392 @@
+//! Adaptive streamline integration (`StreamlineParams::tolerance` > 0): an
+//! embedded Bogacki–Shampine 3(2) pair on the eigen-field (each sample's
+//! sign aligned with the step's first, as in the fixed RK4), the step from
+//! the local error estimate within `[dstep, every · dstep]` (the filing
+//! interval). The separation tests are sampled along each step's chord as
+//! finely as the distance last found allows (at least every `dstep`), so no
+//! check is skipped; points are filed at most the filing interval (and
+//! `every` points) apart, as with fixed steps.
+//!
+//! What fixed steps count in steps is counted in integration time here
+//! (the sum of the step sizes, `dstep` per fixed step; a step is at most
+//! its size long): the own stretch a line does not collide with, the
+//! longest line, and the seeds laid along a line, so that the streets are
+//! the fixed steps' streets.
+
+use super::field::{MIN_EIGEN, SampledField};
+use super::region::{Region, StepCheck};
+use super::store::{Sample, Store};
+use super::trace::{Limits, Place, Stop, inside, off_grid};
+use glam::DVec2;
+
+/// One Bogacki–Shampine step of size `h` from `p` (at `place`), continuing
+/// `prev`: the third-order displacement and the norm of its difference to
+/// the second-order one (metres; NaN where a sample is degenerate). `None`
+/// where the field degenerates at `p`.
+#[inline(always)]
+fn bs3<const MINOR: bool>(
+    field: &SampledField,
+    place: &Place,
+    p: DVec2,
+    prev: DVec2,
+    h: f64,
+) -> Option<(DVec2, f64)> {
+    let m = place.cell.eval::<MINOR>(place.u, place.v);
+    let s = 1.0f32.copysign(m[0] * prev.x as f32 + m[1] * prev.y as f32);
+    let k1 = [m[0] * s, m[1] * s];
+    // NaN (a degenerate cell) fails too.
+    if !(((MIN_EIGEN * MIN_EIGEN) as f32)..).contains(&(k1[0] * k1[0] + k1[1] * k1[1])) {
+        return None;
+    }
+    let c = (h * field.inv_cell()) as f32;
+    let by = |k: [f32; 2], f: f32| [k[0] * f, k[1] * f];
+    let k2 = sample_any::<MINOR>(field, place, p, by(k1, 0.5 * c), s, k1);
+    let k3 = sample_any::<MINOR>(field, place, p, by(k2, 0.75 * c), s, k1);
+    let y = |i: usize| (2.0 / 9.0) * k1[i] + (1.0 / 3.0) * k2[i] + (4.0 / 9.0) * k3[i];
+    let y = [y(0), y(1)];
+    let k4 = sample_any::<MINOR>(field, place, p, by(y, c), s, k1);
+    let e = |i: usize| {
+        (-5.0 / 72.0) * k1[i] + (1.0 / 12.0) * k2[i] + (1.0 / 9.0) * k3[i] - 0.125 * k4[i]
+    };
+    let (ex, ey) = (e(0), e(1));
+    let err = ((ex * ex + ey * ey) as f64).sqrt() * h;
+    Some((DVec2::new(y[0] as f64, y[1] as f64) * h, err))
+}
+
+/// The eigenvector `du` (cell units, any distance) from `place` (at `p`):
+/// with k1's sign `s` inside the place's cell, else from the cell it falls
+/// in turned to agree with `to` (k1).
+#[inline(always)]
+fn sample_any<const MINOR: bool>(
+    field: &SampledField,
+    place: &Place,
+    p: DVec2,
+    du: [f32; 2],
+    s: f32,
+    to: [f32; 2],
+) -> [f32; 2] {
+    let (u, v) = (place.u + du[0], place.v + du[1]);
+    if inside(u, v) {
+        let m = place.cell.eval::<MINOR>(u, v);
+        return [m[0] * s, m[1] * s];
+    }
+    if !(u.abs() < 1.0e6 && v.abs() < 1.0e6) {
+        return off_grid(field, MINOR, p, du, to);
+    }
+    let (fu, fv) = (floor(u), floor(v));
+    match field.cell(place.i + fu, place.j + fv) {
+        Some(cell) => {
+            let m = cell.eval::<MINOR>(u - fu as f32, v - fv as f32);
+            let s = 1.0f32.copysign(m[0] * to[0] + m[1] * to[1]);
+            [m[0] * s, m[1] * s]
+        }
+        None => off_grid(field, MINOR, p, du, to),
+    }
+}
+
+/// Asks the processor to fetch `x`'s cache line (a hint; nothing where
+/// there is no such instruction).
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch only hints at an address (here a valid one); it
+    // reads nothing and cannot fault. SSE is in every x86_64 processor.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
+/// `x.floor()` as an integer, for |x| < 1e6 (callers check), without a
+/// library call.
+#[inline(always)]
+fn floor(x: f32) -> i32 {
+    debug_assert!(x.abs() < 1.0e6);
+    // SAFETY: |x| < 1e6 (callers check, NaN excluded) fits an i32.
+    let t = unsafe { x.to_int_unchecked::<i32>() };
+    t - (t as f32 > x) as i32
+}
+
+/// One half of a line traced with adaptive steps.
+struct Walker {
+    pts: Vec<DVec2>,
+    /// Integration time from the seed to each point of `pts`.
+    times: Vec<f64>,
+    p: DVec2,
+    place: Place,
+    prev: DVec2,
+    /// The next step size to try.
+    h: f64,
+    /// Integration time so far.
+    t: f64,
+    /// Distance it may still go before the next collision query.
+    safe: f64,
+    /// Time and points since the last filed point.
+    since: f64,
+    unfiled: i32,
+    k: i32,
+    sign: i32,
+    stop: Option<Stop>,
+}
+
+impl Walker {
+    fn new(field: &SampledField, seed: DVec2, dir: DVec2, sign: i32, h: f64) -> Self {
+        Self {
+            pts: Vec::new(),
+            times: Vec::new(),
+            p: seed,
+            place: Place::of(field, seed),
+            prev: dir,
+            h,
+            t: 0.0,
+            safe: -1.0,
+            since: 0.0,
+            unfiled: 0,
+            k: 0,
+            sign,
+            stop: None,
+        }
+    }
+
+    /// Pushes point `q`, `dt` later than the last.
+    #[inline(always)]
+    fn push(&mut self, q: DVec2, dt: f64) {
+        self.k += 1;
+        self.t += dt;
+        self.pts.push(q);
+        self.times.push(self.t);
+        self.since += dt;
+        self.unfiled += 1;
+    }
+
+    /// The first try of the next step ([`bs3`] at `self.h`).
+    #[inline(always)]
+    fn try_step<const MINOR: bool>(&self, field: &SampledField) -> Option<(DVec2, f64)> {
+        bs3::<MINOR>(field, &self.place, self.p, self.prev, self.h)
+    }
+
+    /// Takes one step, `first` its first try (shrunk until its error is
+    /// within the tolerance or it is `dstep`), unless it leaves the free
+    /// region or comes too close to the family; `other` is the other
+    /// half's `times`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn step<const MINOR: bool>(
+        &mut self,
+        first: Option<(DVec2, f64)>,
+        other: &[f64],
+        field: &SampledField,
+        region: &Region,
+        store: &mut Store,
+        line: u32,
+        lim: &Limits,
+    ) {
+        let mut h = self.h;
+        let mut tried = first;
+        let (d, err) = loop {
+            let Some((d, err)) = tried else {
+                self.stop = Some(Stop::Degenerate);
+                return;
+            };
+            if err <= lim.tol || h <= lim.h {
+                break (d, err);
+            }
+            // NaN (a degenerate sample) shrinks the most.
+            h = (h * (0.9 * (lim.tol / err).cbrt()).max(0.2)).max(lim.h);
+            tried = bs3::<MINOR>(field, &self.place, self.p, self.prev, h);
+        };
+        // The next step: at most 5 times longer; the cube root only when
+        // it matters (not at the longest step with room to spare).
+        self.h = if h >= lim.max_h && err <= 0.729 * lim.tol {
+            lim.max_h
+        } else {
+            (h * (0.9 * (lim.tol / err).cbrt()).min(5.0)).clamp(lim.h, lim.max_h)
+        };
+        let min_step = MIN_EIGEN * h;
+        let len2 = d.length_squared();
+        if !(min_step * min_step..).contains(&len2) {
+            self.stop = Some(Stop::Degenerate);
+            return;
+        }
+        let len = len2.sqrt();
+        let q = self.p + d;
+        match region.step(self.p, q) {
+            StepCheck::Clear => {}
+            StepCheck::Hit(hit) => {
+                // At the end of the fixed step it falls in, as fixed steps
+                // count it (which the seeds laid along the line follow).
+                let t = self.t + h * hit.point.distance(self.p) / len;
+                let whole = ((t / lim.h).floor() + 1.0) * lim.h;
+                self.push(hit.point, whole - self.t);
+                self.stop = Some(Stop::Edge(hit));
+                return;
+            }
+            StepCheck::Blocked => {
+                self.stop = Some(Stop::Blocked);
+                return;
+            }
+        }
+        // The collision tests along the chord: each query clears the
+        // distance to the nearest point beyond the threshold.
+        let mut done = 0.0;
+        while self.safe < len - done {
+            let at = (done + self.safe.max(lim.h)).min(len);
+            let x = self.p + d * (at / len);
+            let here = self.sign as f64 * (self.t + h * at / len);
+            let time_of = |s: &Sample| -> f64 {
+                let own = (s.idx > 0) == (self.sign > 0);
+                let (times, sign) = if own {
+                    (&self.times[..], self.sign)
+                } else {
+                    (other, -self.sign)
+                };
+                match s.idx.unsigned_abs() as usize {
+                    0 => 0.0,
+                    i => times.get(i - 1).map_or(f64::INFINITY, |t| sign as f64 * t),
+                }
+            };
+            let near = store.nearest_but(x, lim.reach, |s| {
+                s.line == line && (time_of(s) - here).abs() < lim.own_time
+            });
+            if near < lim.thr {
+                // End where it is known clear, within `dstep` of the test
+                // that failed.
+                let ok = done + self.safe.max(0.0);
+                if ok >= 0.5 * lim.h {
+                    self.push(self.p + d * (ok / len), h * ok / len);
+                }
+                self.stop = Some(Stop::Close);
+                return;
+            }
+            self.safe = near - lim.thr;
+            done = at;
+        }
+        self.safe -= len - done;
+        self.push(q, h);
+        // Filed so that filed points are at most the filing interval (the
+        // next step is at most `self.h` in time, so in length too) and
+        // `every` points apart.
+        if self.since + self.h > lim.max_h || self.unfiled >= lim.every {
+            store.insert(q, line, self.sign * self.k);
+            self.since = 0.0;
+            self.unfiled = 0;
+        }
+        self.place.advance(field, d, q);
+        self.p = q;
+        self.prev = d;
+        // The cells the next steps sample, fetched while this one ends.
+        let inv = field.inv_cell() as f32;
+        for f in [1.0, 2.0] {
+            let (u, v) = (
+                self.place.u + f * inv * d.x as f32,
+                self.place.v + f * inv * d.y as f32,
+            );
+            if u.abs() < 1.0e6 && v.abs() < 1.0e6 {
+                let (i, j) = (self.place.i + floor(u), self.place.j + floor(v));
+                if let Some(cell) = field.cell(i, j) {
+                    prefetch(cell);
+                }
+            }
+        }
+    }
+
+    /// Steps on alone until it stops, has taken `steps` steps or traced
+    /// for time `until`.
+    #[allow(clippy::too_many_arguments)]
+    fn run<const MINOR: bool>(
+        &mut self,
+        steps: usize,
+        until: f64,
+        other: &[f64],
+        field: &SampledField,
+        region: &Region,
+        store: &mut Store,
+        line: u32,
+        lim: &Limits,
+    ) {
+        while self.stop.is_none() && (self.k as usize) < steps && self.t < until {
+            let first = self.try_step::<MINOR>(field);
+            self.step::<MINOR>(first, other, field, region, store, line, lim);
+        }
+    }
+
+    /// Files the last point if it was not, and hands over points, times
+    /// and stop.
+    fn finish(self, store: &mut Store, line: u32) -> (Vec<DVec2>, Vec<f64>, Stop) {
+        if self.unfiled > 0
+            && let Some(&last) = self.pts.last()
+        {
+            store.insert(last, line, self.sign * self.k);
+        }
+        (self.pts, self.times, self.stop.unwrap_or(Stop::Length))
+    }
+}
+
+/// [`trace_both`](super::trace::trace_both) with adaptive steps, for the
+/// major (or, with `MINOR`, the minor) family: the two halves in step,
+/// filing as they go; the line ends at time `lim.max_time` (both halves)
+/// or `lim.max_steps`. The points' integration times replace the contents
+/// of `times`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn trace_adaptive<const MINOR: bool>(
+    field: &SampledField,
+    region: &Region,
+    store: &mut Store,
+    (seed, dir): (DVec2, DVec2),
+    line: u32,
+    lim: &Limits,
+    budget: &mut u64,
+    bufs: &mut [Vec<DVec2>; 2],
+    times: &mut [Vec<f64>; 2],
+) -> [Stop; 2] {
+    let mut halves = [
+        Walker::new(field, seed, dir, 1, lim.h),
+        Walker::new(field, seed, -dir, -1, lim.h),
+    ];
+    for ((h, buf), t) in halves.iter_mut().zip(bufs.iter_mut()).zip(times.iter_mut()) {
+        buf.clear();
+        t.clear();
+        h.pts = std::mem::take(buf);
+        h.times = std::mem::take(t);
+    }
+    let steps = lim.max_steps.min(*budget as usize);
+    let [a, b] = &mut halves;
+    while a.stop.is_none()
+        && b.stop.is_none()
+        && ((a.k + b.k) as usize) < steps
+        && a.t + b.t < lim.max_time
+    {
+        // Two independent chains of samples the processor overlaps.
+        let (ta, tb) = (a.try_step::<MINOR>(field), b.try_step::<MINOR>(field));
+        a.step::<MINOR>(ta, &b.times, field, region, store, line, lim);
+        b.step::<MINOR>(tb, &a.times, field, region, store, line, lim);
+    }
+    let (alone, other) = if a.stop.is_none() { (a, b) } else { (b, a) };
+    alone.run::<MINOR>(
+        steps - (other.k as usize).min(steps),
+        lim.max_time - other.t,
+        &other.times,
+        field,
+        region,
+        store,
+        line,
+        lim,
+    );
+    let (k, t) = (alone.k + other.k, alone.t + other.t);
+    // Whatever still runs has used up the steps or the time.
+    let end = if t < lim.max_time && steps < lim.max_steps {
+        Stop::Budget
+    } else {
+        Stop::Length
+    };
+    for h in halves.iter_mut().filter(|h| h.stop.is_none()) {
+        h.stop = Some(end);
+    }
+    *budget -= k as u64;
+    let [a, b] = halves.map(|h| h.finish(store, line));
+    (bufs[0], bufs[1]) = (a.0, b.0);
+    (times[0], times[1]) = (a.1, b.1);
+    [a.2, b.2]
+}
