@@ -147,6 +147,10 @@ fn main() -> AppExit {
             }
         }
     }
+    // Walking, the camera starts at eye height (and looks from there).
+    if smoke.walk && smoke.height.is_none() {
+        smoke.height = Some(1.7);
+    }
     // Capturing on a CPU renderer, every frame costs seconds: build the
     // world around the start in as few frames as possible.
     let mut settings = TerrainSettings::default();
