@@ -263,7 +263,7 @@ pub fn tube_half(width: f64) -> f64 {
     width / 2.0 + 1.0 + TUBE
 }
 
-/// The tops of a tunnel's tube over its road surface, metres.
+/// The top of a tunnel's tube over its road surface, metres.
 pub const TUBE_TOP: f64 = OPENING + TUBE;
 
 /// A bridge's piers, as drawn: every [`PIER_SPACING`] metres or so but at
