@@ -2,7 +2,7 @@
 //! terrain and city parameters), with the highways that end at its gates.
 
 use super::RoadSystemParams;
-use super::ground::{CityPlan, plan, profiled};
+use super::ground::{CityPlan, inside, plan, profiled};
 use super::highways::{CityCells, Highways};
 use crate::city::lots::Lot;
 use crate::city::{City, CityLayout, LayoutError, lay_out};
@@ -61,20 +61,6 @@ fn off_highways(mut lots: Vec<Lot>, highways: &[&[DVec2]], keep_off: f64) -> Vec
         })
     });
     lots
-}
-
-/// Whether `p` is inside polygon `v` (crossing number).
-fn inside(v: &[DVec2], p: DVec2) -> bool {
-    let mut inside = false;
-    let mut j = v.len() - 1;
-    for i in 0..v.len() {
-        let (a, b) = (v[i], v[j]);
-        if (a.y > p.y) != (b.y > p.y) && p.x < (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x {
-            inside = !inside;
-        }
-        j = i;
-    }
-    inside
 }
 
 /// A layout (its buildings on their pads when the town is built into the

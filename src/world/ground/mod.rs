@@ -29,6 +29,7 @@ pub use params::{ClassGrades, EarthworkParams};
 pub use structures::{Structure, StructureKind};
 
 pub(crate) use junctions::window;
+pub(crate) use pieces::inside;
 pub(crate) use profile::profiled;
 pub(crate) use terraces::{CityPlan, Pad, plan};
 pub(crate) use works::build;

@@ -77,7 +77,7 @@ pub(super) struct PadItem {
 
 /// Whether `p` is inside polygon `v` (crossing number).
 #[inline]
-pub(super) fn inside(v: &[DVec2], p: DVec2) -> bool {
+pub(crate) fn inside(v: &[DVec2], p: DVec2) -> bool {
     let mut inside = false;
     let mut j = v.len() - 1;
     for i in 0..v.len() {
