@@ -20,7 +20,6 @@
 use super::super::stream::coords::RenderOrigin;
 use super::super::stream::roads::LaidRoads;
 use crate::network::RoadClass;
-use crate::world::StructureKind;
 use avian3d::prelude::*;
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
@@ -143,39 +142,14 @@ impl CharacterState {
     }
 }
 
-/// The standing surface at `p` for feet at `z` (core coordinates): a bridge
-/// deck or a tunnel's floor where its road surface is within
-/// [`ON_STRUCTURE`] of `z` and `p` is on its carriageway, else the built
-/// ground.
+/// The standing surface at `p` for feet at `z` (core coordinates): the
+/// road surface on a bridge or in a tunnel ([`LaidRoads::span_at`]) where
+/// it is within [`ON_STRUCTURE`] of `z`, else the built ground.
 pub fn standing_height(laid: &LaidRoads, p: DVec2, z: f64) -> f64 {
-    let net = laid.roads.network();
-    let mut best: Option<(f64, f64)> = None;
-    for s in laid.structures.iter() {
-        if s.kind == StructureKind::Wall {
-            continue;
-        }
-        let half = s
-            .road
-            .and_then(|i| net.roads.get(i))
-            .map_or(6.0, |r| r.width)
-            * 0.5
-            + 0.5;
-        for w in s.line.windows(2) {
-            let (a, b) = (w[0].truncate(), w[1].truncate());
-            let ab = b - a;
-            let t = ((p - a).dot(ab) / ab.length_squared().max(1e-12)).clamp(0.0, 1.0);
-            let d = (a + ab * t).distance(p);
-            if d > half {
-                continue;
-            }
-            let surface = w[0].z + (w[1].z - w[0].z) * t;
-            let gap = (surface - z).abs();
-            if gap <= ON_STRUCTURE && best.is_none_or(|b| gap < b.0) {
-                best = Some((gap, surface));
-            }
-        }
+    match laid.span_at(p) {
+        Some(surface) if (surface - z).abs() <= ON_STRUCTURE => surface,
+        _ => laid.ground.height(p.x, p.y),
     }
-    best.map_or_else(|| laid.ground.height(p.x, p.y), |b| b.1)
 }
 
 /// The exact standing surface under `feet` (core coordinates) as a probe

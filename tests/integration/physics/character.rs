@@ -4,7 +4,7 @@
 //! any collider right after the focus jumps there and the origin shifts.
 
 use super::*;
-use bevy_relief::plugin::{CharacterControl, CharacterState, ReliefCharacter};
+use bevy_relief::plugin::{CharacterControl, CharacterState, ReliefCharacter, standing_height};
 
 /// A character with its feet at `feet` (core coordinates).
 fn spawn(app: &mut App, feet: DVec3) -> Entity {
@@ -40,6 +40,16 @@ fn a_character_runs_the_road_over_the_bridge_and_through_the_tunnel() {
         fine_radius: 400.0,
         ..default()
     });
+    // The exact surface it falls back on: the deck, the tube's floor under
+    // the hill (feet near the road), the hillside over it (feet up there).
+    let laid = app.world().resource::<LaidRoads>().clone();
+    let mid = |x0: f64, x1: f64| DVec2::new((x0 + x1) / 2.0, Y + 1.0);
+    assert_eq!(standing_height(&laid, mid(BRIDGE.0, BRIDGE.1), Z + 0.5), Z);
+    assert_eq!(standing_height(&laid, mid(TUNNEL.0, TUNNEL.1), Z + 0.5), Z);
+    assert_eq!(
+        standing_height(&laid, mid(TUNNEL.0, TUNNEL.1), Z + 30.0),
+        Z + 30.0
+    );
     let run = ReliefCharacter::default().run_speed as f64;
     for (from, to) in [
         (BRIDGE.0 - 20.0, BRIDGE.1 + 20.0),

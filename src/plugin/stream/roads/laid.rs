@@ -72,8 +72,21 @@ impl LaidRoads {
     /// The height of a bridge deck's road surface at `p`, where `p` lies on
     /// a bridge (within its road's half width of the centre line).
     pub fn deck_at(&self, p: DVec2) -> Option<f64> {
+        self.on_stretch(p, &self.bridges)
+    }
+
+    /// The height of the road surface at `p` on a bridge or in a tunnel
+    /// (within its road's half width of the centre line): what stands
+    /// there instead of the built ground.
+    pub fn span_at(&self, p: DVec2) -> Option<f64> {
+        self.on_stretch(p, &self.spans)
+    }
+
+    /// The nearest road's surface at `p` where `p` is on its carriageway
+    /// and on one of its `stretches`.
+    fn on_stretch(&self, p: DVec2, stretches: &[Vec<(f64, f64)>]) -> Option<f64> {
         let (i, _, d) = self.roads.nearest(p, 50.0)?;
-        let spans = self.bridges.get(i).filter(|s| !s.is_empty())?;
+        let spans = stretches.get(i).filter(|s| !s.is_empty())?;
         let road = &self.roads.network().roads[i];
         if d > road.width / 2.0 + 0.5 {
             return None;
