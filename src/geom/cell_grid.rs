@@ -19,6 +19,7 @@
 //! each a list of chunks of values, newest first, in one pool.
 
 use glam::DVec2;
+use std::ops::ControlFlow;
 
 /// Entries by square cell, in CSR form (see the module docs).
 #[derive(Clone, Debug)]
@@ -183,8 +184,28 @@ impl<T> CellGrid<T> {
     /// `[min, max]`, row by row (a value filed in several cells comes once
     /// per cell). Non-finite or inverted boxes meet nothing.
     pub fn for_each_in_box(&self, min: DVec2, max: DVec2, mut f: impl FnMut(&[T])) {
+        let _ = self.try_each_in_box(min, max, |vs| {
+            f(vs);
+            ControlFlow::<()>::Continue(())
+        });
+    }
+
+    /// Whether any value is filed in a cell meeting `[min, max]` (stops at
+    /// the first).
+    pub fn any_in_box(&self, min: DVec2, max: DVec2) -> bool {
+        self.try_each_in_box(min, max, |_| ControlFlow::Break(()))
+            .is_break()
+    }
+
+    /// [`Self::for_each_in_box`], stopping when `f` breaks.
+    fn try_each_in_box<B>(
+        &self,
+        min: DVec2,
+        max: DVec2,
+        mut f: impl FnMut(&[T]) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
         if !(min.is_finite() && max.is_finite() && min.cmple(max).all()) {
-            return;
+            return ControlFlow::Continue(());
         }
         let (a, b) = (self.cell_of(min), self.cell_of(max));
         let s = self.shift;
@@ -204,10 +225,11 @@ impl<T> CellGrid<T> {
             for x in x0..=x1 {
                 let vs = self.at((y as u64 * self.w + x as u64) as usize);
                 if !vs.is_empty() {
-                    f(vs);
+                    f(vs)?;
                 }
             }
         }
+        ControlFlow::Continue(())
     }
 
     /// Calls `f` on the values of the cells meeting the square of half-side
@@ -410,6 +432,9 @@ mod tests {
             }
         }
         assert_eq!(got, want);
+        assert!(grid.any_in_box(DVec2::new(-3.0, 0.5), DVec2::new(4.0, 6.0)));
+        assert!(!grid.any_in_box(DVec2::splat(1e9), DVec2::splat(2e9)));
+        assert!(!grid.any_in_box(DVec2::splat(1.0), DVec2::splat(-1.0)));
         // Boxes outside, inverted or not finite meet nothing.
         let mut n = 0;
         let mut count = |vs: &[u32]| n += vs.len();

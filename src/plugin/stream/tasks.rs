@@ -133,6 +133,13 @@ impl ReliefWorkers {
         }
         Job(slot)
     }
+
+    /// Drops `value` on a worker: freeing a large structure (a replaced
+    /// region) costs the frame nothing.
+    pub fn free<T: Send + 'static>(&self, value: T) {
+        // Even a cancelled job's closure is dropped by the worker that pops it.
+        drop(self.spawn(move || drop(value)));
+    }
 }
 
 impl Shared {
@@ -367,6 +374,21 @@ mod tests {
         assert_eq!(wait(&mut after), 7);
         assert!(!ran.load(Ordering::Acquire));
         assert!(boom.take().is_none());
+    }
+
+    #[test]
+    fn freed_values_are_dropped_on_a_worker() {
+        struct Tell(std::sync::mpsc::Sender<std::thread::ThreadId>);
+        impl Drop for Tell {
+            fn drop(&mut self) {
+                let _ = self.0.send(std::thread::current().id());
+            }
+        }
+        let w = ReliefWorkers::new(1);
+        let (tx, rx) = std::sync::mpsc::channel();
+        w.free(Tell(tx));
+        let dropped_on = rx.recv_timeout(std::time::Duration::from_secs(10));
+        assert!(dropped_on.is_ok_and(|t| t != std::thread::current().id()));
     }
 
     #[test]

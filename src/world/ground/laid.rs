@@ -378,9 +378,7 @@ impl Relief for Earthworks {
     }
 
     fn may_shape(&self, min: DVec2, max: DVec2) -> bool {
-        let mut any = false;
-        self.grid.for_each_in_box(min, max, |_| any = true);
-        any
+        self.grid.any_in_box(min, max)
     }
 
     fn shape_grid(&self, x0: f64, y0: f64, step: f64, w: usize, h: usize, out: &mut [f64]) {

@@ -24,9 +24,11 @@ use super::settings::{TerrainState, ViewSettings};
 use super::tasks::{Job, ReliefWorkers};
 use crate::plugin::ReliefAssets;
 use bevy::math::{DVec2, DVec3};
+use bevy::platform::collections::{HashMap, HashSet};
 use bevy::prelude::*;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Marks every terrain chunk entity.
 #[derive(Component, Clone, Copy, Debug, Reflect)]
@@ -65,6 +67,11 @@ type RibbonResult = (ChunkKey, u64, u64, Option<Ribbons>);
 /// Most ground prints computed in a frame.
 const PRINTS_PER_FRAME: usize = 24;
 
+/// The main thread's time a frame for checking chunks against newly laid
+/// roads (ground prints, ribbon fingerprints); the rest waits for the next
+/// frame. At least one chunk is checked each frame.
+const CHECK_BUDGET: Duration = Duration::from_micros(250);
+
 /// A chunk mesh being built: for which generation and ground print.
 struct Pending {
     generation: u64,
@@ -86,7 +93,7 @@ pub struct ChunkManager {
     /// Where in the wanted list the ground check resumes.
     ground_cursor: usize,
     ready: VecDeque<ChunkMesh>,
-    ribbon_tasks: HashMap<ChunkKey, Job<RibbonResult>>,
+    ribbon_tasks: std::collections::HashMap<ChunkKey, Job<RibbonResult>>,
     /// Some shown chunk may have ribbons to check against the laid roads.
     ribbons_unchecked: bool,
     /// The laid-roads version the ribbons were last checked against.
@@ -191,6 +198,7 @@ pub(crate) fn request_chunks(
     // At most this many ground prints a frame; the check resumes where it
     // stopped.
     let mut prints = 0;
+    let started = Instant::now();
     let start = if check {
         (*ground_cursor).min(desired.len())
     } else {
@@ -203,17 +211,24 @@ pub(crate) fn request_chunks(
         let queued = (pending.get(&key))
             .filter(|p| p.generation == generation)
             .map(|p| p.print);
-        let waiting = (ready.iter().rev())
-            .find(|m| m.key == key && m.generation == generation)
-            .map(|m| m.ground.1);
         let shown = (present.get(&key))
             .filter(|p| p.generation == generation)
             .map(|p| p.ground.1);
+        if !check && (queued.is_some() || shown.is_some()) {
+            continue; // most chunks, most frames
+        }
+        let waiting = (ready.iter().rev())
+            .find(|m| m.key == key && m.generation == generation)
+            .map(|m| m.ground.1);
         let have = queued.or(waiting).or(shown);
         if have.is_some() && !check {
             continue;
         }
-        if (pending.len() >= view.max_tasks && queued.is_none()) || prints >= PRINTS_PER_FRAME {
+        let spent = prints > 0 && started.elapsed() > CHECK_BUDGET;
+        if (pending.len() >= view.max_tasks && queued.is_none())
+            || prints >= PRINTS_PER_FRAME
+            || spent
+        {
             // The rest on a later frame.
             if check {
                 *ground_unchecked = true;
@@ -446,6 +461,7 @@ pub(crate) fn update_ribbons(
         .filter(|k| present.contains_key(k))
         .chain(present.keys().copied().filter(|k| !desired_set.contains(k)))
         .collect();
+    let (started, mut checked) = (Instant::now(), 0);
     for key in keys {
         let Some(p) = present.get_mut(&key) else {
             continue;
@@ -459,10 +475,12 @@ pub(crate) fn update_ribbons(
         {
             continue;
         }
-        if ribbon_tasks.len() >= view.max_tasks {
+        if ribbon_tasks.len() >= view.max_tasks || (checked > 0 && started.elapsed() > CHECK_BUDGET)
+        {
             *ribbons_unchecked = true; // the rest on a later frame
             break;
         }
+        checked += 1;
         let min = key.corner(view);
         let max = min + DVec2::splat(key.size(view));
         let print = laid.fingerprint(min, max);
@@ -540,7 +558,7 @@ pub(crate) fn retire_chunks(
     // Unwanted chunks still needed because some wanted chunk over them is missing.
     let mut kept: Vec<ChunkKey> = Vec::new();
     let mut gone: Vec<ChunkKey> = Vec::new();
-    for (&k, _) in present.iter().filter(|(k, _)| !desired_set.contains(k)) {
+    for (&k, _) in present.iter().filter(|(k, _)| !desired_set.contains(*k)) {
         let needed = desired.iter().any(|d| d.overlaps(&k) && !ready.contains(d));
         if needed { kept.push(k) } else { gone.push(k) }
     }

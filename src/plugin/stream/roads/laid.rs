@@ -3,6 +3,7 @@
 
 use crate::city::{CityGround, CityLayout};
 use crate::network::RoadLayer;
+use crate::plugin::stream::structures::StructureCells;
 use crate::terrain::{LaidGround, StreamLayer, Terrain};
 use crate::world::Structure;
 use bevy::math::DVec2;
@@ -30,6 +31,8 @@ pub struct LaidRoads {
     pub region: Option<(DVec2, DVec2)>,
     /// The region's bridges, tunnels and retaining walls.
     pub structures: Arc<Vec<Structure>>,
+    /// The structures by mesh cell, keyed.
+    pub(crate) structure_cells: Arc<StructureCells>,
     /// Bumped whenever something is laid or taken away.
     pub version: u64,
     /// Every road, then every stream, then every city, summed up for
@@ -59,6 +62,7 @@ impl LaidRoads {
             layouts: Arc::default(),
             region: None,
             structures: Arc::default(),
+            structure_cells: Arc::default(),
             version: 0,
             lines: Arc::default(),
             spans: Arc::default(),

@@ -18,6 +18,7 @@
 
 use super::coords::FocusState;
 use super::settings::{TerrainSettings, TerrainState};
+use super::structures::StructureCells;
 use super::tasks::{Job, ReliefWorkers};
 use crate::city::{CityGround, CityLayout};
 use crate::network::{RoadLayer, RoadNetwork};
@@ -152,6 +153,7 @@ type MadeSystem = (crate::world::RoadSystemParams, u64, Arc<RoadSystem>);
 struct Laid {
     ground: Arc<LaidGround>,
     structures: Arc<Vec<Structure>>,
+    structure_cells: Arc<StructureCells>,
     spans: Vec<Vec<(f64, f64)>>,
     bridges: Vec<Vec<(f64, f64)>>,
     salt: u64,
@@ -258,7 +260,7 @@ pub(crate) fn update_roads(
                 if state.roads_error.is_some() {
                     state.roads_error = None;
                 }
-                lay(&state, &mut laid, &mut roads, new);
+                lay(&state, &mut laid, &mut roads, &workers, new);
                 done.write(RoadsLaid {
                     roads: roads.roads,
                     version: laid.version,
@@ -272,7 +274,7 @@ pub(crate) fn update_roads(
                 if current {
                     let region = (wanted.centre - r, wanted.centre + r);
                     let empty = Laid::empty(&state.terrain, region);
-                    lay(&state, &mut laid, &mut roads, empty);
+                    lay(&state, &mut laid, &mut roads, &workers, empty);
                 }
             }
         }
@@ -305,6 +307,7 @@ pub(crate) fn update_roads(
     };
     roads.target = Some(wanted);
     let terrain = state.terrain.clone();
+    let generation = state.generation;
     let cache = roads.stream_cache.clone();
     roads.task = Some(workers.spawn(move || {
         let Region {
@@ -349,9 +352,11 @@ pub(crate) fn update_roads(
         let streams = Arc::new(StreamLayer::new(streams, StreamLayer::WIDTH));
         // The built ground, with the streams laid on it too.
         let ground = (*ground).clone().with(LaidKind::Stream, streams.clone());
+        let structure_cells = super::structures::structure_cells(&structures, &net, generation);
         Ok(Laid {
             ground: Arc::new(ground),
             structures: Arc::new(structures),
+            structure_cells: Arc::new(structure_cells),
             spans,
             bridges,
             salt,
@@ -372,6 +377,7 @@ impl Laid {
         Self {
             ground: Arc::new(LaidGround::new(terrain.clone())),
             structures: Arc::default(),
+            structure_cells: Arc::default(),
             spans: Vec::new(),
             bridges: Vec::new(),
             salt: 0,
@@ -387,10 +393,19 @@ impl Laid {
 }
 
 /// Lays a region on the ground: its built ground (no terrain copies: the
-/// ground shares it), roads, towns and structures.
-fn lay(state: &TerrainState, laid: &mut LaidRoads, roads: &mut RoadManager, new: Laid) {
+/// ground shares it), roads, towns and structures. The region it replaces
+/// is freed on a worker (freeing a region's many allocations takes a frame's
+/// share of time).
+fn lay(
+    state: &TerrainState,
+    laid: &mut LaidRoads,
+    roads: &mut RoadManager,
+    workers: &ReliefWorkers,
+    new: Laid,
+) {
     roads.roads = new.roads.network().roads.len();
-    *laid = LaidRoads {
+    let version = laid.version + 1;
+    let new = LaidRoads {
         ground: new.ground,
         roads: new.roads,
         streams: new.streams,
@@ -398,7 +413,8 @@ fn lay(state: &TerrainState, laid: &mut LaidRoads, roads: &mut RoadManager, new:
         layouts: Arc::new(new.layouts),
         region: Some(new.region),
         structures: new.structures,
-        version: laid.version + 1,
+        structure_cells: new.structure_cells,
+        version,
         lines: Arc::new(new.lines),
         spans: Arc::new(new.spans),
         bridges: Arc::new(new.bridges),
@@ -406,4 +422,5 @@ fn lay(state: &TerrainState, laid: &mut LaidRoads, roads: &mut RoadManager, new:
         salt: new.salt,
         reach: new.reach,
     };
+    workers.free(std::mem::replace(laid, new));
 }

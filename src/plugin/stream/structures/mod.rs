@@ -165,7 +165,7 @@ pub struct StructureManager {
     version: u64,
     /// The region's structures by cell: the key of what each cell's mesh is
     /// built from, and the structures' indices.
-    cells: BTreeMap<(i64, i64), (u64, Arc<Vec<usize>>)>,
+    cells: Arc<StructureCells>,
     /// Where the focus was when the cells in view were last chosen.
     looked_from: Option<DVec2>,
     /// Structure meshes built since start.
@@ -203,6 +203,28 @@ fn cell_key(ids: &[usize], all: &[Structure], net: &RoadNetwork, generation: u64
     h.finish()
 }
 
+/// A region's structures by cell: the key of what each cell's mesh is built
+/// from, and the structures' indices.
+pub(crate) type StructureCells = BTreeMap<(i64, i64), (u64, Arc<Vec<usize>>)>;
+
+/// Groups `all` by cell and keys each cell (on the worker that lays the
+/// region, not in the frame).
+pub(crate) fn structure_cells(
+    all: &[Structure],
+    net: &RoadNetwork,
+    generation: u64,
+) -> StructureCells {
+    let mut cells: BTreeMap<(i64, i64), Vec<usize>> = BTreeMap::new();
+    for (i, s) in all.iter().enumerate() {
+        if let Some(c) = cell_of(s) {
+            cells.entry(c).or_default().push(i);
+        }
+    }
+    (cells.into_iter())
+        .map(|(c, ids)| (c, (cell_key(&ids, all, net, generation), Arc::new(ids))))
+        .collect()
+}
+
 /// Starts meshes for cells whose structures are new or changed, spawns
 /// finished ones, and takes away cells with none left.
 pub(crate) fn update_structures(
@@ -221,21 +243,9 @@ pub(crate) fn update_structures(
         return;
     };
     if sm.version != laid.version {
-        // The region's structures by cell, keyed (once per region).
+        // The region's structures by cell, keyed on the worker that laid it.
         sm.version = laid.version;
-        let net = laid.roads.network();
-        let mut cells: BTreeMap<(i64, i64), Vec<usize>> = BTreeMap::new();
-        for (i, s) in laid.structures.iter().enumerate() {
-            if let Some(c) = cell_of(s) {
-                cells.entry(c).or_default().push(i);
-            }
-        }
-        sm.cells = (cells.into_iter())
-            .map(|(c, ids)| {
-                let key = cell_key(&ids, &laid.structures, net, state.generation);
-                (c, (key, Arc::new(ids)))
-            })
-            .collect();
+        sm.cells = laid.structure_cells.clone();
         sm.looked_from = None;
     }
     // Cells within the view distance (looked at again every 64 m).
