@@ -11,7 +11,8 @@
 //! `--physics` (built with `--features physics`) adds avian3d's
 //! `PhysicsPlugins` and streams the static colliders within 400 m of the
 //! focus ([`ReliefPhysicsPlugin`](bevy_relief::plugin::ReliefPhysicsPlugin),
-//! left out otherwise) and reports what they hold.
+//! left out otherwise) and reports what they hold. `--avian` adds avian
+//! alone, without our colliders: the baseline that shows what they cost.
 //!
 //! `--traffic` adds [`ReliefTrafficPlugin`] (vehicles on the roads within
 //! 1 km of the focus; `--density D` vehicles per km of road, default 2, and
@@ -92,6 +93,7 @@ fn main() -> AppExit {
     let mut executor = None;
     let mut traffic: Option<TrafficSettings> = None;
     let mut physics = false;
+    let mut avian = false;
     let mut start = DVec3::new(19000.0, 1260.0, 600.0);
     let mut far = false;
     let mut args = std::env::args().skip(1);
@@ -102,6 +104,10 @@ fn main() -> AppExit {
         }
         if a == "--physics" && cfg!(feature = "physics") {
             physics = true;
+            continue;
+        }
+        if a == "--avian" && cfg!(feature = "physics") {
+            avian = true;
             continue;
         }
         if a == "--far" {
@@ -125,7 +131,7 @@ fn main() -> AppExit {
             }
             _ => {
                 eprintln!(
-                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--single-threaded | --multi-threaded] [--traffic] [--density D] [--physics (with --features physics)] [--far]"
+                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--single-threaded | --multi-threaded] [--traffic] [--density D] [--physics | --avian (with --features physics)] [--far]"
                 );
                 return AppExit::from_code(2);
             }
@@ -134,7 +140,7 @@ fn main() -> AppExit {
     let relief = ReliefPlugin::default().plugins().build();
     // Without the feature there are no colliders to leave out.
     #[cfg(not(feature = "physics"))]
-    let _ = physics;
+    let _ = (physics, avian);
     #[cfg(feature = "physics")]
     let relief = if physics {
         relief
@@ -198,9 +204,12 @@ fn main() -> AppExit {
             .add_systems(PostUpdate, far_end.after(end));
     }
     #[cfg(feature = "physics")]
+    if physics || avian {
+        app.add_plugins(avian3d::prelude::PhysicsPlugins::default());
+    }
+    #[cfg(feature = "physics")]
     if physics {
-        app.add_plugins(avian3d::prelude::PhysicsPlugins::default())
-            .add_systems(Last, collider_figures.before(frame_end));
+        app.add_systems(Last, collider_figures.before(frame_end));
     }
     match executor.as_deref() {
         Some("--single-threaded") => single_threaded_schedules(&mut app),

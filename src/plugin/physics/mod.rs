@@ -57,8 +57,10 @@ pub use solids::collider_cell;
 pub const COLLIDER_CELL: f64 = 64.0;
 /// Cells stay until this much farther than the radius, metres.
 pub const HYSTERESIS: f64 = 32.0;
-/// The focus moves this far before the cells are chosen again, metres.
-const LOOK_STEP: f64 = 4.0;
+/// The focus moves this far before the cells are chosen again, metres (a
+/// quarter cell: a cell comes at most this late, well within the
+/// hysteresis).
+const LOOK_STEP: f64 = 16.0;
 /// At most this many cells are built at once.
 const MAX_PENDING: usize = 8;
 
@@ -179,6 +181,13 @@ pub struct ReliefColliders {
     /// Bodies shown: the key they were built from and their entity (`None`:
     /// built with nothing to hold).
     shown: BTreeMap<Slot, (u64, Option<Entity>, usize)>,
+    /// A clone of each shown body's collider (shared shapes: cheap), so that
+    /// the last reference to a despawned body's shapes is dropped on a
+    /// worker, not in the frame.
+    held: BTreeMap<Slot, Collider>,
+    /// Colliders of bodies despawned this frame, freed on a worker next
+    /// frame (once the despawns have been applied).
+    retired: Vec<Collider>,
     pending: BTreeMap<Slot, (u64, Job<Built>)>,
     /// Finished, waiting for their turn to be inserted.
     ready: Vec<(Slot, u64, Built)>,
@@ -186,8 +195,14 @@ pub struct ReliefColliders {
     wanted: Vec<(Slot, u64, usize)>,
     solids: Arc<SolidIndex>,
     solids_job: Option<(u64, u64, Job<SolidIndex>)>,
-    /// Ground prints by cell, with the laid version they are for.
-    prints: BTreeMap<Cell, (u64, u64)>,
+    /// Ground prints by cell. After a new region is laid they may be stale
+    /// until `prints_job` brings the new ones: a cell keeps its old body
+    /// for those few frames.
+    prints: BTreeMap<Cell, u64>,
+    /// The laid version `prints` were computed for.
+    prints_for: u64,
+    /// Prints for a newly laid version, computed on a worker.
+    prints_job: Option<(u64, Job<BTreeMap<Cell, u64>>)>,
     /// Where, for which laid version and generation the cells were chosen.
     looked: Option<(DVec2, u64, u64)>,
     good: Option<ReliefPhysicsSettings>,
@@ -317,6 +332,9 @@ fn update_colliders(
             }
         }
     }
+    if !m.retired.is_empty() {
+        workers.free(std::mem::take(&mut m.retired));
+    }
     let s = m.good.clone().unwrap_or_default();
     let Some(f) = focus.world.map(|f| f.truncate()) else {
         return;
@@ -331,9 +349,26 @@ fn update_colliders(
         m.solids_job = Some((laid.version, generation, job));
     }
     if let Some(idx) = m.solids_job.as_mut().and_then(|j| j.2.take()) {
-        m.solids = Arc::new(idx);
+        // The old index is freed on a worker (thousands of hulls).
+        workers.free(std::mem::replace(&mut m.solids, Arc::new(idx)));
         m.solids_job = None;
         m.looked = None;
+    }
+    // The ground prints of a newly laid region, on a worker (a frame's
+    // share of time otherwise).
+    if m.prints_for != laid.version && m.prints_job.as_ref().is_none_or(|j| j.0 != laid.version) {
+        let (l, r) = (laid.clone(), s.collider_radius + HYSTERESIS + COLLIDER_CELL);
+        let job = workers.spawn(move || ground_prints(&l, f, r));
+        m.prints_job = Some((laid.version, job));
+    }
+    if let Some((version, job)) = m.prints_job.as_mut()
+        && let Some(prints) = job.take()
+    {
+        if *version == laid.version {
+            (m.prints, m.prints_for) = (prints, *version);
+            m.looked = None;
+        }
+        m.prints_job = None;
     }
     let moved = m.looked.is_none_or(|(at, v, g)| {
         at.distance(f) > LOOK_STEP || v != laid.version || g != generation
@@ -392,6 +427,7 @@ fn update_colliders(
         let anchor = centre(slot.0);
         let entity = b.collider.map(|c| {
             m.built += 1;
+            m.retired.extend(m.held.insert(slot, c.clone()));
             commands
                 .spawn((
                     ReliefCollider {
@@ -410,7 +446,15 @@ fn update_colliders(
         if let Some((_, Some(old), _)) = m.shown.insert(slot, (key, entity, size)) {
             commands.entity(old).despawn();
         }
+        if entity.is_none() {
+            m.retired.extend(m.held.remove(&slot));
+        }
     }
+    debug_assert!(
+        m.held
+            .keys()
+            .eq(m.shown.iter().filter(|s| s.1.1.is_some()).map(|s| s.0))
+    );
 }
 
 /// Chooses the wanted bodies around `f` (nearest first), drops what is
@@ -435,15 +479,8 @@ fn look(
                 continue;
             }
             let n = s.cells_per_side(d);
-            let print = match m.prints.get(&c) {
-                Some(&(v, p)) if v == laid.version => p,
-                _ => {
-                    let min = DVec2::new(cx as f64, cy as f64) * COLLIDER_CELL;
-                    let p = laid.ground_print(min, min + COLLIDER_CELL);
-                    m.prints.insert(c, (laid.version, p));
-                    p
-                }
-            };
+            // A cell new to the radius: its print now (a few a frame).
+            let print = *m.prints.entry(c).or_insert_with(|| cell_print(laid, c));
             let mut h = std::hash::DefaultHasher::new();
             (generation, n, print).hash(&mut h);
             wanted.push((d, (c, ColliderPart::Ground), h.finish(), n));
@@ -469,7 +506,23 @@ fn look(
         if let Some((_, Some(e), _)) = m.shown.remove(&slot) {
             commands.entity(e).despawn();
         }
+        m.retired.extend(m.held.remove(&slot));
     }
+}
+
+/// What shapes a cell's ground ([`LaidRoads::ground_print`]).
+fn cell_print(laid: &LaidRoads, c: Cell) -> u64 {
+    let min = DVec2::new(c.0 as f64, c.1 as f64) * COLLIDER_CELL;
+    laid.ground_print(min, min + COLLIDER_CELL)
+}
+
+/// The prints of the cells within `r` of `f`.
+fn ground_prints(laid: &LaidRoads, f: DVec2, r: f64) -> BTreeMap<Cell, u64> {
+    let (lo, hi) = (collider_cell(f - r), collider_cell(f + r));
+    let cells = (lo.1..=hi.1).flat_map(|y| (lo.0..=hi.0).map(move |x| (x, y)));
+    (cells.filter(|&c| distance_to(c, f) <= r))
+        .map(|c| (c, cell_print(laid, c)))
+        .collect()
 }
 
 /// A cell's hulls as one compound, relative to the cell's centre.
