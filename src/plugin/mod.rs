@@ -37,7 +37,7 @@ pub use group::{
 };
 #[cfg(feature = "physics")]
 pub use physics::{
-    COLLIDER_CELL, CharacterControl, CharacterState, ColliderPart, HYSTERESIS,
+    COLLIDER_CELL, CharacterControl, CharacterError, CharacterState, ColliderPart, HYSTERESIS,
     PhysicsSettingsError, ReliefCharacter, ReliefCollider, ReliefColliders, ReliefPhysicsPlugin,
     ReliefPhysicsSettings, collider_cell, standing_height,
 };

@@ -93,10 +93,50 @@ impl ReliefCharacter {
         )
     }
 
+    /// Checks every field's range (errors name the field, e.g.
+    /// `character.radius`). The character system leaves a character that
+    /// fails it where it is, and says so once.
+    pub fn validate(&self) -> Result<(), CharacterError> {
+        let range = |field, value: f32, min: f32, max: f32| {
+            if (min..=max).contains(&value) {
+                Ok(())
+            } else {
+                Err(CharacterError {
+                    field,
+                    value,
+                    min,
+                    max,
+                })
+            }
+        };
+        range("radius", self.radius, 0.05, 5.0)?;
+        range("height", self.height, 2.0 * self.radius + 0.01, 20.0)?;
+        range("walk_speed", self.walk_speed, 0.0, 100.0)?;
+        range("run_speed", self.run_speed, 0.0, 100.0)?;
+        range("jump_speed", self.jump_speed, 0.0, 50.0)?;
+        range("max_slope", self.max_slope, 0.0, 89.0)?;
+        range("steps_slope", self.steps_slope, 0.0, 89.0)?;
+        range("gravity", self.gravity, 0.0, 100.0)
+    }
+
     /// Feet to eyes, metres.
     pub fn eye_height(&self) -> f32 {
         self.height - 0.12
     }
+}
+
+/// A [`ReliefCharacter`] field out of its range (named by its path).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("character.{field}: {value} is outside {min}..={max}")]
+pub struct CharacterError {
+    /// The field.
+    pub field: &'static str,
+    /// Its value (NaN included).
+    pub value: f32,
+    /// The smallest allowed.
+    pub min: f32,
+    /// The largest allowed.
+    pub max: f32,
 }
 
 /// What the character is asked to do (set by the game each frame).
@@ -191,12 +231,20 @@ pub(crate) fn move_characters(
         &mut CharacterControl,
         &mut CharacterState,
     )>,
+    mut refused: Local<bevy::platform::collections::HashSet<Entity>>,
 ) {
     let dt = time.delta_secs();
     if dt <= 0.0 {
         return;
     }
     for (e, ch, collider, mut tf, mut ctl, mut st) in &mut q {
+        if let Err(err) = ch.validate() {
+            if refused.insert(e) {
+                error!("ReliefCharacter {e}: {err}; it stays where it is");
+            }
+            continue;
+        }
+        refused.remove(&e);
         let filter = SpatialQueryFilter::from_excluded_entities([e]);
         let half = ch.height * 0.5;
         let here = origin.to_world(tf.translation);

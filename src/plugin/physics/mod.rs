@@ -50,7 +50,9 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::time::Instant;
 
-pub use character::{CharacterControl, CharacterState, ReliefCharacter, standing_height};
+pub use character::{
+    CharacterControl, CharacterError, CharacterState, ReliefCharacter, standing_height,
+};
 pub use solids::collider_cell;
 
 /// Side of a collider cell, metres.

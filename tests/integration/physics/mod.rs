@@ -10,8 +10,9 @@ use avian3d::prelude::*;
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
 use bevy_relief::plugin::{
-    COLLIDER_CELL, ColliderPart, HYSTERESIS, ObjectKind, OriginShifted, ReliefCollider,
-    ReliefColliders, ReliefObject, ReliefPhysicsSettings, ViewSettings, collider_cell,
+    COLLIDER_CELL, ColliderPart, HYSTERESIS, ObjectKind, OriginShifted, ReliefCharacter,
+    ReliefCollider, ReliefColliders, ReliefObject, ReliefPhysicsSettings, ViewSettings,
+    collider_cell,
 };
 use bevy_relief::prelude::*;
 use bevy_relief::terrain::LaidGround;
@@ -395,4 +396,21 @@ fn physics_settings_are_checked_by_name() {
     assert!(e.starts_with("physics.fine_radius"), "{e}");
     assert!(bad(|s| s.coarse_spacing = 0.0).starts_with("physics.coarse_spacing"));
     assert!(bad(|s| s.inserts_per_frame = 0).starts_with("physics.inserts_per_frame"));
+}
+
+#[test]
+fn character_settings_are_checked_by_name() {
+    assert_eq!(ReliefCharacter::default().validate(), Ok(()));
+    let bad = |f: fn(&mut ReliefCharacter)| {
+        let mut c = ReliefCharacter::default();
+        f(&mut c);
+        c.validate().unwrap_err().to_string()
+    };
+    let e = bad(|c| c.radius = f32::NAN);
+    assert!(e.starts_with("character.radius: NaN"), "{e}");
+    // A capsule shorter than its two caps.
+    assert!(bad(|c| c.height = 0.5).starts_with("character.height"));
+    assert!(bad(|c| c.run_speed = -1.0).starts_with("character.run_speed"));
+    assert!(bad(|c| c.max_slope = 90.0).starts_with("character.max_slope"));
+    assert!(bad(|c| c.gravity = f32::INFINITY).starts_with("character.gravity"));
 }
