@@ -14,6 +14,7 @@
 //! the fixed steps' streets.
 
 use super::field::{MIN_EIGEN, SampledField};
+use super::pending::Pending;
 use super::region::{Region, StepCheck};
 use super::store::{Sample, Store};
 use super::trace::{Limits, Place, Stop, inside, off_grid};
@@ -123,6 +124,8 @@ struct Walker {
     t: f64,
     /// Distance it may still go before the next collision query.
     safe: f64,
+    /// Its filed points the store does not hold yet.
+    pend: Pending,
     /// Time and points since the last filed point.
     since: f64,
     unfiled: i32,
@@ -142,6 +145,7 @@ impl Walker {
             h,
             t: 0.0,
             safe: -1.0,
+            pend: Pending::default(),
             since: 0.0,
             unfiled: 0,
             k: 0,
@@ -170,13 +174,13 @@ impl Walker {
     /// Takes one step, `first` its first try (shrunk until its error is
     /// within the tolerance or it is `dstep`), unless it leaves the free
     /// region or comes too close to the family; `other` is the other
-    /// half's `times`.
+    /// half's `times` and pending points.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn step<const MINOR: bool>(
         &mut self,
         first: Option<(DVec2, f64)>,
-        other: &[f64],
+        (other, other_pend): (&[f64], &Pending),
         field: &SampledField,
         region: &Region,
         store: &mut Store,
@@ -247,9 +251,17 @@ impl Walker {
                     i => times.get(i - 1).map_or(f64::INFINITY, |t| sign as f64 * t),
                 }
             };
-            let near = store.nearest_but(x, lim.reach, |s| {
+            // The pending points first (they are the nearest, and most are
+            // skipped), then the store's.
+            let local = store.local(x);
+            let mut best = (lim.reach * lim.reach) as f32;
+            for pend in [&self.pend, other_pend] {
+                pend.lower(store, x, lim.reach, local, here, lim.own_time, &mut best);
+            }
+            let best = store.nearest_below(x, lim.reach, best, |s| {
                 s.line == line && (time_of(s) - here).abs() < lim.own_time
             });
+            let near = (best as f64).sqrt().min(lim.reach);
             if near < lim.thr {
                 // End where it is known clear, within `dstep` of the test
                 // that failed.
@@ -269,7 +281,11 @@ impl Walker {
         // next step is at most `self.h` in time, so in length too) and
         // `every` points apart.
         if self.since + self.h > lim.max_h || self.unfiled >= lim.every {
-            store.insert(q, line, self.sign * self.k);
+            let t = self.t;
+            self.pend
+                .push(store, q, self.sign as f64 * t, self.sign * self.k);
+            // Filed once its own queries can no longer skip it.
+            (self.pend).file_while(store, line, |s| t - s.abs() >= lim.own_time);
             self.since = 0.0;
             self.unfiled = 0;
         }
@@ -299,7 +315,7 @@ impl Walker {
         &mut self,
         steps: usize,
         until: f64,
-        other: &[f64],
+        other: (&[f64], &Pending),
         field: &SampledField,
         region: &Region,
         store: &mut Store,
@@ -312,9 +328,10 @@ impl Walker {
         }
     }
 
-    /// Files the last point if it was not, and hands over points, times
-    /// and stop.
-    fn finish(self, store: &mut Store, line: u32) -> (Vec<DVec2>, Vec<f64>, Stop) {
+    /// Files the pending points and the last point if it was not, and
+    /// hands over points, times and stop.
+    fn finish(mut self, store: &mut Store, line: u32) -> (Vec<DVec2>, Vec<f64>, Stop) {
+        self.pend.file_while(store, line, |_| true);
         if self.unfiled > 0
             && let Some(&last) = self.pts.last()
         {
@@ -360,14 +377,14 @@ pub(crate) fn trace_adaptive<const MINOR: bool>(
     {
         // Two independent chains of samples the processor overlaps.
         let (ta, tb) = (a.try_step::<MINOR>(field), b.try_step::<MINOR>(field));
-        a.step::<MINOR>(ta, &b.times, field, region, store, line, lim);
-        b.step::<MINOR>(tb, &a.times, field, region, store, line, lim);
+        a.step::<MINOR>(ta, (&b.times, &b.pend), field, region, store, line, lim);
+        b.step::<MINOR>(tb, (&a.times, &a.pend), field, region, store, line, lim);
     }
     let (alone, other) = if a.stop.is_none() { (a, b) } else { (b, a) };
     alone.run::<MINOR>(
         steps - (other.k as usize).min(steps),
         lim.max_time - other.t,
-        &other.times,
+        (&other.times, &other.pend),
         field,
         region,
         store,

@@ -37,11 +37,17 @@ const _: () = assert!(SPAN * SPAN <= 8);
 const END: u32 = u32::MAX;
 
 /// The coordinates of up to [`LANES`] points of one cell (unused lanes at
-/// infinity, never below a distance) and the cell's older chunk.
+/// infinity, never below a distance): one cache line.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
 struct Chunk {
     xs: [f32; LANES],
     ys: [f32; LANES],
+}
+
+/// A chunk's count, its cell's older chunk, and where its points are.
+#[derive(Clone, Copy, Debug)]
+struct Meta {
     /// Each point's fine cell within the cell: `di + SPAN·dj`.
     sub: [u8; LANES],
     n: u32,
@@ -68,6 +74,7 @@ pub(crate) struct Store {
     /// Per cell, its newest chunk or [`END`].
     head: Vec<u32>,
     chunks: Vec<Chunk>,
+    meta: Vec<Meta>,
     tags: Vec<Tags>,
     /// Cells of the insertions since [`mark`](Self::mark), for undoing.
     log: Vec<u32>,
@@ -90,6 +97,7 @@ impl Store {
             cx,
             head: vec![END; cx * cy],
             chunks: Vec::with_capacity(chunks),
+            meta: Vec::with_capacity(chunks),
             tags: Vec::with_capacity(chunks),
             log: Vec::new(),
         }
@@ -112,14 +120,16 @@ impl Store {
         let c = (j / SPAN) * self.cx + i / SPAN;
         let q = p - self.origin;
         let h = self.head[c];
-        let k = match self.chunks.get(h as usize) {
-            Some(ch) if (ch.n as usize) < LANES => h as usize,
+        let k = match self.meta.get(h as usize) {
+            Some(m) if (m.n as usize) < LANES => h as usize,
             _ => {
                 debug_assert!(self.chunks.len() < END as usize);
                 self.head[c] = self.chunks.len() as u32;
                 self.chunks.push(Chunk {
                     xs: [f32::INFINITY; LANES],
                     ys: [f32::INFINITY; LANES],
+                });
+                self.meta.push(Meta {
                     sub: [0; LANES],
                     n: 0,
                     next: h,
@@ -131,13 +141,13 @@ impl Store {
                 self.chunks.len() - 1
             }
         };
-        let (ch, tags) = (&mut self.chunks[k], &mut self.tags[k]);
-        let l = ch.n as usize;
+        let (ch, meta, tags) = (&mut self.chunks[k], &mut self.meta[k], &mut self.tags[k]);
+        let l = meta.n as usize;
         (ch.xs[l], ch.ys[l]) = (q.x as f32, q.y as f32);
         tags.lines[l] = line;
         tags.idxs[l] = idx;
-        ch.sub[l] = (i % SPAN + SPAN * (j % SPAN)) as u8;
-        ch.n += 1;
+        meta.sub[l] = (i % SPAN + SPAN * (j % SPAN)) as u8;
+        meta.n += 1;
         self.log.push(c as u32);
     }
 
@@ -150,17 +160,19 @@ impl Store {
     pub fn undo(&mut self) {
         while let Some(c) = self.log.pop() {
             let h = self.head[c as usize] as usize;
-            let Some(ch) = self.chunks.get_mut(h) else {
+            let Some(meta) = self.meta.get_mut(h) else {
                 continue;
             };
-            ch.n -= 1;
-            let l = ch.n as usize;
+            meta.n -= 1;
+            let l = meta.n as usize;
+            let ch = &mut self.chunks[h];
             (ch.xs[l], ch.ys[l]) = (f32::INFINITY, f32::INFINITY);
-            if ch.n == 0 {
-                self.head[c as usize] = ch.next;
+            if meta.n == 0 {
+                self.head[c as usize] = meta.next;
                 // Undone in reverse: an emptied chunk is the newest.
                 if h + 1 == self.chunks.len() {
                     self.chunks.pop();
+                    self.meta.pop();
                     self.tags.pop();
                 }
             }
@@ -220,17 +232,17 @@ impl Store {
                 }
                 let whole = fine == (1 << (SPAN * SPAN)) - 1;
                 let mut h = self.head[row + ci];
-                while let Some(ch) = self.chunks.get(h as usize) {
-                    let mut m = below(ch, qx, qy, *r2);
+                while let Some(meta) = self.meta.get(h as usize) {
+                    let mut m = below(&self.chunks[h as usize], qx, qy, *r2);
                     if !whole {
                         for l in 0..LANES {
-                            m &= !((((fine >> ch.sub[l]) & 1) ^ 1) << l);
+                            m &= !((((fine >> meta.sub[l]) & 1) ^ 1) << l);
                         }
                     }
                     if m != 0 && f(self, h as usize, m, r2) {
                         return true;
                     }
-                    h = ch.next;
+                    h = meta.next;
                 }
             }
         }
@@ -252,9 +264,38 @@ impl Store {
     /// false, or `r` if none is nearer.
     #[inline(always)]
     pub fn nearest_but(&self, p: DVec2, r: f64, skip: impl Fn(&Sample) -> bool) -> f64 {
+        let best = self.nearest_below(p, r, (r * r) as f32, skip);
+        (best as f64).sqrt().min(r)
+    }
+
+    /// `p` as the store holds points: relative to its origin, in f32.
+    #[inline(always)]
+    pub fn local(&self, p: DVec2) -> (f32, f32) {
         let q = p - self.origin;
-        let (qx, qy) = (q.x as f32, q.y as f32);
-        let mut best = (r * r) as f32;
+        (q.x as f32, q.y as f32)
+    }
+
+    /// Whether a query of radius `r` at `p` would look at point `at` (its
+    /// fine cell is in the query's span).
+    #[inline]
+    pub fn spans(&self, p: DVec2, r: f64, at: DVec2) -> bool {
+        let ((i0, j0), (i1, j1)) = self.span(p, r);
+        let (i, j) = self.coords(at);
+        (i0..=i1).contains(&i) && (j0..=j1).contains(&j)
+    }
+
+    /// The smallest squared distance (f32) from `p` to a point for which
+    /// `skip` is false, if below `best`, else `best` (at most `r²`: only
+    /// the cells within `r` are searched).
+    #[inline(always)]
+    pub fn nearest_below(
+        &self,
+        p: DVec2,
+        r: f64,
+        mut best: f32,
+        skip: impl Fn(&Sample) -> bool,
+    ) -> f32 {
+        let (qx, qy) = self.local(p);
         self.scan(p, r, &mut best, |st, k, mut m, best| {
             while m != 0 {
                 let l = m.trailing_zeros() as usize;
@@ -267,7 +308,7 @@ impl Store {
             }
             false
         });
-        (best as f64).sqrt().min(r)
+        best
     }
 
     /// Whether any point lies closer than `r` to `p`.
@@ -283,15 +324,15 @@ impl Store {
         for cj in j0 / SPAN..=j1 / SPAN {
             for ci in i0 / SPAN..=i1 / SPAN {
                 let mut h = self.head[cj * self.cx + ci];
-                while let Some(ch) = self.chunks.get(h as usize) {
-                    for l in 0..ch.n as usize {
-                        let s = ch.sub[l] as usize;
+                while let Some(meta) = self.meta.get(h as usize) {
+                    for l in 0..meta.n as usize {
+                        let s = meta.sub[l] as usize;
                         let (i, j) = (ci * SPAN + s % SPAN, cj * SPAN + s / SPAN);
                         if (i0..=i1).contains(&i) && (j0..=j1).contains(&j) {
                             out.push(self.sample(h as usize, l));
                         }
                     }
-                    h = ch.next;
+                    h = meta.next;
                 }
             }
         }
