@@ -17,7 +17,7 @@ use super::field::{MIN_EIGEN, SampledField};
 use super::pending::Pending;
 use super::region::{Region, StepCheck};
 use super::store::{Sample, Store};
-use super::trace::{Limits, Place, Stop, inside, off_grid};
+use super::trace::{Limits, Place, Stop, floor, sample};
 use glam::DVec2;
 
 /// One Bogacki–Shampine step of size `h` from `p` (at `place`), continuing
@@ -41,48 +41,17 @@ fn bs3<const MINOR: bool>(
     }
     let c = (h * field.inv_cell()) as f32;
     let by = |k: [f32; 2], f: f32| [k[0] * f, k[1] * f];
-    let k2 = sample_any::<MINOR>(field, place, p, by(k1, 0.5 * c), s, k1);
-    let k3 = sample_any::<MINOR>(field, place, p, by(k2, 0.75 * c), s, k1);
+    let k2 = sample::<MINOR, true>(field, place, p, by(k1, 0.5 * c), s, k1);
+    let k3 = sample::<MINOR, true>(field, place, p, by(k2, 0.75 * c), s, k1);
     let y = |i: usize| (2.0 / 9.0) * k1[i] + (1.0 / 3.0) * k2[i] + (4.0 / 9.0) * k3[i];
     let y = [y(0), y(1)];
-    let k4 = sample_any::<MINOR>(field, place, p, by(y, c), s, k1);
+    let k4 = sample::<MINOR, true>(field, place, p, by(y, c), s, k1);
     let e = |i: usize| {
         (-5.0 / 72.0) * k1[i] + (1.0 / 12.0) * k2[i] + (1.0 / 9.0) * k3[i] - 0.125 * k4[i]
     };
     let (ex, ey) = (e(0), e(1));
     let err = ((ex * ex + ey * ey) as f64).sqrt() * h;
     Some((DVec2::new(y[0] as f64, y[1] as f64) * h, err))
-}
-
-/// The eigenvector `du` (cell units, any distance) from `place` (at `p`):
-/// with k1's sign `s` inside the place's cell, else from the cell it falls
-/// in turned to agree with `to` (k1).
-#[inline(always)]
-fn sample_any<const MINOR: bool>(
-    field: &SampledField,
-    place: &Place,
-    p: DVec2,
-    du: [f32; 2],
-    s: f32,
-    to: [f32; 2],
-) -> [f32; 2] {
-    let (u, v) = (place.u + du[0], place.v + du[1]);
-    if inside(u, v) {
-        let m = place.cell.eval::<MINOR>(u, v);
-        return [m[0] * s, m[1] * s];
-    }
-    if !(u.abs() < 1.0e6 && v.abs() < 1.0e6) {
-        return off_grid(field, MINOR, p, du, to);
-    }
-    let (fu, fv) = (floor(u), floor(v));
-    match field.cell(place.i + fu, place.j + fv) {
-        Some(cell) => {
-            let m = cell.eval::<MINOR>(u - fu as f32, v - fv as f32);
-            let s = 1.0f32.copysign(m[0] * to[0] + m[1] * to[1]);
-            [m[0] * s, m[1] * s]
-        }
-        None => off_grid(field, MINOR, p, du, to),
-    }
 }
 
 /// Asks the processor to fetch `x`'s cache line (a hint; nothing where
@@ -98,16 +67,6 @@ fn prefetch<T>(x: &T) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = x;
-}
-
-/// `x.floor()` as an integer, for |x| < 1e6 (callers check), without a
-/// library call.
-#[inline(always)]
-fn floor(x: f32) -> i32 {
-    debug_assert!(x.abs() < 1.0e6);
-    // SAFETY: |x| < 1e6 (callers check, NaN excluded) fits an i32.
-    let t = unsafe { x.to_int_unchecked::<i32>() };
-    t - (t as f32 > x) as i32
 }
 
 /// One half of a line traced with adaptive steps.
