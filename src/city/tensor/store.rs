@@ -234,7 +234,9 @@ impl Store {
                 let mut h = self.head[row + ci];
                 while let Some(meta) = self.meta.get(h as usize) {
                     let mut m = below(&self.chunks[h as usize], qx, qy, *r2);
-                    if !whole {
+                    // (Only points within rounding of the radius can be
+                    // near and out of the span: tested when any is near.)
+                    if m != 0 && !whole {
                         for l in 0..LANES {
                             m &= !((((fine >> meta.sub[l]) & 1) ^ 1) << l);
                         }
