@@ -3,12 +3,13 @@
 //! line?" (separation and collision tests) and "which lines are near?"
 //! (joins).
 //!
-//! Points are filed by *fine* cells (half the search radius) as before,
-//! but kept in cells of [`SPAN`]² fine ones, each a list of chunks of
-//! eight points stored column-wise (coordinates apart from the rest), so a
-//! query looks at a few cells and tests eight points at once. A point
-//! counts for a query only if its fine cell is in the query's fine span,
-//! exactly as when fine cells were scanned one by one.
+//! A query's span is the *fine* cells (half the search radius) meeting
+//! the square around it, but points are kept in cells of [`SPAN`]² fine
+//! ones, each a list of chunks of eight points stored column-wise (the
+//! coordinates, one cache line, apart from the rest), so a query looks at
+//! a few cells and tests eight points at once. A point counts only if its
+//! fine cell is in the span, exactly as if fine cells were scanned one by
+//! one.
 
 use glam::DVec2;
 
@@ -87,8 +88,9 @@ impl Store {
         let n = ((max - min) / cell).ceil().max(DVec2::ONE);
         let (nx, ny) = (n.x as usize, n.y as usize);
         let (cx, cy) = (nx.div_ceil(SPAN), ny.div_ceil(SPAN));
-        // A chunk holds four points on average or more.
-        let chunks = (points / 4).min(1 << 24);
+        // A chunk holds four points on average or more (the room is only
+        // reserved; a few megabytes at most).
+        let chunks = (points / 4).min(1 << 15);
         Self {
             origin: min,
             inv: 1.0 / cell,
