@@ -139,7 +139,7 @@ impl Walker {
     fn step<const MINOR: bool>(
         &mut self,
         first: Option<(DVec2, f64)>,
-        (other, other_pend): (&[f64], &Pending),
+        (other, other_pend, other_p): (&[f64], &Pending, DVec2),
         field: &SampledField,
         region: &Region,
         store: &mut Store,
@@ -214,7 +214,15 @@ impl Walker {
             // skipped), then the store's.
             let local = store.local(x);
             let mut best = (lim.reach * lim.reach) as f32;
-            for pend in [&self.pend, other_pend] {
+            // (The other half's lie within `own_time + max_h` of where it
+            // is, steps being no longer than their time: once that is
+            // beyond reach, none can be near.)
+            let far = lim.reach + lim.own_time + lim.max_h + 1.0;
+            let other_near = x.distance_squared(other_p) < far * far;
+            for pend in [&self.pend, other_pend]
+                .into_iter()
+                .take(1 + other_near as usize)
+            {
                 pend.lower(store, x, lim.reach, local, here, lim.own_time, &mut best);
             }
             let best = store.nearest_below(x, lim.reach, best, |s| {
@@ -274,7 +282,7 @@ impl Walker {
         &mut self,
         steps: usize,
         until: f64,
-        other: (&[f64], &Pending),
+        other: (&[f64], &Pending, DVec2),
         field: &SampledField,
         region: &Region,
         store: &mut Store,
@@ -336,14 +344,30 @@ pub(crate) fn trace_adaptive<const MINOR: bool>(
     {
         // Two independent chains of samples the processor overlaps.
         let (ta, tb) = (a.try_step::<MINOR>(field), b.try_step::<MINOR>(field));
-        a.step::<MINOR>(ta, (&b.times, &b.pend), field, region, store, line, lim);
-        b.step::<MINOR>(tb, (&a.times, &a.pend), field, region, store, line, lim);
+        a.step::<MINOR>(
+            ta,
+            (&b.times, &b.pend, b.p),
+            field,
+            region,
+            store,
+            line,
+            lim,
+        );
+        b.step::<MINOR>(
+            tb,
+            (&a.times, &a.pend, a.p),
+            field,
+            region,
+            store,
+            line,
+            lim,
+        );
     }
     let (alone, other) = if a.stop.is_none() { (a, b) } else { (b, a) };
     alone.run::<MINOR>(
         steps - (other.k as usize).min(steps),
         lim.max_time - other.t,
-        (&other.times, &other.pend),
+        (&other.times, &other.pend, other.p),
         field,
         region,
         store,

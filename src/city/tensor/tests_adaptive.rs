@@ -278,3 +278,18 @@ fn both_samplings_agree_on_the_neighbouring_cells() {
     }
     assert!(checked > 5_000, "{checked}");
 }
+
+/// The reference scenario at the default tolerance, pinned: the store's
+/// layout and the pending points change how the separation queries look,
+/// never what they answer (slow in debug builds).
+#[test]
+#[ignore]
+fn default_tolerance_keeps_the_reference_streets_bit_for_bit() {
+    let (field, input, params) = reference();
+    let t = TensorStreets::new(params)
+        .unwrap()
+        .trace(&field, &input)
+        .unwrap();
+    assert_eq!(t.lines.len(), 183);
+    assert_eq!(fingerprint(&t), 0xb060_05ba_f2e6_6a50);
+}
