@@ -14,9 +14,10 @@
 //! the fixed steps' streets.
 
 use super::field::{MIN_EIGEN, SampledField};
+use super::pending::Pending;
 use super::region::{Region, StepCheck};
 use super::store::{Sample, Store};
-use super::trace::{Limits, Place, Stop, inside, off_grid};
+use super::trace::{Limits, Place, Stop, floor, sample};
 use glam::DVec2;
 
 /// One Bogacki–Shampine step of size `h` from `p` (at `place`), continuing
@@ -40,48 +41,17 @@ fn bs3<const MINOR: bool>(
     }
     let c = (h * field.inv_cell()) as f32;
     let by = |k: [f32; 2], f: f32| [k[0] * f, k[1] * f];
-    let k2 = sample_any::<MINOR>(field, place, p, by(k1, 0.5 * c), s, k1);
-    let k3 = sample_any::<MINOR>(field, place, p, by(k2, 0.75 * c), s, k1);
+    let k2 = sample::<MINOR, true>(field, place, p, by(k1, 0.5 * c), s, k1);
+    let k3 = sample::<MINOR, true>(field, place, p, by(k2, 0.75 * c), s, k1);
     let y = |i: usize| (2.0 / 9.0) * k1[i] + (1.0 / 3.0) * k2[i] + (4.0 / 9.0) * k3[i];
     let y = [y(0), y(1)];
-    let k4 = sample_any::<MINOR>(field, place, p, by(y, c), s, k1);
+    let k4 = sample::<MINOR, true>(field, place, p, by(y, c), s, k1);
     let e = |i: usize| {
         (-5.0 / 72.0) * k1[i] + (1.0 / 12.0) * k2[i] + (1.0 / 9.0) * k3[i] - 0.125 * k4[i]
     };
     let (ex, ey) = (e(0), e(1));
     let err = ((ex * ex + ey * ey) as f64).sqrt() * h;
     Some((DVec2::new(y[0] as f64, y[1] as f64) * h, err))
-}
-
-/// The eigenvector `du` (cell units, any distance) from `place` (at `p`):
-/// with k1's sign `s` inside the place's cell, else from the cell it falls
-/// in turned to agree with `to` (k1).
-#[inline(always)]
-fn sample_any<const MINOR: bool>(
-    field: &SampledField,
-    place: &Place,
-    p: DVec2,
-    du: [f32; 2],
-    s: f32,
-    to: [f32; 2],
-) -> [f32; 2] {
-    let (u, v) = (place.u + du[0], place.v + du[1]);
-    if inside(u, v) {
-        let m = place.cell.eval::<MINOR>(u, v);
-        return [m[0] * s, m[1] * s];
-    }
-    if !(u.abs() < 1.0e6 && v.abs() < 1.0e6) {
-        return off_grid(field, MINOR, p, du, to);
-    }
-    let (fu, fv) = (floor(u), floor(v));
-    match field.cell(place.i + fu, place.j + fv) {
-        Some(cell) => {
-            let m = cell.eval::<MINOR>(u - fu as f32, v - fv as f32);
-            let s = 1.0f32.copysign(m[0] * to[0] + m[1] * to[1]);
-            [m[0] * s, m[1] * s]
-        }
-        None => off_grid(field, MINOR, p, du, to),
-    }
 }
 
 /// Asks the processor to fetch `x`'s cache line (a hint; nothing where
@@ -99,16 +69,6 @@ fn prefetch<T>(x: &T) {
     let _ = x;
 }
 
-/// `x.floor()` as an integer, for |x| < 1e6 (callers check), without a
-/// library call.
-#[inline(always)]
-fn floor(x: f32) -> i32 {
-    debug_assert!(x.abs() < 1.0e6);
-    // SAFETY: |x| < 1e6 (callers check, NaN excluded) fits an i32.
-    let t = unsafe { x.to_int_unchecked::<i32>() };
-    t - (t as f32 > x) as i32
-}
-
 /// One half of a line traced with adaptive steps.
 struct Walker {
     pts: Vec<DVec2>,
@@ -123,6 +83,8 @@ struct Walker {
     t: f64,
     /// Distance it may still go before the next collision query.
     safe: f64,
+    /// Its filed points the store does not hold yet.
+    pend: Pending,
     /// Time and points since the last filed point.
     since: f64,
     unfiled: i32,
@@ -142,6 +104,7 @@ impl Walker {
             h,
             t: 0.0,
             safe: -1.0,
+            pend: Pending::default(),
             since: 0.0,
             unfiled: 0,
             k: 0,
@@ -170,13 +133,13 @@ impl Walker {
     /// Takes one step, `first` its first try (shrunk until its error is
     /// within the tolerance or it is `dstep`), unless it leaves the free
     /// region or comes too close to the family; `other` is the other
-    /// half's `times`.
+    /// half's `times` and pending points.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn step<const MINOR: bool>(
         &mut self,
         first: Option<(DVec2, f64)>,
-        other: &[f64],
+        (other, other_pend, other_p): (&[f64], &Pending, DVec2),
         field: &SampledField,
         region: &Region,
         store: &mut Store,
@@ -247,9 +210,25 @@ impl Walker {
                     i => times.get(i - 1).map_or(f64::INFINITY, |t| sign as f64 * t),
                 }
             };
-            let near = store.nearest_but(x, lim.reach, |s| {
+            // The pending points first (they are the nearest, and most are
+            // skipped), then the store's.
+            let local = store.local(x);
+            let mut best = (lim.reach * lim.reach) as f32;
+            // (The other half's lie within `own_time + max_h` of where it
+            // is, steps being no longer than their time: once that is
+            // beyond reach, none can be near.)
+            let far = lim.reach + lim.own_time + lim.max_h + 1.0;
+            let other_near = x.distance_squared(other_p) < far * far;
+            for pend in [&self.pend, other_pend]
+                .into_iter()
+                .take(1 + other_near as usize)
+            {
+                pend.lower(store, x, lim.reach, local, here, lim.own_time, &mut best);
+            }
+            let best = store.nearest_below(x, lim.reach, best, |s| {
                 s.line == line && (time_of(s) - here).abs() < lim.own_time
             });
+            let near = (best as f64).sqrt().min(lim.reach);
             if near < lim.thr {
                 // End where it is known clear, within `dstep` of the test
                 // that failed.
@@ -269,7 +248,11 @@ impl Walker {
         // next step is at most `self.h` in time, so in length too) and
         // `every` points apart.
         if self.since + self.h > lim.max_h || self.unfiled >= lim.every {
-            store.insert(q, line, self.sign * self.k);
+            let t = self.t;
+            self.pend
+                .push(store, q, self.sign as f64 * t, self.sign * self.k);
+            // Filed once its own queries can no longer skip it.
+            (self.pend).file_while(store, line, |s| t - s.abs() >= lim.own_time);
             self.since = 0.0;
             self.unfiled = 0;
         }
@@ -299,7 +282,7 @@ impl Walker {
         &mut self,
         steps: usize,
         until: f64,
-        other: &[f64],
+        other: (&[f64], &Pending, DVec2),
         field: &SampledField,
         region: &Region,
         store: &mut Store,
@@ -312,9 +295,10 @@ impl Walker {
         }
     }
 
-    /// Files the last point if it was not, and hands over points, times
-    /// and stop.
-    fn finish(self, store: &mut Store, line: u32) -> (Vec<DVec2>, Vec<f64>, Stop) {
+    /// Files the pending points and the last point if it was not, and
+    /// hands over points, times and stop.
+    fn finish(mut self, store: &mut Store, line: u32) -> (Vec<DVec2>, Vec<f64>, Stop) {
+        self.pend.file_while(store, line, |_| true);
         if self.unfiled > 0
             && let Some(&last) = self.pts.last()
         {
@@ -360,14 +344,30 @@ pub(crate) fn trace_adaptive<const MINOR: bool>(
     {
         // Two independent chains of samples the processor overlaps.
         let (ta, tb) = (a.try_step::<MINOR>(field), b.try_step::<MINOR>(field));
-        a.step::<MINOR>(ta, &b.times, field, region, store, line, lim);
-        b.step::<MINOR>(tb, &a.times, field, region, store, line, lim);
+        a.step::<MINOR>(
+            ta,
+            (&b.times, &b.pend, b.p),
+            field,
+            region,
+            store,
+            line,
+            lim,
+        );
+        b.step::<MINOR>(
+            tb,
+            (&a.times, &a.pend, a.p),
+            field,
+            region,
+            store,
+            line,
+            lim,
+        );
     }
     let (alone, other) = if a.stop.is_none() { (a, b) } else { (b, a) };
     alone.run::<MINOR>(
         steps - (other.k as usize).min(steps),
         lim.max_time - other.t,
-        &other.times,
+        (&other.times, &other.pend, other.p),
         field,
         region,
         store,

@@ -61,6 +61,7 @@ mod generate;
 mod graph;
 mod lines;
 mod params;
+mod pending;
 mod region;
 mod seeds;
 mod store;

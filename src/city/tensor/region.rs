@@ -103,19 +103,21 @@ impl Region {
                 }
             }
         }
-        // File every edge in the cells within `pad` of it.
+        // File every edge in the cells within `pad` of it, edge by edge: a
+        // segment's cells are distinct, and the grouping keeps the filing
+        // order, so each cell lists its edges once each, in rising order
+        // (as sorting would, without the sort).
         let mut filed: Vec<(u32, u32)> = Vec::new();
+        let mut cells = Vec::new();
         for (e, edge) in edges.iter().enumerate() {
-            for (x, y) in
-                crate::geom::cells_along_segment(edge.a - origin, edge.b - origin, cell, pad)
-            {
+            let (a, b) = (edge.a - origin, edge.b - origin);
+            crate::geom::cells_along_segment_into(a, b, cell, pad, &mut cells);
+            for &(x, y) in &cells {
                 if (0..nx as i64).contains(&x) && (0..ny as i64).contains(&y) {
                     filed.push(((y as usize * nx + x as usize) as u32, e as u32));
                 }
             }
         }
-        filed.sort_unstable();
-        filed.dedup();
         let (starts, edge_ids) =
             crate::geom::group_by_key(nx * ny, &filed, |f| f.0 as usize, |f| f.1);
         let mut region = Self {
@@ -295,5 +297,43 @@ impl Region {
     /// The boundary and obstacle rings (boundary first).
     pub fn polys(&self) -> &[Vec<DVec2>] {
         &self.polys
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each cell lists the edges near it once each, in rising order: what
+    /// sorting the filings would give.
+    #[test]
+    fn cells_list_their_edges_as_sorted_filings_would() {
+        let ring = |c: DVec2, r: f64, n: usize| -> Vec<DVec2> {
+            (0..n)
+                .map(|k| {
+                    let a = k as f64 / n as f64 * std::f64::consts::TAU;
+                    c + DVec2::new(a.cos(), a.sin()) * r * (1.0 + 0.3 * (3.0 * a).sin())
+                })
+                .collect()
+        };
+        let boundary = ring(DVec2::splat(100.0), 90.0, 37);
+        let obstacles = vec![ring(DVec2::new(90.0, 110.0), 20.0, 11)];
+        let (cell, pad) = (4.0, 9.0);
+        let region = Region::new(&boundary, &obstacles, cell, pad).unwrap();
+        let mut filed: Vec<(u32, u32)> = Vec::new();
+        for (e, edge) in region.edges.iter().enumerate() {
+            let (a, b) = (edge.a - region.origin, edge.b - region.origin);
+            for (x, y) in crate::geom::cells_along_segment(a, b, cell, pad) {
+                if (0..region.nx as i64).contains(&x) && (0..region.ny as i64).contains(&y) {
+                    filed.push(((y as usize * region.nx + x as usize) as u32, e as u32));
+                }
+            }
+        }
+        filed.sort_unstable();
+        filed.dedup();
+        let (starts, ids) =
+            crate::geom::group_by_key(region.nx * region.ny, &filed, |f| f.0 as usize, |f| f.1);
+        assert!(ids.len() > 100);
+        assert_eq!((region.starts, region.edge_ids), (starts, ids));
     }
 }

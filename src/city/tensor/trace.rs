@@ -125,10 +125,10 @@ fn rk4_at<const MINOR: bool>(
     let s = 1.0f32.copysign(m[0] * prev.x as f32 + m[1] * prev.y as f32);
     let k1 = [m[0] * s, m[1] * s];
     let c = (0.5 * h * field.inv_cell()) as f32;
-    let k2 = sample::<MINOR>(field, place, p, [k1[0] * c, k1[1] * c], s, k1);
-    let k3 = sample::<MINOR>(field, place, p, [k2[0] * c, k2[1] * c], s, k1);
+    let k2 = sample::<MINOR, false>(field, place, p, [k1[0] * c, k1[1] * c], s, k1);
+    let k3 = sample::<MINOR, false>(field, place, p, [k2[0] * c, k2[1] * c], s, k1);
     let c2 = 2.0 * c;
-    let k4 = sample::<MINOR>(field, place, p, [k3[0] * c2, k3[1] * c2], s, k1);
+    let k4 = sample::<MINOR, false>(field, place, p, [k3[0] * c2, k3[1] * c2], s, k1);
     // NaN (a degenerate cell) fails too.
     if !(((MIN_EIGEN * MIN_EIGEN) as f32)..).contains(&(k1[0] * k1[0] + k1[1] * k1[1])) {
         return None;
@@ -138,10 +138,14 @@ fn rk4_at<const MINOR: bool>(
 }
 
 /// The eigenvector `du` (cell units) from `place` (at point `p`) with
-/// k1's sign `s` inside the place's cell (see [`Cell::eval`]), else
-/// from the cell it falls in, turned to agree with `to` (k1).
+/// k1's sign `s` inside the place's cell (see [`Cell::eval`]), else from
+/// the cell it falls in, turned to agree with `to` (k1). Only the
+/// neighbouring cells are read directly (fixed steps), or with `ANY` any
+/// cell (adaptive steps, up to a million cells away); farther or off the
+/// grid, [`off_grid`]. (Within a cell of the place, `floor` is the
+/// neighbour's offset exactly, so both read the neighbours alike.)
 #[inline(always)]
-fn sample<const MINOR: bool>(
+pub(super) fn sample<const MINOR: bool, const ANY: bool>(
     field: &SampledField,
     place: &Place,
     p: DVec2,
@@ -154,14 +158,18 @@ fn sample<const MINOR: bool>(
         let m = place.cell.eval::<MINOR>(u, v);
         return [m[0] * s, m[1] * s];
     }
-    if !((u > -1.0) & (v > -1.0) & (u < 2.0) & (v < 2.0)) {
+    let near = if ANY {
+        u.abs() < 1.0e6 && v.abs() < 1.0e6
+    } else {
+        (u > -1.0) & (v > -1.0) & (u < 2.0) & (v < 2.0)
+    };
+    if !near {
         return off_grid(field, MINOR, p, du, to);
     }
-    let di = (u >= 1.0) as i32 - (u < 0.0) as i32;
-    let dj = (v >= 1.0) as i32 - (v < 0.0) as i32;
-    match field.cell(place.i + di, place.j + dj) {
+    let (fu, fv) = (floor(u), floor(v));
+    match field.cell(place.i + fu, place.j + fv) {
         Some(cell) => {
-            let m = cell.eval::<MINOR>(u - di as f32, v - dj as f32);
+            let m = cell.eval::<MINOR>(u - fu as f32, v - fv as f32);
             let s = 1.0f32.copysign(m[0] * to[0] + m[1] * to[1]);
             [m[0] * s, m[1] * s]
         }
@@ -169,17 +177,21 @@ fn sample<const MINOR: bool>(
     }
 }
 
+/// `x.floor()` as an integer, for |x| < 1e6 (callers check), without a
+/// library call.
+#[inline(always)]
+pub(super) fn floor(x: f32) -> i32 {
+    debug_assert!(x.abs() < 1.0e6);
+    // SAFETY: |x| < 1e6 (callers check, NaN excluded) fits an i32.
+    let t = unsafe { x.to_int_unchecked::<i32>() };
+    t - (t as f32 > x) as i32
+}
+
 /// [`sample`] off the grid (the nearest edge cell's value) or a cell or
 /// more away.
 #[cold]
 #[inline(never)]
-pub(super) fn off_grid(
-    field: &SampledField,
-    minor: bool,
-    p: DVec2,
-    du: [f32; 2],
-    to: [f32; 2],
-) -> [f32; 2] {
+fn off_grid(field: &SampledField, minor: bool, p: DVec2, du: [f32; 2], to: [f32; 2]) -> [f32; 2] {
     let q = p + DVec2::new(du[0] as f64, du[1] as f64) * field.cell_side();
     let w = field.towards(q, minor, DVec2::new(to[0] as f64, to[1] as f64));
     [w.x as f32, w.y as f32]

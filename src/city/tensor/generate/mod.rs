@@ -190,7 +190,15 @@ impl<'a> Generator<'a> {
         let by_length = self.timed(level);
         let (lo, hi) = self.bounds;
         let margin = DVec2::splat(reach);
-        let mut stores = [0, 1].map(|_| Store::new(lo - margin, hi + margin, reach / 2.0));
+        // Room for the earlier lines' filed points and about this level's
+        // (each family fills the area with lines `dsep` apart).
+        let earlier: usize = (self.lines.iter())
+            .map(|l| l.points.len() / every as usize + 2)
+            .sum();
+        let area = (hi - lo).x * (hi - lo).y;
+        let traced = 1.5 * area / sp.dsep / (every as f64 * h);
+        let room = earlier / 2 + (traced.min(1.0e7) as usize);
+        let mut stores = [0, 1].map(|_| Store::new(lo - margin, hi + margin, reach / 2.0, room));
         for (id, line) in self.lines.iter().enumerate() {
             let store = &mut stores[line.family.index()];
             if by_length {
