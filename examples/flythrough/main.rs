@@ -3,6 +3,11 @@
 //!
 //! `cargo run --release --example flythrough [-- --seconds S --speed M --workers N --single-threaded | --multi-threaded --traffic --density D --physics]`
 //!
+//! `--render` renders every frame offscreen at 1920 × 1080 along a fixed
+//! route over countryside, a highway and two cities, and reports CPU and GPU
+//! frame times, draw calls, triangles and memory (`render.rs`; `--json
+//! PATH` writes them; `--seconds S`: the route's length in 60 Hz frames).
+//!
 //! `--far`: 1,000 km east from the origin at 1,000 m/s (1,000 s; `--seconds`
 //! and `--speed` after it still apply), checking render precision and, at
 //! the end, that the ground out there is the ground generated alone
@@ -49,6 +54,12 @@ use bevy_relief::prelude::*;
 use std::time::{Duration, Instant};
 
 mod far;
+mod os;
+mod render;
+
+#[cfg(target_os = "linux")]
+use os::main_thread_clock;
+use os::{frame_threads_run_delay, main_thread_cpu, rss_kib};
 
 #[derive(Resource)]
 struct Flight {
@@ -94,6 +105,8 @@ fn main() -> AppExit {
     let mut traffic: Option<TrafficSettings> = None;
     let mut physics = false;
     let mut avian = false;
+    let mut render = false;
+    let mut json = None;
     let mut start = DVec3::new(19000.0, 1260.0, 600.0);
     let mut far = false;
     let mut args = std::env::args().skip(1);
@@ -115,6 +128,14 @@ fn main() -> AppExit {
             start = DVec3::new(0.0, 0.0, 600.0);
             continue;
         }
+        if a == "--render" {
+            render = true;
+            continue;
+        }
+        if a == "--json" {
+            json = args.next();
+            continue;
+        }
         if a == "--traffic" {
             traffic.get_or_insert_with(TrafficSettings::default);
             continue;
@@ -131,7 +152,7 @@ fn main() -> AppExit {
             }
             _ => {
                 eprintln!(
-                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--single-threaded | --multi-threaded] [--traffic] [--density D] [--physics | --avian (with --features physics)] [--far]"
+                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--single-threaded | --multi-threaded] [--traffic] [--density D] [--physics | --avian (with --features physics)] [--far] [--render [--json PATH]]"
                 );
                 return AppExit::from_code(2);
             }
@@ -150,17 +171,25 @@ fn main() -> AppExit {
     let mut app = App::new();
     // Before the plugin, so that it keeps these workers.
     app.insert_resource(workers.unwrap_or_default());
-    app.add_plugins((
-        MinimalPlugins.set(ScheduleRunnerPlugin::run_loop(Duration::from_secs_f64(
-            1.0 / 60.0,
-        ))),
-        TransformPlugin,
-        AssetPlugin::default(),
-        MeshPlugin,
-        relief,
-    ))
-    .insert_resource(Flight {
-        seconds,
+    if render {
+        app.add_plugins((render::plugins(), relief));
+        render::add(&mut app, seconds, json);
+    } else {
+        app.add_plugins((
+            MinimalPlugins.set(ScheduleRunnerPlugin::run_loop(Duration::from_secs_f64(
+                1.0 / 60.0,
+            ))),
+            TransformPlugin,
+            AssetPlugin::default(),
+            MeshPlugin,
+            relief,
+        ))
+        .add_systems(Startup, spawn_focus)
+        .add_systems(Update, fly);
+    }
+    app.insert_resource(Flight {
+        // With `--render` the route ends the run, by frames.
+        seconds: if render { f64::INFINITY } else { seconds },
         speed,
         start,
         frame_start: None,
@@ -183,18 +212,8 @@ fn main() -> AppExit {
         vehicle_frames: 0.0,
         colliders: None,
     })
-    .add_systems(
-        Startup,
-        |mut commands: Commands, origin: Res<RenderOrigin>, flight: Res<Flight>| {
-            commands.spawn((
-                Transform::from_translation(origin.to_render(flight.start)),
-                ReliefFocus,
-            ));
-        },
-    )
     .add_systems(First, frame_begin)
-    .add_systems(Last, frame_end)
-    .add_systems(Update, fly);
+    .add_systems(Last, frame_end);
     if let Some(settings) = traffic {
         app.add_plugins(ReliefTrafficPlugin { settings });
     }
@@ -235,6 +254,14 @@ fn main() -> AppExit {
         ),
     )
     .run()
+}
+
+/// The focus, where the flight starts.
+fn spawn_focus(mut commands: Commands, origin: Res<RenderOrigin>, flight: Res<Flight>) {
+    commands.spawn((
+        Transform::from_translation(origin.to_render(flight.start)),
+        ReliefFocus,
+    ));
 }
 
 /// Moves the focus east; the distance follows real time.
@@ -285,48 +312,6 @@ fn frame_end(mut flight: ResMut<Flight>) {
         let waited = frame_threads_run_delay().saturating_sub(flight.wait_start);
         flight.waits.push(waited as f64 / 1e6);
     }
-}
-
-/// The calling (main) thread's CPU clock.
-#[cfg(target_os = "linux")]
-fn main_thread_clock() -> libc::clockid_t {
-    let mut clock: libc::clockid_t = libc::CLOCK_THREAD_CPUTIME_ID;
-    // SAFETY: the calling thread's own handle and a valid out pointer.
-    unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut clock) };
-    clock
-}
-
-/// The main thread's CPU time so far, ns (0 off Linux).
-fn main_thread_cpu(_flight: &Flight) -> u64 {
-    #[cfg(target_os = "linux")]
-    {
-        let mut t = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: a valid clock id and out pointer.
-        if unsafe { libc::clock_gettime(_flight.main_clock, &mut t) } == 0 {
-            return t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64;
-        }
-    }
-    0
-}
-
-/// The summed time this process's threads, the plugin's workers aside, have
-/// spent runnable but not running, ns (Linux schedstat; 0 elsewhere).
-fn frame_threads_run_delay() -> u64 {
-    let tasks = std::fs::read_dir("/proc/self/task").into_iter().flatten();
-    tasks
-        .flatten()
-        .filter(|t| {
-            let name = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
-            !name.starts_with("relief ")
-        })
-        .filter_map(|t| {
-            let stat = std::fs::read_to_string(t.path().join("schedstat")).ok()?;
-            stat.split_whitespace().nth(1)?.parse::<u64>().ok()
-        })
-        .sum()
 }
 
 fn begin(mut flight: ResMut<Flight>) {
@@ -402,21 +387,6 @@ fn far_end(
     if far::report(&far, &laid, &settings, &state) > 0 {
         exit.write(AppExit::from_code(1));
     }
-}
-
-/// Resident memory in KiB (Linux; 0 elsewhere).
-fn rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))?
-                .split_whitespace()
-                .nth(1)?
-                .parse()
-                .ok()
-        })
-        .unwrap_or(0)
 }
 
 /// Prints the figures; returns how many checks failed.

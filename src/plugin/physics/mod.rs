@@ -33,6 +33,7 @@
 
 mod character;
 mod ground;
+mod settings;
 mod solids;
 
 use super::ReliefSystems;
@@ -53,6 +54,7 @@ use std::time::Instant;
 pub use character::{
     CharacterControl, CharacterError, CharacterState, ReliefCharacter, standing_height,
 };
+pub use settings::{PhysicsSettingsError, ReliefPhysicsSettings};
 pub use solids::collider_cell;
 
 /// Side of a collider cell, metres.
@@ -68,85 +70,6 @@ const MAX_PENDING: usize = 8;
 
 /// A cell `(x, y)`: core coordinates divided by [`COLLIDER_CELL`], rounded down.
 pub type Cell = (i64, i64);
-
-/// Where colliders are made and how finely (a resource: change it live;
-/// a bad value is reported and the last good settings stay).
-#[derive(Resource, Clone, Debug, PartialEq, Reflect)]
-#[reflect(Resource)]
-pub struct ReliefPhysicsSettings {
-    /// Colliders stand within this distance of the focus, metres (16–5000).
-    pub collider_radius: f64,
-    /// The ground is sampled every `fine_spacing` metres within this
-    /// distance (0 to `collider_radius`).
-    pub fine_radius: f64,
-    /// The ground's sample spacing near the focus, metres (0.25–16; rounded
-    /// to divide [`COLLIDER_CELL`]).
-    pub fine_spacing: f64,
-    /// The ground's sample spacing farther away, metres (0.25–16).
-    pub coarse_spacing: f64,
-    /// Bodies inserted per frame at most (1–1000).
-    pub inserts_per_frame: usize,
-}
-
-impl Default for ReliefPhysicsSettings {
-    fn default() -> Self {
-        Self {
-            collider_radius: 400.0,
-            fine_radius: 100.0,
-            fine_spacing: 1.0,
-            coarse_spacing: 2.0,
-            inserts_per_frame: 4,
-        }
-    }
-}
-
-/// A physics setting out of its range (named by its path).
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("physics.{field}: {value} is outside {min}..={max}")]
-pub struct PhysicsSettingsError {
-    /// The field.
-    pub field: &'static str,
-    /// Its value.
-    pub value: f64,
-    /// The smallest allowed.
-    pub min: f64,
-    /// The largest allowed.
-    pub max: f64,
-}
-
-impl ReliefPhysicsSettings {
-    /// Checks every field's range.
-    pub fn validate(&self) -> Result<(), PhysicsSettingsError> {
-        let range = |field, value: f64, min: f64, max: f64| {
-            if (min..=max).contains(&value) {
-                Ok(())
-            } else {
-                Err(PhysicsSettingsError {
-                    field,
-                    value,
-                    min,
-                    max,
-                })
-            }
-        };
-        range("collider_radius", self.collider_radius, 16.0, 5000.0)?;
-        range("fine_radius", self.fine_radius, 0.0, self.collider_radius)?;
-        range("fine_spacing", self.fine_spacing, 0.25, 16.0)?;
-        range("coarse_spacing", self.coarse_spacing, 0.25, 16.0)?;
-        let inserts = self.inserts_per_frame as f64;
-        range("inserts_per_frame", inserts, 1.0, 1000.0)
-    }
-
-    /// Ground cells per side of a collider cell at `distance` from the focus.
-    fn cells_per_side(&self, distance: f64) -> usize {
-        let spacing = if distance <= self.fine_radius {
-            self.fine_spacing
-        } else {
-            self.coarse_spacing
-        };
-        (COLLIDER_CELL / spacing).round().clamp(1.0, 256.0) as usize
-    }
-}
 
 /// What a collider body holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Reflect)]

@@ -1,0 +1,443 @@
+//! `--render`: the fly-through renders every frame for real, offscreen (a
+//! camera rendering to a 1920 × 1080 image, no window), on whatever GPU wgpu
+//! finds, along a fixed route: countryside, a city from 300 m up and at
+//! street level, the highway viaduct, a second city the same way, and out.
+//!
+//! The route advances by frames, not by wall time (`--seconds S` of route
+//! at 60 frames a second): every machine renders the same frames. It
+//! reports the CPU frame time (from one frame's start to the next, the
+//! runner not pacing), the GPU frame time (timestamp queries through
+//! Bevy's `RenderDiagnosticsPlugin`, where the adapter has them), the draw
+//! calls (counted from the render phases: one per multi-draw batch set,
+//! batchable bin, unbatchable mesh and sorted item), the triangles of the
+//! visible meshes, entities, resident memory and the GPU memory wgpu's
+//! allocator holds; `--json PATH` writes them.
+
+use super::{Flight, report, rss_kib};
+use bevy::app::{AppExit, PluginGroupBuilder, ScheduleRunnerPlugin};
+use bevy::camera::RenderTarget;
+use bevy::core_pipeline::core_3d::{AlphaMask3d, Opaque3d, Transparent3d};
+use bevy::diagnostic::DiagnosticsStore;
+use bevy::light::GlobalAmbientLight;
+use bevy::math::{DVec2, DVec3};
+use bevy::pbr::{DistanceFog, FogFalloff};
+use bevy::prelude::*;
+use bevy::render::diagnostic::RenderDiagnosticsPlugin;
+use bevy::render::render_phase::{
+    BinnedPhaseItem, SortedPhaseItem, ViewBinnedRenderPhases, ViewSortedRenderPhases,
+};
+use bevy::render::render_resource::TextureFormat;
+use bevy::render::renderer::{RenderAdapterInfo, RenderDevice};
+use bevy::render::{Render, RenderApp, RenderSystems};
+use bevy::window::ExitCondition;
+use bevy::winit::WinitPlugin;
+use bevy_relief::plugin::TerrainQuery;
+use bevy_relief::prelude::*;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// The route: core x, y and the camera's height over the built ground.
+const ROUTE: [(f64, f64, f64); 11] = [
+    (4000.0, 1000.0, 120.0),  // countryside
+    (8200.0, 3200.0, 300.0),  // towards the first city, 300 m up
+    (9852.0, 4253.0, 300.0),  // over it
+    (10400.0, 4700.0, 2.5),   // down to street level
+    (11200.0, 5400.0, 2.5),   // through it
+    (13899.0, 7120.0, 40.0),  // the highway viaduct
+    (15200.0, 7400.0, 300.0), // up over the second city
+    (15800.0, 7693.0, 300.0), //
+    (16400.0, 8000.0, 2.5),   // street level
+    (17000.0, 8300.0, 2.5),   //
+    (19000.0, 9000.0, 150.0), // out over the countryside
+];
+
+/// Frames a second of route.
+const FPS: f64 = 60.0;
+/// The image rendered.
+const SIZE: (u32, u32) = (1920, 1080);
+
+/// Bevy's plugins for rendering with no window (the runner loops without
+/// pacing: the frame time is the benchmark).
+pub fn plugins() -> PluginGroupBuilder {
+    DefaultPlugins
+        .set(WindowPlugin {
+            primary_window: None,
+            exit_condition: ExitCondition::DontExit,
+            close_when_requested: false,
+            ..default()
+        })
+        .disable::<WinitPlugin>()
+}
+
+/// Adds the route, the camera, the light and the counters.
+pub fn add(app: &mut App, seconds: f64, json: Option<String>) {
+    let draws = DrawCount::default();
+    app.add_plugins((
+        ScheduleRunnerPlugin::run_loop(Duration::ZERO),
+        RenderDiagnosticsPlugin,
+    ))
+    .insert_resource(draws.clone())
+    .insert_resource(ClearColor(Color::srgb(0.62, 0.75, 0.90)))
+    .insert_resource(GlobalAmbientLight {
+        brightness: 250.0,
+        ..default()
+    })
+    .insert_resource(Bench {
+        frames: (seconds * FPS).round().max(2.0) as u64,
+        json,
+        ..default()
+    })
+    .add_systems(Startup, setup)
+    .add_systems(First, tick)
+    .add_systems(Update, follow_route)
+    .add_systems(
+        Last,
+        (gpu_times, count_scene, finish).after(super::frame_end),
+    );
+    if let Some(render) = app.get_sub_app_mut(RenderApp) {
+        render.insert_resource(draws).add_systems(
+            Render,
+            count_draws
+                .after(RenderSystems::PhaseSort)
+                .before(RenderSystems::Render),
+        );
+    }
+}
+
+/// Draw calls of the last frame, counted in the render world.
+#[derive(Resource, Clone, Default)]
+struct DrawCount(Arc<AtomicUsize>);
+
+#[derive(Resource, Default)]
+struct Bench {
+    frames: u64,
+    frame: u64,
+    json: Option<String>,
+    last: Option<Instant>,
+    /// Start to start, ms.
+    intervals: Vec<f64>,
+    /// GPU time of each frame with timestamps, ms.
+    gpu: Vec<f64>,
+    gpu_seen: BTreeMap<String, Instant>,
+    draws: Vec<usize>,
+    triangles: Vec<u64>,
+    entities: u32,
+    rss_kib: u64,
+    gpu_bytes: u64,
+    done: bool,
+    /// The route has begun (after the world around its start came).
+    started: bool,
+    /// When the wait for the world began.
+    waiting_since: Option<Instant>,
+}
+
+/// The longest wait for the world around the route's start.
+const WARM_UP: Duration = Duration::from_secs(120);
+
+fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
+    let mut image = Image::new_target_texture(SIZE.0, SIZE.1, TextureFormat::Rgba8UnormSrgb, None);
+    image.texture_descriptor.usage |= bevy::render::render_resource::TextureUsages::COPY_SRC;
+    let target = images.add(image);
+    commands.spawn((
+        DirectionalLight {
+            illuminance: 5_000.0,
+            shadow_maps_enabled: false,
+            ..default()
+        },
+        Transform::from_xyz(-1.0, 1.4, 0.6).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+    commands.spawn((
+        Camera3d::default(),
+        RenderTarget::Image(target.into()),
+        Transform::default(),
+        ReliefFocus,
+        DistanceFog {
+            color: Color::srgb(0.66, 0.76, 0.88),
+            falloff: FogFalloff::from_visibility(9000.0),
+            ..default()
+        },
+    ));
+}
+
+/// Where on the route at fraction `s` (0–1): core x, y and the height
+/// over the ground.
+fn route_at(s: f64) -> (DVec2, f64) {
+    let pts: Vec<(DVec2, f64)> = ROUTE
+        .iter()
+        .map(|&(x, y, h)| (DVec2::new(x, y), h))
+        .collect();
+    let lengths: Vec<f64> = pts.windows(2).map(|w| w[0].0.distance(w[1].0)).collect();
+    let mut left = s.clamp(0.0, 1.0) * lengths.iter().sum::<f64>();
+    for (w, len) in pts.windows(2).zip(&lengths) {
+        if left <= *len {
+            let t = if *len > 0.0 { left / len } else { 0.0 };
+            return (w[0].0.lerp(w[1].0, t), w[0].1 + (w[1].1 - w[0].1) * t);
+        }
+        left -= len;
+    }
+    let last = pts[pts.len() - 1];
+    (last.0, last.1)
+}
+
+/// The route's length over the ground, metres.
+fn route_length() -> f64 {
+    (ROUTE.windows(2))
+        .map(|w| DVec2::new(w[0].0 - w[1].0, w[0].1 - w[1].1).length())
+        .sum()
+}
+
+/// Places the camera (the focus) for this frame, looking 400 m ahead. The
+/// route waits at its start until the world there is complete (at most
+/// [`WARM_UP`]); the figures count from then.
+fn follow_route(
+    mut bench: ResMut<Bench>,
+    mut flight: ResMut<Flight>,
+    stats: Res<ReliefStats>,
+    ground: TerrainQuery,
+    mut camera: Single<(&mut Transform, &mut Camera), With<ReliefFocus>>,
+) {
+    if !bench.started {
+        // Nothing is drawn while the world comes, and the frames leave the
+        // cores to the workers (a CPU renderer would take them all).
+        camera.1.is_active = false;
+        std::thread::sleep(Duration::from_millis(10));
+        let since = *bench.waiting_since.get_or_insert_with(Instant::now);
+        // The roads, towns and objects around the start are in.
+        let ready = stats.complete
+            && stats.roads > 0
+            && stats.objects > 0
+            && since.elapsed() > Duration::from_secs(2)
+            && !stats.roads_pending
+            && stats.objects_pending == 0
+            && stats.cities_pending == 0
+            && stats.structures_pending == 0;
+        if ready || since.elapsed() > WARM_UP {
+            println!(
+                "render: the route begins after {:.1} s ({})",
+                since.elapsed().as_secs_f64(),
+                if ready {
+                    "world complete"
+                } else {
+                    "waited long enough"
+                }
+            );
+            bench.started = true;
+            camera.1.is_active = true;
+            // The figures count from here.
+            bench.intervals.clear();
+            bench.gpu.clear();
+            bench.draws.clear();
+            bench.triangles.clear();
+            flight.frames.clear();
+            flight.cpu.clear();
+            flight.waits.clear();
+            flight.ours.clear();
+            flight.marks.clear();
+            flight.no_ground_after_1s = 0;
+            flight.elapsed = 0.0;
+            flight.speed = route_length() / (bench.frames as f64 / FPS);
+        }
+    }
+    let s = bench.frame as f64 / (bench.frames - 1) as f64;
+    let (p, h) = route_at(s);
+    let (q, hq) = route_at(s + 400.0 / route_length());
+    let q = if q.distance(p) < 1.0 {
+        p + DVec2::X * 400.0
+    } else {
+        q
+    };
+    let eye = DVec3::new(p.x, p.y, ground.height(p.x, p.y) + h);
+    let at = DVec3::new(q.x, q.y, ground.height(q.x, q.y) + hq * 0.3);
+    let (eye, at) = (ground.to_render(eye), ground.to_render(at));
+    *camera.0 = Transform::from_translation(eye).looking_at(at, Vec3::Y);
+}
+
+/// A frame starts: the time since the last start.
+fn tick(mut bench: ResMut<Bench>) {
+    let now = Instant::now();
+    if let Some(t) = bench.last.replace(now) {
+        bench.intervals.push((now - t).as_secs_f64() * 1e3);
+    }
+}
+
+/// The GPU time of the newest frame whose timestamps came back: the sum of
+/// the top-level passes' `elapsed_gpu` (`render/<pass>/elapsed_gpu`).
+fn gpu_times(store: Res<DiagnosticsStore>, mut bench: ResMut<Bench>) {
+    let mut sum = 0.0;
+    let mut fresh = false;
+    for d in store.iter() {
+        let path = d.path().as_str();
+        if !(path.starts_with("render/") && path.ends_with("/elapsed_gpu")) {
+            continue;
+        }
+        if path.matches('/').count() != 2 {
+            continue;
+        }
+        let Some(m) = d.measurement() else { continue };
+        if bench.gpu_seen.get(path) != Some(&m.time) {
+            bench.gpu_seen.insert(path.to_string(), m.time);
+            fresh = true;
+        }
+        sum += m.value;
+    }
+    if fresh {
+        bench.gpu.push(sum);
+    }
+}
+
+/// Every 30th frame: triangles in view, entities, memory.
+fn count_scene(
+    mut bench: ResMut<Bench>,
+    visible: Query<(&Mesh3d, &ViewVisibility)>,
+    meshes: Res<Assets<Mesh>>,
+    entities: &bevy::ecs::entity::Entities,
+    device: Option<Res<RenderDevice>>,
+) {
+    if !bench.started {
+        return;
+    }
+    bench.frame += 1;
+    if !bench.frame.is_multiple_of(30) {
+        return;
+    }
+    let triangles: u64 = (visible.iter())
+        .filter(|(_, v)| v.get())
+        .filter_map(|(m, _)| meshes.get(&m.0))
+        .map(|m| {
+            let n = m.indices().map_or(m.count_vertices(), |i| i.len());
+            n as u64 / 3
+        })
+        .sum();
+    bench.triangles.push(triangles);
+    bench.entities = bench.entities.max(entities.count_spawned());
+    bench.rss_kib = bench.rss_kib.max(rss_kib());
+    if let Some(report) = device.and_then(|d| d.wgpu_device().generate_allocator_report()) {
+        bench.gpu_bytes = bench.gpu_bytes.max(report.total_reserved_bytes);
+    }
+}
+
+/// Counts the draw calls the render phases will issue.
+fn count_draws(
+    opaque: Option<Res<ViewBinnedRenderPhases<Opaque3d>>>,
+    mask: Option<Res<ViewBinnedRenderPhases<AlphaMask3d>>>,
+    transparent: Option<Res<ViewSortedRenderPhases<Transparent3d>>>,
+    count: Res<DrawCount>,
+) {
+    fn binned<B: BinnedPhaseItem>(p: &ViewBinnedRenderPhases<B>) -> usize {
+        (p.0.values())
+            .map(|ph| {
+                ph.multidrawable_meshes.len()
+                    + ph.batchable_meshes.len()
+                    + ph.unbatchable_meshes
+                        .values()
+                        .map(|u| u.entities.len())
+                        .sum::<usize>()
+                    + ph.non_mesh_items.len()
+            })
+            .sum()
+    }
+    fn sorted<S: SortedPhaseItem>(p: &ViewSortedRenderPhases<S>) -> usize {
+        p.0.values().map(|ph| ph.items.len()).sum()
+    }
+    let n = opaque.map_or(0, |p| binned(&p))
+        + mask.map_or(0, |p| binned(&p))
+        + transparent.map_or(0, |p| sorted(&p));
+    count.0.store(n, Ordering::Relaxed);
+}
+
+/// At the route's end: the figures, and the exit.
+fn finish(
+    mut bench: ResMut<Bench>,
+    draws: Res<DrawCount>,
+    flight: Res<Flight>,
+    stats: Res<ReliefStats>,
+    adapter: Option<Res<RenderAdapterInfo>>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    let n = draws.0.load(Ordering::Relaxed);
+    bench.draws.push(n);
+    if !bench.started {
+        return;
+    }
+    if bench.done || bench.frame < bench.frames {
+        return;
+    }
+    bench.done = true;
+    let failures = report(&flight, &stats, None);
+    let gpu_name = adapter.map_or("unknown".to_string(), |a| {
+        format!("{} ({:?}, {})", a.name, a.backend, a.driver)
+    });
+    let q = |v: &[f64], p: f64| {
+        let mut v = v.to_vec();
+        v.sort_by(f64::total_cmp);
+        (!v.is_empty()).then(|| v[((v.len() - 1) as f64 * p).round() as usize])
+    };
+    let (cpu, gpu) = (&bench.intervals, &bench.gpu);
+    let draws: Vec<f64> = bench.draws.iter().map(|&d| d as f64).collect();
+    let tris: Vec<f64> = bench.triangles.iter().map(|&t| t as f64).collect();
+    let ms = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.2} ms"));
+    println!(
+        "render: {} frames at {}x{} on {gpu_name}",
+        bench.frame, SIZE.0, SIZE.1
+    );
+    println!(
+        "  CPU frame (start to start): p50 {}, p99 {}",
+        ms(q(cpu, 0.5)),
+        ms(q(cpu, 0.99))
+    );
+    println!(
+        "  GPU frame (timestamps, {} frames): p50 {}, p99 {}",
+        gpu.len(),
+        ms(q(gpu, 0.5)),
+        ms(q(gpu, 0.99))
+    );
+    println!(
+        "  draw calls: p50 {:.0}, max {:.0}; triangles in view: p50 {:.0}, max {:.0}",
+        q(&draws, 0.5).unwrap_or(0.0),
+        q(&draws, 1.0).unwrap_or(0.0),
+        q(&tris, 0.5).unwrap_or(0.0),
+        q(&tris, 1.0).unwrap_or(0.0)
+    );
+    println!(
+        "  entities at most {}; resident memory at most {:.0} MiB; GPU memory (wgpu's allocator) at most {}",
+        bench.entities,
+        bench.rss_kib as f64 / 1024.0,
+        if bench.gpu_bytes > 0 {
+            format!("{:.0} MiB", bench.gpu_bytes as f64 / 1048576.0)
+        } else {
+            "n/a".to_string()
+        }
+    );
+    if let Some(path) = &bench.json {
+        let num = |v: Option<f64>| v.map_or("null".to_string(), |v| format!("{v:.3}"));
+        let json = format!(
+            "{{\"gpu\": {:?}, \"width\": {}, \"height\": {}, \"frames\": {}, \"cpu_ms_p50\": {}, \"cpu_ms_p99\": {}, \"gpu_ms_p50\": {}, \"gpu_ms_p99\": {}, \"draw_calls_p50\": {}, \"draw_calls_max\": {}, \"triangles_p50\": {}, \"triangles_max\": {}, \"entities_max\": {}, \"rss_mib_max\": {:.1}, \"gpu_mib_max\": {}, \"frames_without_ground\": {}}}\n",
+            gpu_name,
+            SIZE.0,
+            SIZE.1,
+            bench.frame,
+            num(q(cpu, 0.5)),
+            num(q(cpu, 0.99)),
+            num(q(gpu, 0.5)),
+            num(q(gpu, 0.99)),
+            num(q(&draws, 0.5)),
+            num(q(&draws, 1.0)),
+            num(q(&tris, 0.5)),
+            num(q(&tris, 1.0)),
+            bench.entities,
+            bench.rss_kib as f64 / 1024.0,
+            num((bench.gpu_bytes > 0).then(|| bench.gpu_bytes as f64 / 1048576.0)),
+            flight.no_ground_after_1s
+        );
+        if let Err(e) = std::fs::write(path, json) {
+            eprintln!("could not write {path}: {e}");
+        }
+    }
+    exit.write(if failures == 0 {
+        AppExit::Success
+    } else {
+        AppExit::from_code(1)
+    });
+}
