@@ -429,6 +429,17 @@ fn replace_child<B: Bundle>(
     }
 }
 
+/// Whether a present chunk is drawn, given the `kept` ones (unwanted but
+/// still covering ground a wanted chunk has not yet come for). A wanted
+/// chunk waits while a kept one still covers part of its ground; a kept
+/// chunk gives way only to a coarser kept one, which covers it whole: so
+/// overlapping kept chunks never hide each other and leave a hole (as they
+/// did at 1,000 m/s), and no two drawn chunks overlap.
+fn drawn(k: &ChunkKey, kept: &[ChunkKey]) -> bool {
+    let is_kept = kept.contains(k);
+    !(kept.iter()).any(|s| s != k && s.overlaps(k) && (!is_kept || s.level > k.level))
+}
+
 /// Shows wanted chunks and retires unwanted ones once the ground they cover
 /// is fully shown by wanted chunks, so the switch happens in one frame: no
 /// holes, no two levels drawn over each other.
@@ -465,7 +476,7 @@ pub(crate) fn retire_chunks(
         }
     }
     for (k, p) in present.iter_mut() {
-        let show = !kept.iter().any(|s| s != k && s.overlaps(k));
+        let show = drawn(k, &kept);
         if show != p.visible {
             p.visible = show;
             if let Ok(mut v) = vis.get_mut(p.entity) {
@@ -474,6 +485,35 @@ pub(crate) fn retire_chunks(
                 } else {
                     Visibility::Hidden
                 };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_chunks_of_two_levels_leave_no_hole_and_no_overlap() {
+        let key = |level, x, y| ChunkKey { level, x, y };
+        // A coarse chunk and a finer one inside it, both unwanted but kept
+        // (the selection moved on twice), and a wanted chunk inside both.
+        let (coarse, fine, wanted) = (key(3, 0, 0), key(1, 1, 1), key(0, 2, 2));
+        let kept = [coarse, fine];
+        let present = [coarse, fine, wanted, key(0, 9, 9)];
+        assert!(drawn(&coarse, &kept));
+        assert!(!drawn(&fine, &kept) && !drawn(&wanted, &kept));
+        // Every point of the coarse chunk is drawn exactly once.
+        let view = ViewSettings::default();
+        let size = coarse.size(&view);
+        for i in 0..16 {
+            for j in 0..16 {
+                let p = DVec2::new(i as f64 + 0.5, j as f64 + 0.5) * size / 16.0;
+                let n = (present.iter())
+                    .filter(|k| drawn(k, &kept) && k.contains(&view, p))
+                    .count();
+                assert_eq!(n, 1, "at {p}");
             }
         }
     }
