@@ -133,7 +133,11 @@ fn main() -> AppExit {
             continue;
         }
         if a == "--json" {
-            json = args.next();
+            let Some(path) = args.next() else {
+                eprintln!("--json needs a path");
+                return AppExit::from_code(2);
+            };
+            json = Some(path);
             continue;
         }
         if a == "--traffic" {
@@ -157,6 +161,10 @@ fn main() -> AppExit {
                 return AppExit::from_code(2);
             }
         }
+    }
+    if json.is_some() && !render {
+        eprintln!("--json writes the figures of --render: add --render");
+        return AppExit::from_code(2);
     }
     let relief = ReliefPlugin::default().plugins().build();
     // Without the feature there are no colliders to leave out.

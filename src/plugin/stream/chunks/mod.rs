@@ -375,15 +375,7 @@ pub(crate) fn receive_chunks(
         p.ribbons = None;
         if let Some((version, print, r)) = ribbons {
             p.ribbons = Some((version, print));
-            let child = r.map(|r| {
-                (
-                    Name::new("roads"),
-                    ChunkRoads,
-                    Transform::IDENTITY,
-                    Mesh3d(meshes.add(r.into_mesh())),
-                    assets.road.clone(),
-                )
-            });
+            let child = r.map(|r| roads_child(&mut meshes, &assets, r));
             replace_child(&mut commands, entity, &mut p.road, child);
         }
         // The water surface is a child of the chunk.
@@ -400,6 +392,29 @@ pub(crate) fn receive_chunks(
         });
         replace_child(&mut commands, entity, &mut p.water, water);
     }
+}
+
+/// A chunk's road ribbons as its child's components.
+fn roads_child(
+    meshes: &mut Assets<Mesh>,
+    assets: &ReliefAssets,
+    ribbons: Ribbons,
+) -> (
+    Name,
+    ChunkRoads,
+    Transform,
+    Mesh3d,
+    Option<Handle<StandardMaterial>>,
+) {
+    let mesh = Mesh3d(meshes.add(ribbons.into_mesh()));
+    let road = assets.road.clone();
+    (
+        Name::new("roads"),
+        ChunkRoads,
+        Transform::IDENTITY,
+        mesh,
+        road,
+    )
 }
 
 /// Despawns a chunk's old child in `slot` and spawns the new one, if any

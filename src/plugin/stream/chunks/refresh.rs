@@ -4,7 +4,7 @@
 use super::super::roads::LaidRoads;
 use super::super::settings::TerrainState;
 use super::super::tasks::ReliefWorkers;
-use super::{CHECK_BUDGET, ChunkKey, ChunkManager, ChunkRoads, build_ribbons, replace_child};
+use super::{CHECK_BUDGET, ChunkKey, ChunkManager, build_ribbons, replace_child, roads_child};
 use crate::plugin::ReliefAssets;
 use bevy::math::DVec2;
 use bevy::prelude::*;
@@ -36,15 +36,7 @@ pub(crate) fn update_ribbons(
         if generation != p.generation || p.ribbons.map(|r| r.1) != Some(print) {
             continue; // stale: another task is (or will be) on its way
         }
-        let child = ribbons.map(|r| {
-            (
-                Name::new("roads"),
-                ChunkRoads,
-                Transform::IDENTITY,
-                Mesh3d(meshes.add(r.into_mesh())),
-                assets.road.clone(),
-            )
-        });
+        let child = ribbons.map(|r| roads_child(&mut meshes, &assets, r));
         replace_child(&mut commands, p.entity, &mut p.road, child);
     }
     if chunks.ribbons_version != laid.version {
