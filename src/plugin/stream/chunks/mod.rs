@@ -69,9 +69,10 @@ type RibbonResult = (ChunkKey, u64, u64, Option<Ribbons>);
 /// Most ground prints computed in a frame.
 const PRINTS_PER_FRAME: usize = 24;
 
-/// The main thread's time a frame for checking chunks against newly laid
-/// roads (ground prints, ribbon fingerprints); the rest waits for the next
-/// frame. At least one chunk is checked each frame.
+/// The main thread's time a frame for each of the two checks of chunks
+/// against newly laid roads (their ground prints in `request_chunks`, their
+/// ribbons' fingerprints in `update_ribbons`); the rest waits for the next
+/// frame. Each check does at least one chunk a frame.
 const CHECK_BUDGET: Duration = Duration::from_micros(250);
 
 /// A chunk mesh being built: for which generation and ground print.
