@@ -65,8 +65,11 @@ pub const HYSTERESIS: f64 = 32.0;
 /// quarter cell: a cell comes at most this late, well within the
 /// hysteresis).
 const LOOK_STEP: f64 = 16.0;
-/// At most this many cells are built at once.
-const MAX_PENDING: usize = 8;
+/// At most this many bodies are being built at once.
+const MAX_PENDING: usize = 16;
+/// Bodies are built in batches of at most this many (one job each: fewer
+/// hand-offs to the workers).
+const BATCH: usize = 8;
 
 /// A cell `(x, y)`: core coordinates divided by [`COLLIDER_CELL`], rounded down.
 pub type Cell = (i64, i64);
@@ -100,6 +103,9 @@ struct Built {
 
 type Slot = (Cell, ColliderPart);
 
+/// Bodies built by one job: each with its slot and key.
+type Batch = Vec<(Slot, u64, Built)>;
+
 /// Collider bookkeeping and figures (a resource).
 #[derive(Resource, Default)]
 pub struct ReliefColliders {
@@ -113,7 +119,10 @@ pub struct ReliefColliders {
     /// Colliders of bodies despawned this frame, freed on a worker next
     /// frame (once the despawns have been applied).
     retired: Vec<Collider>,
-    pending: BTreeMap<Slot, (u64, Job<Built>)>,
+    /// Bodies being built, with the key they are built for.
+    pending: BTreeMap<Slot, u64>,
+    /// The jobs building them.
+    batches: Vec<Job<Batch>>,
     /// Finished, waiting for their turn to be inserted.
     ready: Vec<(Slot, u64, Built)>,
     /// Wanted bodies, nearest first: the slot and its key.
@@ -128,6 +137,11 @@ pub struct ReliefColliders {
     prints_for: u64,
     /// Prints for a newly laid version, computed on a worker.
     prints_job: Option<(u64, Job<BTreeMap<Cell, u64>>)>,
+    /// Prints of cells new to the radius, computed on a worker: until they
+    /// come, such a cell's ground is not wanted yet.
+    new_prints: Option<(u64, Job<Vec<(Cell, u64)>>)>,
+    /// Cells within the radius without a print at the last look.
+    unprinted: usize,
     /// Where, for which laid version and generation the cells were chosen.
     looked: Option<(DVec2, u64, u64)>,
     good: Option<ReliefPhysicsSettings>,
@@ -164,7 +178,7 @@ impl ReliefColliders {
 
     /// Bodies being built or waiting to be inserted.
     pub fn pending(&self) -> usize {
-        self.pending.len() + self.ready.len() + self.solids_job.is_some() as usize
+        self.pending.len() + self.ready.len() + self.solids_job.is_some() as usize + self.unprinted
     }
 
     /// Every wanted body is in and current.
@@ -295,48 +309,38 @@ fn update_colliders(
         }
         m.prints_job = None;
     }
+    if let Some((version, job)) = m.new_prints.as_mut()
+        && let Some(prints) = job.take()
+    {
+        if *version == m.prints_for {
+            m.prints.extend(prints);
+        }
+        m.new_prints = None;
+        m.looked = None;
+    }
     let moved = m.looked.is_none_or(|(at, v, g)| {
         at.distance(f) > LOOK_STEP || v != laid.version || g != generation
     });
     if moved {
-        look(&mut commands, m, &s, f, &laid, generation);
+        look(&mut commands, m, &s, f, &laid, generation, &workers);
     }
-    // Jobs for the nearest wanted bodies that are neither in nor coming.
-    for i in 0..m.wanted.len() {
-        if m.pending.len() >= MAX_PENDING {
-            break;
-        }
-        let (slot, key, n) = m.wanted[i];
-        let shown = m.shown.get(&slot).is_some_and(|v| v.0 == key);
-        let coming = m.pending.get(&slot).is_some_and(|p| p.0 == key)
-            || m.ready.iter().any(|r| r.0 == slot && r.1 == key);
-        if shown || coming {
+    start_batch(m, &laid, &workers);
+    // Finished batches: bodies still wanted as built wait their turn.
+    let mut i = 0;
+    while i < m.batches.len() {
+        let Some(batch) = m.batches[i].take() else {
+            i += 1;
             continue;
-        }
-        let job = match slot.1 {
-            ColliderPart::Ground => {
-                let l = laid.clone();
-                workers.spawn(move || ground::ground_body(&l, slot.0, n))
-            }
-            ColliderPart::Solids => {
-                let Some(hulls) = m.solids.cells.get(&slot.0).map(|c| c.hulls.clone()) else {
-                    continue;
-                };
-                workers.spawn(move || solid_body(&hulls, slot.0))
-            }
         };
-        m.pending.insert(slot, (key, job));
-    }
-    let done: Vec<Slot> = (m.pending.iter())
-        .filter(|(_, p)| p.1.is_finished())
-        .map(|(s, _)| *s)
-        .collect();
-    for slot in done {
-        if let Some((key, mut job)) = m.pending.remove(&slot)
-            && let Some(b) = job.take()
-        {
-            m.ready.retain(|r| r.0 != slot);
-            m.ready.push((slot, key, b));
+        m.batches.swap_remove(i);
+        for (slot, key, b) in batch {
+            if m.pending.get(&slot) == Some(&key) {
+                m.pending.remove(&slot);
+                m.ready.retain(|r| r.0 != slot);
+                m.ready.push((slot, key, b));
+            } else {
+                m.retired.extend(b.collider);
+            }
         }
     }
     // Insert the nearest first, a few a frame.
@@ -382,8 +386,58 @@ fn update_colliders(
     );
 }
 
+/// Starts one job for the nearest wanted bodies that are neither in nor
+/// coming (at most [`BATCH`], and [`MAX_PENDING`] in all).
+fn start_batch(m: &mut ReliefColliders, laid: &LaidRoads, workers: &ReliefWorkers) {
+    enum Work {
+        Ground(usize),
+        Solids(Arc<Vec<Hull>>),
+    }
+    let room = MAX_PENDING.saturating_sub(m.pending.len()).min(BATCH);
+    let mut work = Vec::new();
+    for &(slot, key, n) in &m.wanted {
+        if work.len() >= room {
+            break;
+        }
+        let shown = m.shown.get(&slot).is_some_and(|v| v.0 == key);
+        let coming =
+            m.pending.get(&slot) == Some(&key) || m.ready.iter().any(|r| r.0 == slot && r.1 == key);
+        if shown || coming {
+            continue;
+        }
+        let w = match slot.1 {
+            ColliderPart::Ground => Work::Ground(n),
+            ColliderPart::Solids => match m.solids.cells.get(&slot.0) {
+                Some(c) => Work::Solids(c.hulls.clone()),
+                None => continue,
+            },
+        };
+        work.push((slot, key, w));
+    }
+    if work.is_empty() {
+        return;
+    }
+    for (slot, key, _) in &work {
+        m.pending.insert(*slot, *key);
+    }
+    let l = laid.clone();
+    m.batches.push(workers.spawn(move || {
+        (work.into_iter())
+            .map(|(slot, key, w)| {
+                let b = match w {
+                    Work::Ground(n) => ground::ground_body(&l, slot.0, n),
+                    Work::Solids(hulls) => solid_body(&hulls, slot.0),
+                };
+                (slot, key, b)
+            })
+            .collect()
+    }));
+}
+
 /// Chooses the wanted bodies around `f` (nearest first), drops what is
-/// beyond the radius and its hysteresis, and jobs no longer wanted.
+/// beyond the radius and its hysteresis, and jobs no longer wanted. Cells
+/// new to the radius get their prints on a worker; their ground is wanted
+/// once they come.
 fn look(
     commands: &mut Commands,
     m: &mut ReliefColliders,
@@ -391,11 +445,13 @@ fn look(
     f: DVec2,
     laid: &LaidRoads,
     generation: u64,
+    workers: &ReliefWorkers,
 ) {
     m.looked = Some((f, laid.version, generation));
     let r = s.collider_radius;
     let (lo, hi) = (collider_cell(f - r), collider_cell(f + r));
     let mut wanted: Vec<(f64, Slot, u64, usize)> = Vec::new();
+    let mut unprinted = Vec::new();
     for cy in lo.1..=hi.1 {
         for cx in lo.0..=hi.0 {
             let c = (cx, cy);
@@ -404,15 +460,29 @@ fn look(
                 continue;
             }
             let n = s.cells_per_side(d);
-            // A cell new to the radius: its print now (a few a frame).
-            let print = *m.prints.entry(c).or_insert_with(|| cell_print(laid, c));
-            let mut h = std::hash::DefaultHasher::new();
-            (generation, n, print).hash(&mut h);
-            wanted.push((d, (c, ColliderPart::Ground), h.finish(), n));
+            if let Some(print) = m.prints.get(&c) {
+                let mut h = std::hash::DefaultHasher::new();
+                (generation, n, print).hash(&mut h);
+                wanted.push((d, (c, ColliderPart::Ground), h.finish(), n));
+            } else {
+                unprinted.push(c);
+            }
             if let Some(solid) = m.solids.cells.get(&c) {
                 wanted.push((d, (c, ColliderPart::Solids), solid.key, 0));
             }
         }
+    }
+    m.unprinted = unprinted.len();
+    // Prints for a newly laid version are coming (`prints_job`) otherwise.
+    if !unprinted.is_empty() && m.new_prints.is_none() && m.prints_for == laid.version {
+        let l = laid.clone();
+        let job = workers.spawn(move || {
+            unprinted
+                .into_iter()
+                .map(|c| (c, cell_print(&l, c)))
+                .collect()
+        });
+        m.new_prints = Some((laid.version, job));
     }
     wanted.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     m.wanted = wanted.into_iter().map(|w| (w.1, w.2, w.3)).collect();
