@@ -58,13 +58,13 @@ pub use settings::{PhysicsSettingsError, ReliefPhysicsSettings};
 pub use solids::collider_cell;
 
 /// Side of a collider cell, metres.
-pub const COLLIDER_CELL: f64 = 64.0;
+pub const COLLIDER_CELL: f64 = 128.0;
 /// Cells stay until this much farther than the radius, metres.
 pub const HYSTERESIS: f64 = 32.0;
 /// The focus moves this far before the cells are chosen again, metres (a
 /// quarter cell: a cell comes at most this late, well within the
 /// hysteresis).
-const LOOK_STEP: f64 = 16.0;
+const LOOK_STEP: f64 = 32.0;
 /// At most this many bodies are being built at once.
 const MAX_PENDING: usize = 16;
 /// Bodies are built in batches of at most this many (one job each: fewer

@@ -1,7 +1,9 @@
 //! The walking character on the hand-made site: it walks the road over the
 //! bridge and through the tunnel at its speed on the surface, is stopped by
-//! a house and a cliff, slides down steep ground, jumps and lands, and stands on the ground far from
-//! any collider right after the focus jumps there and the origin shifts.
+//! a house and a cliff, slides down steep ground, jumps and lands, climbs a
+//! footway's steps up a 60° bank but not the bank beside them, and stands
+//! on the ground far from any collider right after the focus jumps there
+//! and the origin shifts.
 
 use super::*;
 use bevy_relief::plugin::{CharacterControl, CharacterState, ReliefCharacter, standing_height};
@@ -153,6 +155,32 @@ fn a_house_and_a_cliff_stop_a_character_it_slides_on_steep_ground_and_jumps() {
     let s = states.last().unwrap();
     assert!(s.grounded && (s.feet.z - Z).abs() < 0.05, "{}", s.feet);
     assert!(states.iter().any(|s| !s.grounded), "never left the ground");
+}
+
+#[test]
+fn a_character_climbs_steps_up_a_60_degree_bank_but_not_the_bank_beside_them() {
+    let mut app = world(ReliefPhysicsSettings::default());
+    let climb = |app: &mut App, x: f64| {
+        let e = spawn(app, DVec3::new(x, Y - HALF + 2.0, Z));
+        steer(app, e, -DVec2::Y, false);
+        let states = frames(app, e, 600);
+        let on = states.iter().filter(|s| s.on_steps).count();
+        (on, states.last().unwrap().clone())
+    };
+    // On the footway the steps (a 60° ramp to the colliders) are walkable
+    // (at half speed).
+    let top = Z + bank_top();
+    let (on, s) = climb(&mut app, STEPS_X);
+    assert!(on > 60, "on the steps {on} frames");
+    assert!(
+        s.grounded && (s.feet.z - top).abs() < 0.2 && s.feet.y < Y - HALF - BANK_RUN,
+        "did not climb the steps to the landing at {top:.2}: {}",
+        s.feet
+    );
+    // Beside it the same bank is too steep (over 46°): it stays below.
+    let (on, s) = climb(&mut app, STEPS_X + 40.0);
+    assert_eq!(on, 0);
+    assert!(s.feet.z < Z + 2.0, "climbed the 60° bank: {}", s.feet);
 }
 
 #[test]

@@ -58,7 +58,7 @@ fn world(physics: ReliefPhysicsSettings) -> App {
         if s.complete
             && s.objects_pending == 0
             && !s.roads_pending
-            && s.roads == 1
+            && s.roads == 2
             && c.complete()
             && c.hulls() > 0
         {
@@ -177,6 +177,11 @@ fn places(ground: &LaidGround, houses: &[DVec2]) -> Vec<(DVec2, Option<f64>)> {
             && gentle(p)
             && !by_a_house(p)
             && !(p.x > 18790.0 && p.x < 18910.0 && (p.y - Y).abs() < HALF + 8.0)
+            && !inside(
+                p,
+                DVec2::new(BANK.0 - 4.0, Y - HALF - BANK_DEPTH - 4.0),
+                DVec2::new(BANK.1 + 4.0, Y),
+            )
         {
             out.push((p, None));
         }

@@ -1,6 +1,7 @@
 //! The hand-made region of the physics tests: a road on a terrace with a
-//! bridge over a gully, a tunnel under a hill, a retaining wall, and a town
-//! pad with houses.
+//! bridge over a gully, a tunnel under a hill, a retaining wall, a town pad
+//! with houses, and a 60° bank south of the terrace with a footway's steps
+//! up it.
 
 use bevy::math::{DVec2, DVec3};
 use bevy_relief::city::lots::{Building, Lot};
@@ -25,6 +26,18 @@ pub const TUNNEL: (f64, f64) = (19300.0, 19400.0);
 pub const PAD: (DVec2, DVec2) = (DVec2::new(19450.0, 1325.0), DVec2::new(19650.0, 1425.0));
 pub const PAD_Z: f64 = Z + 2.0;
 pub const STOREYS: f64 = 10.0;
+/// The bank: from the terrace's south edge it climbs STEEP over 10 m
+/// southwards to a landing (BANK_TOP above the road, 14 m deep), between
+/// x = BANK.0 and BANK.1; a footway (its steps) climbs it at x = STEPS_X.
+pub const BANK: (f64, f64) = (19160.0, 19240.0);
+pub const STEEP: f64 = 60.0;
+pub const BANK_RUN: f64 = 10.0;
+pub const BANK_DEPTH: f64 = 24.0;
+pub const STEPS_X: f64 = 19180.0;
+pub fn bank_top() -> f64 {
+    BANK_RUN * STEEP.to_radians().tan()
+}
+
 /// The focus, and the spheres' radius.
 pub const FOCUS: DVec2 = DVec2::new(19200.0, Y);
 pub const R: f32 = 0.25;
@@ -50,6 +63,18 @@ impl Relief for Site {
         if inside(p, PAD.0, PAD.1) {
             return at(PAD_Z, BuiltKind::Pad);
         }
+        let up = Y - HALF - p.y;
+        if up > 0.0 && up <= BANK_DEPTH && (BANK.0..=BANK.1).contains(&p.x) {
+            let h = Z + up.min(BANK_RUN) * STEEP.to_radians().tan();
+            return at(
+                h,
+                if natural < h {
+                    BuiltKind::Fill
+                } else {
+                    BuiltKind::Cut
+                },
+            );
+        }
         if dy > HALF || !(X0..=X1).contains(&p.x) {
             return None;
         }
@@ -64,7 +89,12 @@ impl Relief for Site {
 
     fn may_shape(&self, min: DVec2, max: DVec2) -> bool {
         let meets = |lo: DVec2, hi: DVec2| min.cmple(hi).all() && max.cmpge(lo).all();
-        meets(DVec2::new(X0, Y - HALF), DVec2::new(X1, Y + HALF)) || meets(PAD.0, PAD.1)
+        meets(DVec2::new(X0, Y - HALF), DVec2::new(X1, Y + HALF))
+            || meets(PAD.0, PAD.1)
+            || meets(
+                DVec2::new(BANK.0, Y - HALF - BANK_DEPTH),
+                DVec2::new(BANK.1, Y - HALF),
+            )
     }
 }
 
@@ -146,7 +176,19 @@ pub fn region(terrain: &Terrain, min: DVec2, max: DVec2) -> Region {
         6.0,
     );
     road.z = vec![Z, Z];
-    let network = Arc::new(RoadNetwork::from_roads(vec![road]));
+    // The footway up the bank: from the terrace to the landing.
+    let (y0, y1) = (Y - HALF + 3.0, Y - HALF - BANK_DEPTH + 2.0);
+    let mut steps = Road::new(
+        vec![
+            DVec2::new(STEPS_X, y0),
+            DVec2::new(STEPS_X, Y - HALF - BANK_RUN),
+            DVec2::new(STEPS_X, y1),
+        ],
+        RoadClass::Path,
+        3.0,
+    );
+    steps.z = vec![Z, Z + bank_top(), Z + bank_top()];
+    let network = Arc::new(RoadNetwork::from_roads(vec![road, steps]));
     let ground = LaidGround::new(Arc::new(terrain.clone()))
         .with(LaidKind::Road, Arc::new(RoadLayer::new(network.clone())))
         .with_relief(Arc::new(Site));
