@@ -200,7 +200,12 @@ impl Plugin for ReliefObjectsPlugin {
             .add_systems(
                 PostUpdate,
                 (
-                    (objects::request_cells, objects::spawn_cells).chain(),
+                    (
+                        objects::request_cells,
+                        objects::spawn_cells,
+                        objects::tree_detail,
+                    )
+                        .chain(),
                     cities::update_cities,
                 )
                     .in_set(ReliefSystems::Objects)

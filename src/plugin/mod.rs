@@ -49,6 +49,7 @@ pub use stream::coords::{
 pub use stream::objects::{CellKey, OBJECT_CELL, ObjectCell, ObjectKind, ReliefObject};
 pub use stream::roads::{LaidRoads, RegionSource, RoadSource};
 pub use stream::settings::{SettingsError, TerrainSettings, TerrainState, ViewSettings};
+pub use stream::shapes::FAR_TREES;
 pub use stream::structures::{ReliefStructures, STRUCTURE_CELL};
 pub use stream::tasks::{
     FewCoresPlugin, Job, ReliefWorkers, relief_task_pools, single_threaded_schedules,
@@ -153,6 +154,8 @@ pub struct ReliefAssets {
     pub walls: Vec<Handle<StandardMaterial>>,
     /// Tree meshes by variety.
     pub trees: Vec<Handle<Mesh>>,
+    /// Their far versions (from `FAR_TREES` metres on).
+    pub far_trees: Vec<Handle<Mesh>>,
     /// Feature meshes, in the order of [`Feature::ALL`](crate::terrain::Feature::ALL).
     pub features: Vec<Handle<Mesh>>,
     /// Unit building meshes by roof variant.
@@ -297,6 +300,9 @@ fn create_assets(world: &mut World) {
     let trees = (0..shapes::TREE_VARIETIES)
         .map(|v| meshes.add(shapes::tree_mesh(v)))
         .collect();
+    let far_trees = (0..shapes::TREE_VARIETIES)
+        .map(|v| meshes.add(shapes::far_tree_mesh(v)))
+        .collect();
     let features = Feature::ALL
         .iter()
         .map(|&f| meshes.add(shapes::feature_mesh(f)))
@@ -312,6 +318,7 @@ fn create_assets(world: &mut World) {
         vertex: None,
         walls: Vec::new(),
         trees,
+        far_trees,
         features,
         buildings,
     };

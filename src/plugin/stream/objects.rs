@@ -17,6 +17,7 @@
 use super::coords::{FocusState, RenderOrigin, WorldAnchor, to_bevy};
 use super::roads::{LaidRoads, RoadManager};
 use super::settings::TerrainState;
+use super::shapes::FAR_TREES;
 use super::tasks::{Job, ReliefWorkers};
 use crate::num::hash_unit;
 use crate::plugin::ReliefAssets;
@@ -146,8 +147,11 @@ pub fn cell_contents(ground: &LaidGround, key: CellKey) -> Vec<Instance> {
 /// Object cell bookkeeping.
 #[derive(Resource, Default)]
 pub struct ObjectManager {
-    /// Cells alive: their entity and the roads fingerprint they were placed around.
-    cells: HashMap<CellKey, (Entity, u64)>,
+    /// Cells alive: their entity, the roads fingerprint they were placed
+    /// around, and whether their trees are drawn as from afar.
+    cells: HashMap<CellKey, (Entity, u64, bool)>,
+    /// Where the trees' detail was last chosen.
+    detail_at: Option<DVec2>,
     pending: HashMap<CellKey, Job<CellContents>>,
     /// Cells whose contents wait to be spawned: the entity and what is left.
     spawning: VecDeque<(CellKey, Entity, Vec<Instance>)>,
@@ -214,7 +218,7 @@ pub(crate) fn request_cells(
     let om = &mut *objects;
     if om.generation != state.generation {
         // New world: everything goes and comes back.
-        for (_, (e, _)) in om.cells.drain() {
+        for (_, (e, ..)) in om.cells.drain() {
             commands.entity(e).despawn();
         }
         om.pending.clear();
@@ -224,7 +228,7 @@ pub(crate) fn request_cells(
     }
     // Leave with a cell of slack, so cells at the edge do not flicker.
     let mut gone = Vec::new();
-    for (k, (e, _)) in &om.cells {
+    for (k, (e, ..)) in &om.cells {
         if !wanted(k, f, &state, OBJECT_CELL) {
             gone.push((*k, *e));
         }
@@ -234,7 +238,7 @@ pub(crate) fn request_cells(
     if om.roads_version != laid.version {
         om.roads_version = laid.version;
         let changed: Vec<CellKey> = (om.cells.iter())
-            .filter(|(k, (_, print))| {
+            .filter(|(k, (_, print, _))| {
                 let (lo, hi) = cell_box(k, &laid);
                 laid.fingerprint(lo, hi) != *print
             })
@@ -314,6 +318,7 @@ pub(crate) fn spawn_cells(
     state: Res<TerrainState>,
     origin: Res<RenderOrigin>,
     assets: Res<ReliefAssets>,
+    focus: Res<FocusState>,
     mut objects: ResMut<ObjectManager>,
     counts: Query<&Children, With<ObjectCell>>,
 ) {
@@ -323,7 +328,7 @@ pub(crate) fn spawn_cells(
             continue;
         }
         // A cell placed again replaces its old objects.
-        if let Some((old, _)) = om.cells.remove(&c.key) {
+        if let Some((old, ..)) = om.cells.remove(&c.key) {
             om.objects -= counts.get(old).map_or(0, |ch| ch.len());
             om.spawning.retain(|s| s.0 != c.key);
             commands.entity(old).despawn();
@@ -339,7 +344,10 @@ pub(crate) fn spawn_cells(
                 Visibility::Inherited,
             ))
             .id();
-        om.cells.insert(c.key, (e, c.print));
+        let far = focus
+            .world
+            .is_some_and(|f| c.key.distance(f.truncate()) >= FAR_TREES);
+        om.cells.insert(c.key, (e, c.print, far));
         om.spawning.push_back((c.key, e, c.instances));
     }
     let mut budget = state.view.object_spawns_per_frame;
@@ -351,13 +359,17 @@ pub(crate) fn spawn_cells(
         let base = DVec3::new(corner.x, corner.y, 0.0);
         let take = list.len().min(budget);
         let cell = *cell;
+        let trees = match om.cells.get(key) {
+            Some((.., true)) => &assets.far_trees,
+            _ => &assets.trees,
+        };
         for inst in list.drain(..take) {
             let tf = Transform::from_translation(to_bevy(inst.world - base, DVec2::ZERO))
                 .with_rotation(Quat::from_rotation_y(inst.yaw))
                 .with_scale(inst.scale);
             let (mesh, material) = match inst.kind {
                 ObjectKind::Tree(v) => (
-                    assets.trees[v as usize % assets.trees.len()].clone(),
+                    trees[v as usize % trees.len()].clone(),
                     assets.vertex.clone(),
                 ),
                 ObjectKind::Feature(f) => (
@@ -389,6 +401,54 @@ pub(crate) fn spawn_cells(
         budget -= take;
         if list.is_empty() {
             om.spawning.pop_front();
+        }
+    }
+}
+
+/// The focus moves this far before the trees' detail is chosen again,
+/// metres; a cell goes far at [`FAR_TREES`] plus this, near again below
+/// [`FAR_TREES`] (so that it does not flicker at the edge).
+const DETAIL_STEP: f64 = 8.0;
+
+/// Gives the trees of cells that crossed [`FAR_TREES`] their near or far
+/// mesh.
+pub(crate) fn tree_detail(
+    focus: Res<FocusState>,
+    assets: Res<ReliefAssets>,
+    mut objects: ResMut<ObjectManager>,
+    children: Query<&Children, With<ObjectCell>>,
+    mut trees: Query<(&ReliefObject, &mut Mesh3d)>,
+) {
+    let Some(f) = focus.world.map(|f| f.truncate()) else {
+        return;
+    };
+    let om = &mut *objects;
+    if om.detail_at.is_some_and(|at| at.distance(f) < DETAIL_STEP) {
+        return;
+    }
+    om.detail_at = Some(f);
+    for (key, (e, _, far)) in om.cells.iter_mut() {
+        let d = key.distance(f);
+        let now = if *far {
+            d >= FAR_TREES
+        } else {
+            d >= FAR_TREES + DETAIL_STEP
+        };
+        if now == *far {
+            continue;
+        }
+        *far = now;
+        let meshes = if now {
+            &assets.far_trees
+        } else {
+            &assets.trees
+        };
+        for &c in children.get(*e).into_iter().flatten() {
+            if let Ok((o, mut mesh)) = trees.get_mut(c)
+                && let ObjectKind::Tree(v) = o.kind
+            {
+                mesh.0 = meshes[v as usize % meshes.len()].clone();
+            }
         }
     }
 }

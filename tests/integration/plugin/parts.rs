@@ -381,3 +381,57 @@ fn a_contour_road_edit_rebuilds_no_city_mesh() {
     assert_eq!(stats(&app).city_meshes_built, built);
     assert_eq!(city_entities(&mut app), before);
 }
+
+/// Trees of object cells at least `FAR_TREES` from the focus wear their far
+/// mesh, nearer ones their near mesh, and they change over as the focus
+/// moves. Returns (near, far) trees counted.
+fn tree_meshes_follow_the_distance(app: &mut App, focus: Entity) -> (usize, usize) {
+    use bevy_relief::plugin::{FAR_TREES, OBJECT_CELL, ObjectCell, ReliefAssets};
+    let assets = app.world().resource::<ReliefAssets>().clone();
+    let origin = *app.world().resource::<RenderOrigin>();
+    let f = origin
+        .to_world(app.world().get::<Transform>(focus).unwrap().translation)
+        .truncate();
+    let mut q = app
+        .world_mut()
+        .query::<(&ReliefObject, &Mesh3d, &ChildOf)>();
+    let (mut near, mut far) = (0, 0);
+    for (o, mesh, parent) in q.iter(app.world()) {
+        let ObjectKind::Tree(v) = o.kind else {
+            continue;
+        };
+        let key = app.world().get::<ObjectCell>(parent.parent()).unwrap().0;
+        let c = key.corner();
+        let d = f.clamp(c, c + DVec2::splat(OBJECT_CELL)).distance(f);
+        let v = v as usize % assets.trees.len();
+        // (Between FAR_TREES and 8 m beyond, either: the hysteresis.)
+        if d < FAR_TREES {
+            assert_eq!(mesh.0, assets.trees[v], "a tree {d:.0} m away");
+            near += 1;
+        } else if d >= FAR_TREES + 8.0 {
+            assert_eq!(mesh.0, assets.far_trees[v], "a tree {d:.0} m away");
+            far += 1;
+        }
+    }
+    (near, far)
+}
+
+#[test]
+fn far_trees_wear_their_far_mesh_and_change_over_as_the_focus_moves() {
+    let mut app = app_with(small_world().object_radius(500.0));
+    let focus = spawn_focus(&mut app, Vec3::new(285.0, 400.0, -389.0));
+    run_until(&mut app, "the objects", settled);
+    app.update();
+    let (near, far) = tree_meshes_follow_the_distance(&mut app, focus);
+    assert!(near > 100 && far > 100, "{near} near, {far} far");
+    // 250 m east: trees that were far are near now, and the other way.
+    app.world_mut()
+        .get_mut::<Transform>(focus)
+        .unwrap()
+        .translation
+        .x += 250.0;
+    run_until(&mut app, "the objects", settled);
+    app.update();
+    let (near, far) = tree_meshes_follow_the_distance(&mut app, focus);
+    assert!(near > 100 && far > 100, "{near} near, {far} far");
+}

@@ -22,6 +22,9 @@ use solid::{Solid, place, shade, srgb, v3};
 
 /// Number of tree varieties (the terrain's selector gives 0..4).
 pub const TREE_VARIETIES: usize = 4;
+/// Object cells this far from the focus (metres, to the cell's nearest
+/// point) show their trees as [`far_tree_mesh`].
+pub const FAR_TREES: f64 = 300.0;
 
 /// Tree variety `v` (0: conifer/spruce — dark green cone tiers on a brown
 /// trunk, ~14 m; 1: broadleaf oak — round lumpy crown, ~11 m; 2: birch —
@@ -129,6 +132,47 @@ pub fn tree_mesh(v: usize) -> Mesh {
                 let tuft = place(v3(size, 0.5 * size, size), k as f32, at);
                 s.add(Solid::blob(0, 0.12, 51 + k as u32, shade(green, 0.9)).xf(tuft));
             }
+        }
+    }
+    s.into_mesh()
+}
+
+/// Tree variety `v` as seen from afar ([`FAR_TREES`] metres and more):
+/// the same outline and colours as [`tree_mesh`] in a quarter of its
+/// triangles or fewer (a thin trunk under one cone or one coarse crown).
+pub fn far_tree_mesh(v: usize) -> Mesh {
+    let bark = srgb(0.36, 0.25, 0.16);
+    let mut s = Solid::default();
+    match v % TREE_VARIETIES {
+        0 => {
+            s.add(Solid::frustum(3, 0.32, 0.12, -0.5, 2.5, bark));
+            let green = shade(srgb(0.11, 0.27, 0.14), 1.1);
+            s.add(Solid::lathe(
+                5,
+                0.0,
+                &[(0.0, 2.3), (2.9, 1.8), (0.0, 14.0)],
+                green,
+            ));
+        }
+        1 => {
+            s.add(Solid::frustum(4, 0.55, 0.35, -0.5, 5.5, bark));
+            let green = srgb(0.22, 0.38, 0.14);
+            let crown = place(v3(3.6, 2.9, 3.6), 0.0, v3(0.0, 7.8, 0.0));
+            s.add(Solid::blob(0, 0.1, 60, green).xf(crown));
+        }
+        2 => {
+            let white = srgb(0.86, 0.85, 0.80);
+            s.add(Solid::frustum(4, 0.17, 0.08, -0.5, 8.0, white));
+            let green = srgb(0.45, 0.62, 0.24);
+            let crown = place(v3(1.9, 2.9, 1.9), 0.0, v3(0.0, 9.0, 0.0));
+            s.add(Solid::blob(0, 0.1, 61, green).xf(crown));
+        }
+        _ => {
+            let bark = srgb(0.48, 0.30, 0.19);
+            s.add(Solid::frustum(4, 0.4, 0.2, -0.5, 13.4, bark));
+            let green = srgb(0.15, 0.30, 0.16);
+            let crown = place(v3(3.6, 1.3, 3.6), 0.0, v3(0.0, 13.7, 0.0));
+            s.add(Solid::blob(0, 0.1, 62, green).xf(crown));
         }
     }
     s.into_mesh()

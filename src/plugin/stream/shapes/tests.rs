@@ -122,6 +122,30 @@ fn trees_are_sound_and_of_their_heights() {
 }
 
 #[test]
+fn far_trees_keep_the_outline_in_a_fraction_of_the_triangles() {
+    for v in 0..TREE_VARIETIES {
+        let (near_min, near_max, near) = check(&tree_mesh(v));
+        let (min, max, far) = check(&far_tree_mesh(v));
+        assert!(
+            far * 4 <= near,
+            "tree {v}: {far} far against {near} near triangles"
+        );
+        // Within a metre of the near tree's box (its height within 10 %).
+        assert!(
+            (max.y / near_max.y - 1.0).abs() < 0.1,
+            "tree {v} height {}",
+            max.y
+        );
+        assert!((min.y - near_min.y).abs() < 0.1, "tree {v} base {}", min.y);
+        let (a, b) = (max.xz() - min.xz(), near_max.xz() - near_min.xz());
+        assert!(
+            (a - b).abs().max_element() < 2.0,
+            "tree {v} width {a} against {b}"
+        );
+    }
+}
+
+#[test]
 fn features_are_sound_and_of_their_sizes() {
     for f in Feature::ALL {
         let (min, max, tris) = check(&feature_mesh(f));
