@@ -202,8 +202,8 @@ impl Plugin for ReliefObjectsPlugin {
                 (
                     (
                         objects::request_cells,
-                        objects::spawn_cells,
                         objects::tree_detail,
+                        objects::spawn_cells,
                     )
                         .chain(),
                     cities::update_cities,

@@ -12,7 +12,9 @@
 //! plugin and a road radius), a cell waits until the roads over it are
 //! laid, so nothing stands on a road; a cell is keyed on the roads it stands
 //! on (their fingerprint), so when roads are re-laid, exactly the cells
-//! whose roads changed are rebuilt.
+//! whose roads changed are rebuilt. Trees of cells [`FAR_TREES`] or more
+//! from the focus wear their far mesh (chosen before the frame's spawns, so
+//! a cell's trees always agree).
 
 use super::coords::{FocusState, RenderOrigin, WorldAnchor, to_bevy};
 use super::roads::{LaidRoads, RoadManager};

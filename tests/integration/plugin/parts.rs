@@ -384,7 +384,8 @@ fn a_contour_road_edit_rebuilds_no_city_mesh() {
 
 /// Trees of object cells at least `FAR_TREES` from the focus wear their far
 /// mesh, nearer ones their near mesh, and they change over as the focus
-/// moves. Returns (near, far) trees counted.
+/// moves. Returns (near, far) trees counted, and prints the trees'
+/// triangles against all near meshes.
 fn tree_meshes_follow_the_distance(app: &mut App, focus: Entity) -> (usize, usize) {
     use bevy_relief::plugin::{FAR_TREES, OBJECT_CELL, ObjectCell, ReliefAssets};
     let assets = app.world().resource::<ReliefAssets>().clone();
@@ -395,7 +396,9 @@ fn tree_meshes_follow_the_distance(app: &mut App, focus: Entity) -> (usize, usiz
     let mut q = app
         .world_mut()
         .query::<(&ReliefObject, &Mesh3d, &ChildOf)>();
-    let (mut near, mut far) = (0, 0);
+    let meshes = app.world().resource::<Assets<Mesh>>();
+    let tris = |h: &Handle<Mesh>| meshes.get(h).map_or(0, |m| m.count_vertices() / 3);
+    let (mut near, mut far, mut drawn, mut all_near) = (0, 0, 0, 0);
     for (o, mesh, parent) in q.iter(app.world()) {
         let ObjectKind::Tree(v) = o.kind else {
             continue;
@@ -404,6 +407,8 @@ fn tree_meshes_follow_the_distance(app: &mut App, focus: Entity) -> (usize, usiz
         let c = key.corner();
         let d = f.clamp(c, c + DVec2::splat(OBJECT_CELL)).distance(f);
         let v = v as usize % assets.trees.len();
+        drawn += tris(&mesh.0);
+        all_near += tris(&assets.trees[v]);
         // (Between FAR_TREES and 8 m beyond, either: the hysteresis.)
         if d < FAR_TREES {
             assert_eq!(mesh.0, assets.trees[v], "a tree {d:.0} m away");
@@ -413,6 +418,9 @@ fn tree_meshes_follow_the_distance(app: &mut App, focus: Entity) -> (usize, usiz
             far += 1;
         }
     }
+    println!(
+        "trees: {near} near, {far} far; {drawn} triangles drawn, {all_near} with near meshes only"
+    );
     (near, far)
 }
 
