@@ -23,7 +23,8 @@ use solid::{Solid, place, shade, srgb, v3};
 /// Number of tree varieties (the terrain's selector gives 0..4).
 pub const TREE_VARIETIES: usize = 4;
 /// Object cells this far from the focus (metres, to the cell's nearest
-/// point) show their trees as [`far_tree_mesh`].
+/// point) show their trees with a far mesh of a quarter of the triangles
+/// or fewer.
 pub const FAR_TREES: f64 = 300.0;
 
 /// Tree variety `v` (0: conifer/spruce — dark green cone tiers on a brown
