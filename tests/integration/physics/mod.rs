@@ -419,3 +419,25 @@ fn character_settings_are_checked_by_name() {
     assert!(bad(|c| c.max_slope = 90.0).starts_with("character.max_slope"));
     assert!(bad(|c| c.gravity = f32::INFINITY).starts_with("character.gravity"));
 }
+
+/// Without avian's plugins the physics plugin makes its colliders and
+/// leaves a character where it is: no panic for a missing resource.
+#[test]
+fn without_avian_a_character_stays_put_and_nothing_panics() {
+    let plugin = ReliefPlugin::default()
+        .view_distance(1500.0)
+        .object_radius(150.0);
+    let mut app = crate::plugin::app_with(plugin);
+    app.world_mut()
+        .spawn((Transform::from_xyz(0.0, 400.0, 0.0), ReliefFocus));
+    let feet = Vec3::new(1.0, 300.0, 2.0);
+    let e = app
+        .world_mut()
+        .spawn(bevy_relief::plugin::ReliefCharacter::default().bundle(feet))
+        .id();
+    for _ in 0..30 {
+        app.update();
+    }
+    let t = app.world().get::<Transform>(e).unwrap().translation;
+    assert!(t.distance(feet) < 2.0, "moved to {t}");
+}
