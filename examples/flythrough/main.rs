@@ -56,6 +56,8 @@ use std::time::{Duration, Instant};
 mod far;
 mod os;
 mod render;
+#[path = "../common/scene.rs"]
+mod scene;
 
 #[cfg(target_os = "linux")]
 use os::main_thread_clock;

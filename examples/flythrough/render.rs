@@ -13,14 +13,12 @@
 //! visible meshes, entities, resident memory and the GPU memory wgpu's
 //! allocator holds; `--json PATH` writes them.
 
-use super::{Flight, report, rss_kib};
+use super::{Flight, report, rss_kib, scene};
 use bevy::app::{AppExit, PluginGroupBuilder, ScheduleRunnerPlugin};
 use bevy::camera::RenderTarget;
 use bevy::core_pipeline::core_3d::{AlphaMask3d, Opaque3d, Transparent3d};
 use bevy::diagnostic::DiagnosticsStore;
-use bevy::light::GlobalAmbientLight;
 use bevy::math::{DVec2, DVec3};
-use bevy::pbr::{DistanceFog, FogFalloff};
 use bevy::prelude::*;
 use bevy::render::diagnostic::RenderDiagnosticsPlugin;
 use bevy::render::render_phase::{
@@ -79,11 +77,6 @@ pub fn add(app: &mut App, seconds: f64, json: Option<String>) {
         RenderDiagnosticsPlugin,
     ))
     .insert_resource(draws.clone())
-    .insert_resource(ClearColor(Color::srgb(0.62, 0.75, 0.90)))
-    .insert_resource(GlobalAmbientLight {
-        brightness: 250.0,
-        ..default()
-    })
     .insert_resource(Bench {
         frames: (seconds * FPS).round().max(2.0) as u64,
         json,
@@ -96,6 +89,7 @@ pub fn add(app: &mut App, seconds: f64, json: Option<String>) {
         Last,
         (gpu_times, count_scene, finish).after(super::frame_end),
     );
+    scene::sky(app);
     if let Some(render) = app.get_sub_app_mut(RenderApp) {
         render.insert_resource(draws).add_systems(
             Render,
@@ -140,24 +134,13 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
     let mut image = Image::new_target_texture(SIZE.0, SIZE.1, TextureFormat::Rgba8UnormSrgb, None);
     image.texture_descriptor.usage |= bevy::render::render_resource::TextureUsages::COPY_SRC;
     let target = images.add(image);
-    commands.spawn((
-        DirectionalLight {
-            illuminance: 5_000.0,
-            shadow_maps_enabled: false,
-            ..default()
-        },
-        Transform::from_xyz(-1.0, 1.4, 0.6).looking_at(Vec3::ZERO, Vec3::Y),
-    ));
+    commands.spawn(scene::sun());
     commands.spawn((
         Camera3d::default(),
         RenderTarget::Image(target.into()),
         Transform::default(),
         ReliefFocus,
-        DistanceFog {
-            color: Color::srgb(0.66, 0.76, 0.88),
-            falloff: FogFalloff::from_visibility(9000.0),
-            ..default()
-        },
+        scene::haze(),
     ));
 }
 

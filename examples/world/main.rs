@@ -27,9 +27,7 @@
 
 use bevy::app::AppExit;
 use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll};
-use bevy::light::GlobalAmbientLight;
 use bevy::math::{DVec2, DVec3};
-use bevy::pbr::{DistanceFog, FogFalloff};
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 use bevy::window::WindowResolution;
@@ -43,6 +41,8 @@ use std::path::PathBuf;
 
 #[cfg(feature = "physics")]
 mod play;
+#[path = "../common/scene.rs"]
+mod scene;
 
 /// The start: a hilltop 250 m east of (19000, 1260), chosen (by a line-of-
 /// sight search) for its view over the lakes to the east-south-east.
@@ -179,13 +179,9 @@ fn main() -> AppExit {
         ReliefPlannerToolPlugin,
     ))
     .insert_resource(smoke)
-    .insert_resource(ClearColor(Color::srgb(0.62, 0.75, 0.90)))
-    .insert_resource(GlobalAmbientLight {
-        brightness: 250.0,
-        ..default()
-    })
     .add_systems(Startup, setup)
     .add_systems(Update, (fly_camera, road_view, place_again, smoke_mode));
+    scene::sky(&mut app);
     if traffic {
         app.add_plugins(bevy_relief::plugin::ReliefTrafficPlugin::default());
     }
@@ -212,14 +208,7 @@ fn setup(
     if smoke.sequential {
         tool.planner = PlannerChoice::Sequential;
     }
-    commands.spawn((
-        DirectionalLight {
-            illuminance: 5_000.0,
-            shadow_maps_enabled: false,
-            ..default()
-        },
-        Transform::from_xyz(-1.0, 1.4, 0.6).looking_at(Vec3::ZERO, Vec3::Y),
-    ));
+    commands.spawn(scene::sun());
     // The render origin starts at (0, 0): the camera starts 19 km out and the
     // floating origin recentres on the first frame.
     let (eye, look) = camera_pose(&ground, &smoke);
@@ -233,11 +222,7 @@ fn setup(
             speed: 40.0,
         },
         ReliefFocus,
-        DistanceFog {
-            color: Color::srgb(0.66, 0.76, 0.88),
-            falloff: FogFalloff::from_visibility(9000.0),
-            ..default()
-        },
+        scene::haze(),
     ));
 }
 
