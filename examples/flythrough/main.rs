@@ -1,7 +1,8 @@
 //! Headless fly-through benchmark: the focus flies east at 300 m/s for 30 s
-//! of game time, paced in real time at 60 Hz, with no window or renderer.
+//! of game time, paced in real time at 60 Hz, with no window or renderer,
+//! from (19000, 1260), 600 m up (`--from X,Y` starts elsewhere).
 //!
-//! `cargo run --release --example flythrough [-- --seconds S --speed M --workers N --single-threaded | --multi-threaded --traffic --density D --physics]`
+//! `cargo run --release --example flythrough [-- --seconds S --speed M --workers N --single-threaded | --multi-threaded --from X,Y --traffic --density D --walkers D --physics]`
 //!
 //! `--render` renders every frame offscreen at 1920 × 1080 along a fixed
 //! route over countryside, a highway and two cities, and reports CPU and GPU
@@ -20,8 +21,10 @@
 //! alone, without our colliders: the baseline that shows what they cost.
 //!
 //! `--traffic` adds [`ReliefTrafficPlugin`] (vehicles on the roads within
-//! 1 km of the focus; `--density D` vehicles per km of road, default 2, and
-//! implies `--traffic`) and reports the vehicle count.
+//! 1 km of the focus, pedestrians on the streets within 300 m; `--density
+//! D` vehicles per km of road, default 2, `--walkers D` pedestrians per km
+//! of street, default 6, each implying `--traffic`) and reports their
+//! counts.
 //!
 //! The plugin's workers ([`ReliefWorkers`], one per core by default) run
 //! below the frame's priority; `--workers N` sets how many. Like the world
@@ -94,6 +97,7 @@ struct Flight {
     /// Vehicles: the most at once, and the sum over frames (for the mean).
     peak_vehicles: usize,
     vehicle_frames: f64,
+    peak_pedestrians: usize,
     /// With `--physics`: the colliders' bodies, height samples and hulls at
     /// the most, bodies built and the worker seconds they took.
     colliders: Option<[f64; 5]>,
@@ -142,6 +146,18 @@ fn main() -> AppExit {
             json = Some(path);
             continue;
         }
+        if a == "--from" {
+            let at = args.next().and_then(|v| {
+                let (x, y) = v.split_once(',')?;
+                Some((x.parse::<f64>().ok()?, y.parse::<f64>().ok()?))
+            });
+            let Some((x, y)) = at.filter(|(x, y)| x.is_finite() && y.is_finite()) else {
+                eprintln!("--from needs X,Y (core metres)");
+                return AppExit::from_code(2);
+            };
+            (start.x, start.y) = (x, y);
+            continue;
+        }
         if a == "--traffic" {
             traffic.get_or_insert_with(TrafficSettings::default);
             continue;
@@ -156,9 +172,14 @@ fn main() -> AppExit {
                     .get_or_insert_with(TrafficSettings::default)
                     .traffic_density = v;
             }
+            ("--walkers", Some(v)) if (0.0..=200.0).contains(&v) => {
+                traffic
+                    .get_or_insert_with(TrafficSettings::default)
+                    .pedestrian_density = v;
+            }
             _ => {
                 eprintln!(
-                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--single-threaded | --multi-threaded] [--traffic] [--density D] [--physics | --avian (with --features physics)] [--far] [--render [--json PATH]]"
+                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--single-threaded | --multi-threaded] [--from X,Y] [--traffic] [--density D] [--walkers D] [--physics | --avian (with --features physics)] [--far] [--render [--json PATH]]"
                 );
                 return AppExit::from_code(2);
             }
@@ -220,6 +241,7 @@ fn main() -> AppExit {
         elapsed: 0.0,
         peak_vehicles: 0,
         vehicle_frames: 0.0,
+        peak_pedestrians: 0,
         colliders: None,
     })
     .add_systems(First, frame_begin)
@@ -356,6 +378,7 @@ fn end(
     if let Some(v) = &traffic {
         flight.peak_vehicles = flight.peak_vehicles.max(v.vehicles);
         flight.vehicle_frames += v.vehicles as f64;
+        flight.peak_pedestrians = flight.peak_pedestrians.max(v.pedestrians);
     }
     if t > 1.0 && !stats.ground_under_focus {
         flight.no_ground_after_1s += 1;
@@ -470,6 +493,10 @@ fn report(flight: &Flight, stats: &ReliefStats, traffic: Option<&TrafficStats>) 
             flight.peak_vehicles,
             v.routes,
             v.failed
+        );
+        println!(
+            "  pedestrians: {} at the end ({} wanted on {:.1} km of street and footway), peak {}",
+            v.pedestrians, v.pedestrian_target, v.walk_km, flight.peak_pedestrians
         );
     }
     if let Some([bodies, samples, hulls, built, seconds]) = flight.colliders {

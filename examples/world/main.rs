@@ -4,9 +4,9 @@
 //! [--at X,Y] [--look X,Y] [--height H] [--look-height H] [--plan X,Y X,Y] [--sequential]
 //! [--no-inspector] [--traffic] [--walk] [--balls N]]`
 //!
-//! `--traffic`: vehicles on the roads around the camera
-//! ([`ReliefTrafficPlugin`](bevy_relief::plugin::ReliefTrafficPlugin); its
-//! density and radius are in the inspector's Traffic section).
+//! `--traffic`: vehicles on the roads and pedestrians on the streets around
+//! the camera ([`ReliefTrafficPlugin`](bevy_relief::plugin::ReliefTrafficPlugin);
+//! their densities and radii are in the inspector's Traffic section).
 //!
 //! With the `physics` feature (`cargo run --release --features physics
 //! --example world`), walking is a physics character on avian3d's colliders
@@ -85,7 +85,7 @@ struct Smoke {
     field: bool,
     /// `--no-inspector`: start with the inspector hidden (F1 shows it).
     no_inspector: bool,
-    /// `--traffic`: vehicles on the roads.
+    /// `--traffic`: vehicles on the roads, pedestrians on the streets.
     traffic: bool,
     /// `--walk`: start walking.
     walk: bool,

@@ -7,7 +7,8 @@
 //! - `tools`: optional plugins: the inspector ([`ReliefInspectorPlugin`]),
 //!   the map overlay ([`ReliefMapPlugin`]) and the road-planner tool
 //!   ([`ReliefPlannerToolPlugin`]);
-//! - `traffic`: vehicles on the roads ([`ReliefTrafficPlugin`], optional).
+//! - `traffic`: vehicles on the roads, pedestrians on streets and footways
+//!   ([`ReliefTrafficPlugin`], optional).
 //!
 //! With the `physics` feature, `physics` makes static avian3d colliders
 //! around the focus (`ReliefPhysicsPlugin`, part of the group).
@@ -60,7 +61,8 @@ pub use tools::map_overlay::{MapOverlay, ReliefMapPlugin};
 pub use tools::planner_tool::{PlanSummary, PlannerChoice, PlannerTool, ReliefPlannerToolPlugin};
 pub use tools::smoke::is_blank;
 pub use traffic::{
-    MAX_VEHICLES, ReliefTrafficPlugin, TrafficError, TrafficSettings, TrafficStats, Vehicle,
+    MAX_PEDESTRIANS, MAX_VEHICLES, Pedestrian, ReliefTrafficPlugin, TrafficError, TrafficSettings,
+    TrafficStats, Trip, Vehicle,
 };
 
 /// Every system of ours is in one of these sets. The first six run in this

@@ -292,19 +292,45 @@ fn inspector_ui(world: &mut World) {
 
 /// The traffic's settings ([`ReliefTrafficPlugin`](crate::plugin::ReliefTrafficPlugin)).
 fn traffic_section(ui: &mut egui::Ui, t: &mut TrafficSettings, stats: Option<&TrafficStats>) {
-    ui.checkbox(&mut t.enabled, "Vehicles on the roads");
-    ui.horizontal(|ui| {
-        ui.label("Density");
-        ui.add(egui::Slider::new(&mut t.traffic_density, 0.0..=100.0).suffix(" /km"));
-    });
-    ui.horizontal(|ui| {
-        ui.label("Radius");
-        ui.add(egui::Slider::new(&mut t.traffic_radius, 50.0..=5000.0).suffix(" m"));
-    });
+    ui.checkbox(&mut t.enabled, "Vehicles and pedestrians");
+    let slider = |ui: &mut egui::Ui, label: &str, v: &mut f64, range, suffix: &str| {
+        ui.horizontal(|ui| {
+            ui.label(label);
+            ui.add(egui::Slider::new(v, range).suffix(suffix));
+        });
+    };
+    slider(
+        ui,
+        "Vehicle density",
+        &mut t.traffic_density,
+        0.0..=100.0,
+        " /km",
+    );
+    slider(
+        ui,
+        "Vehicle radius",
+        &mut t.traffic_radius,
+        50.0..=5000.0,
+        " m",
+    );
+    slider(
+        ui,
+        "Pedestrian density",
+        &mut t.pedestrian_density,
+        0.0..=200.0,
+        " /km",
+    );
+    slider(
+        ui,
+        "Pedestrian radius",
+        &mut t.pedestrian_radius,
+        50.0..=2000.0,
+        " m",
+    );
     if let Some(s) = stats {
         ui.monospace(format!(
-            "{} / {} vehicles on {:.1} km of road",
-            s.vehicles, s.target, s.road_km
+            "{} / {} vehicles on {:.1} km of road\n{} / {} pedestrians on {:.1} km of street",
+            s.vehicles, s.target, s.road_km, s.pedestrians, s.pedestrian_target, s.walk_km
         ));
         if let Some(e) = &s.error {
             ui.colored_label(egui::Color32::LIGHT_RED, e);

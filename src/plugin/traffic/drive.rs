@@ -1,8 +1,9 @@
-//! How a vehicle drives its route: its speed on each segment (its road's
-//! class, slowed on grades and near junctions) and its pose on the
-//! right-hand lane. Pure: no Bevy.
+//! How a vehicle drives its route (its speed on each segment: its road's
+//! class, slowed on grades and near junctions; its pose on the right-hand
+//! lane), and how a pedestrian walks one (at walking pace, slower on
+//! grades, near the right-hand edge). Pure: no Bevy.
 
-use crate::network::{RoadNetwork, Route, grade_factor};
+use crate::network::{RoadClass, RoadNetwork, Route, grade_factor};
 use bevy::math::{DVec2, DVec3};
 
 /// Within this distance (m) of a point where the route changes road,
@@ -13,6 +14,27 @@ pub const JUNCTION_SLOW: f64 = 0.6;
 /// How far right of the centre line vehicles drive, as a fraction of the
 /// road's width (a quarter: the middle of the right-hand lane).
 pub const LANE: f64 = 0.25;
+/// How far in from the road's right-hand edge pedestrians walk (m).
+pub const KERB: f64 = 0.75;
+
+/// Who travels: vehicles drive, pedestrians walk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Mode {
+    /// On every road but footways, at the class's speed.
+    Drive,
+    /// On streets and footways, at walking pace.
+    Walk,
+}
+
+impl Mode {
+    /// Whether this mode uses roads of `class`.
+    pub fn uses(self, class: RoadClass) -> bool {
+        match self {
+            Self::Drive => class != RoadClass::Path,
+            Self::Walk => matches!(class, RoadClass::Street | RoadClass::Path),
+        }
+    }
+}
 
 /// What a vehicle needs to drive its route, worked out once per route.
 #[derive(Clone, Debug, Default)]
@@ -28,8 +50,9 @@ pub(super) struct Plan {
 }
 
 impl Plan {
-    /// The plan of `route`, found on `net` (whose road indices it names).
-    pub fn new(route: &Route, net: &RoadNetwork) -> Self {
+    /// The plan of `route` for `mode`, found on `net` (whose road indices it
+    /// names).
+    pub fn new(route: &Route, net: &RoadNetwork, mode: Mode) -> Self {
         let pts = &route.points;
         let mut cum = Vec::with_capacity(pts.len());
         let mut acc = 0.0;
@@ -43,16 +66,25 @@ impl Plan {
         for (i, w) in pts.windows(2).enumerate() {
             let j = route.road_ends.partition_point(|&e| e <= i);
             let road = (route.roads.get(j)).and_then(|&r| net.roads.get(r));
-            let (class, width) = road.map_or((crate::network::RoadClass::Road, 6.0), |r| {
-                (r.class, r.width)
-            });
+            let (class, width) = road.map_or((RoadClass::Road, 6.0), |r| (r.class, r.width));
             let run = w[0].truncate().distance(w[1].truncate());
             let grade = (w[1].z - w[0].z) / run;
+            // On foot, every road is walked at a footway's pace.
+            let class = if mode == Mode::Walk {
+                RoadClass::Path
+            } else {
+                class
+            };
             speed.push(class.speed() * grade_factor(class, grade));
-            lane.push(LANE * width);
+            lane.push(match mode {
+                Mode::Drive => LANE * width,
+                Mode::Walk => (width / 2.0 - KERB).max(0.0),
+            });
         }
+        // Pedestrians do not slow at junctions.
         let turns = (route.road_ends.iter())
             .take(route.road_ends.len().saturating_sub(1))
+            .filter(|_| mode == Mode::Drive)
             .map(|&e| cum[e.min(cum.len() - 1)])
             .collect();
         Self {
@@ -141,7 +173,7 @@ mod tests {
                 crate::network::RouteCost::Length,
             )
             .unwrap();
-        let plan = Plan::new(&route, &net);
+        let plan = Plan::new(&route, &net, Mode::Drive);
         assert!((plan.length() - route.length).abs() < 1e-9);
         // Flat road: full speed away from the turn, 60 % near it.
         assert_eq!(plan.speed_at(10.0, 0), 18.0);
@@ -155,5 +187,15 @@ mod tests {
         assert_eq!(d, DVec3::X);
         let (q, _) = plan.pose(&route, 100.0 + 50.0 * 101f64.sqrt() / 10.0, 1);
         assert!((q - DVec3::new(101.5, 50.0, 5.0)).length() < 1e-9, "{q}");
+        // On foot: walking pace, slower on the grade (2·|grade|), no
+        // slowing at the turn, near the right-hand edge.
+        let walk = Plan::new(&route, &net, Mode::Walk);
+        assert_eq!(walk.speed_at(10.0, 0), 1.4);
+        assert_eq!(walk.speed_at(99.0, 0), 1.4);
+        assert!((walk.speed_at(150.0, 1) - 1.4 * 0.8).abs() < 1e-9);
+        let (p, _) = walk.pose(&route, 50.0, 0);
+        assert_eq!(p, DVec3::new(50.0, -(4.0 - KERB), 0.0));
+        assert!(Mode::Walk.uses(RoadClass::Path) && !Mode::Drive.uses(RoadClass::Path));
+        assert!(!Mode::Walk.uses(RoadClass::Highway) && Mode::Drive.uses(RoadClass::Street));
     }
 }

@@ -1,9 +1,10 @@
-//! The traffic's view of the laid roads: the drivable roads (paths left
-//! out, missing profiles taken from the ground), a [`Router`] on them, and
-//! their segments in a grid, to pick random places near the focus within
-//! reach of one another.
+//! The traffic's view of the laid roads: the roads vehicles drive (paths
+//! left out) or pedestrians walk (streets and paths), missing profiles
+//! taken from the ground, a [`Router`] on them, and their segments in a
+//! grid, to pick random places near the focus within reach of one another.
 
-use crate::network::{RoadClass, RoadNetwork, Router};
+use super::drive::Mode;
+use crate::network::{RoadNetwork, Router};
 use crate::terrain::LaidGround;
 use bevy::math::DVec2;
 use rand_chacha::ChaCha8Rng;
@@ -13,7 +14,7 @@ use std::collections::{BTreeMap, HashMap};
 /// The segment grid's cell side (m).
 const CELL: f64 = 200.0;
 
-/// A drivable segment: road `road` from its point `k` to the next.
+/// A travelled segment: road `road` from its point `k` to the next.
 #[derive(Clone, Copy, Debug)]
 struct Seg {
     a: DVec2,
@@ -22,12 +23,12 @@ struct Seg {
     comp: u32,
 }
 
-/// The drivable network of one [`LaidRoads`](crate::plugin::LaidRoads)
+/// The travelled network of one [`LaidRoads`](crate::plugin::LaidRoads)
 /// version, with its router (built on a worker).
 pub(super) struct TrafficNet {
     /// The laid roads' version it was built from.
     pub version: u64,
-    /// The roads vehicles drive: the laid ones, paths emptied (no points,
+    /// The roads travelled: the laid ones, the others emptied (no points,
     /// so the router leaves them out and indices still match), every road
     /// on a profile.
     pub net: RoadNetwork,
@@ -36,7 +37,7 @@ pub(super) struct TrafficNet {
     cells: HashMap<(i64, i64), Vec<u32>>,
 }
 
-/// The drivable road within a disc: each segment's stretch inside it.
+/// The travelled road within a disc: each segment's stretch inside it.
 #[derive(Debug, Default)]
 pub(super) struct Area {
     pub centre: DVec2,
@@ -51,7 +52,7 @@ pub(super) struct Area {
 }
 
 impl Area {
-    /// The drivable road length inside the disc (m).
+    /// The travelled road length inside the disc (m).
     pub fn length(&self) -> f64 {
         self.cum.last().copied().unwrap_or(0.0)
     }
@@ -67,11 +68,11 @@ pub(super) fn unit(rng: &mut ChaCha8Rng) -> f64 {
 }
 
 impl TrafficNet {
-    /// Builds the drivable network of `net` laid on `ground`.
-    pub fn new(version: u64, net: &RoadNetwork, ground: &LaidGround) -> Self {
+    /// Builds the network `mode` travels of `net` laid on `ground`.
+    pub fn new(version: u64, net: &RoadNetwork, ground: &LaidGround, mode: Mode) -> Self {
         let mut net = net.clone();
         for r in &mut net.roads {
-            if r.class == RoadClass::Path {
+            if !mode.uses(r.class) {
                 r.points.clear();
                 r.z.clear();
             } else if !r.has_profile() {
@@ -126,7 +127,7 @@ impl TrafficNet {
         out
     }
 
-    /// The drivable road within `radius` of `centre`.
+    /// The travelled road within `radius` of `centre`.
     pub fn area(&self, centre: DVec2, radius: f64) -> Area {
         let mut area = Area {
             centre,
@@ -158,7 +159,7 @@ impl TrafficNet {
         area
     }
 
-    /// A random place on the drivable road in `area` (uniform along its
+    /// A random place on the travelled road in `area` (uniform along its
     /// length), in component `comp` if given: the point and its component.
     pub fn pick(
         &self,
@@ -186,7 +187,7 @@ impl TrafficNet {
         Some((seg.a.lerp(seg.b, t0 + f * (t1 - t0)), seg.comp))
     }
 
-    /// The component of the drivable segment nearest to `p` within 1 m.
+    /// The component of the travelled segment nearest to `p` within 1 m.
     pub fn locate(&self, p: DVec2) -> Option<u32> {
         let mut best: Option<(f64, u32)> = None;
         for s in self.near(p, 1.0) {
@@ -225,7 +226,7 @@ fn clip(a: DVec2, b: DVec2, c: DVec2, r: f64) -> Option<(f64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::network::Road;
+    use crate::network::{Road, RoadClass};
     use crate::terrain::Terrain;
     use rand_chacha::rand_core::SeedableRng;
     use std::sync::Arc;
@@ -242,7 +243,7 @@ mod tests {
             road(&[(0.0, 0.0), (0.0, -400.0)], RoadClass::Path),
         ]);
         let ground = LaidGround::new(Arc::new(Terrain::default()));
-        let t = TrafficNet::new(3, &net, &ground);
+        let t = TrafficNet::new(3, &net, &ground, Mode::Drive);
         // The path is left out; profiles come from the ground.
         assert!(t.net.roads[2].points.is_empty());
         assert_eq!(t.net.roads[0].z[1], ground.height(0.0, 0.0));
@@ -262,5 +263,10 @@ mod tests {
         }
         assert!(t.pick(&area, Some(u32::MAX), &mut rng).is_none());
         assert_eq!(t.area(DVec2::new(5000.0, 0.0), 400.0).length(), 0.0);
+        // On foot: the street and the path, not the road.
+        let w = TrafficNet::new(3, &net, &ground, Mode::Walk);
+        assert!(w.net.roads[0].points.is_empty() && !w.net.roads[2].points.is_empty());
+        let area = w.area(DVec2::ZERO, 400.0);
+        assert!((area.length() - 500.0).abs() < 1e-6, "{}", area.length());
     }
 }

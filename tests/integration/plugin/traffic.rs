@@ -1,14 +1,16 @@
 //! Traffic on a hand-made network (a 3 × 3 grid of 6 m roads on a tilted
-//! plane around the origin, a lone road, a path): vehicles fill the roads
-//! near the focus at the asked density, drive their routes on the
-//! right-hand lane along the profiles at no more than their speed,
-//! deterministically, and follow the focus and the settings.
+//! plane around the origin, a lone road, a path, a street with steps off
+//! it): vehicles fill the roads near the focus at the asked density, drive
+//! their routes on the right-hand lane along the profiles at no more than
+//! their speed, deterministically, and follow the focus and the settings;
+//! pedestrians walk the path, the street and the steps near their right
+//! edge at walking pace.
 
 use super::*;
 use bevy_relief::network::{Road, RoadClass, RoadNetwork};
 use bevy_relief::plugin::{
-    ReliefChunksPlugin, ReliefObjectsPlugin, ReliefTrafficPlugin, TrafficSettings, TrafficStats,
-    Vehicle,
+    Pedestrian, ReliefChunksPlugin, ReliefObjectsPlugin, ReliefTrafficPlugin, TrafficSettings,
+    TrafficStats, Trip, Vehicle,
 };
 use bevy_relief::plugin::{dir_to_bevy, to_bevy};
 use bevy_relief::terrain::LaidGround;
@@ -29,7 +31,9 @@ fn road(a: DVec2, b: DVec2, class: RoadClass) -> Road {
 }
 
 /// Lines x, y ∈ {−300, 0, 300} from −600 to 600, points every 50 m; a
-/// lone road at y = −450 (x 50–200); a path at y = 150 (x 0–300).
+/// lone road at y = −450 (x 50–200); a path at y = 150 (x 0–300); a street
+/// at y = −800 (x −300–300, beyond the vehicles' tests) with steps (a path)
+/// from its middle south to y = −1000.
 fn network() -> RoadNetwork {
     let mut roads = Vec::new();
     for c in [-300.0, 0.0, 300.0] {
@@ -45,6 +49,16 @@ fn network() -> RoadNetwork {
     roads.push(road(
         DVec2::new(0.0, 150.0),
         DVec2::new(300.0, 150.0),
+        RoadClass::Path,
+    ));
+    roads.push(road(
+        DVec2::new(-300.0, -800.0),
+        DVec2::new(300.0, -800.0),
+        RoadClass::Street,
+    ));
+    roads.push(road(
+        DVec2::new(0.0, -800.0),
+        DVec2::new(0.0, -1000.0),
         RoadClass::Path,
     ));
     RoadNetwork::from_roads(roads)
@@ -115,8 +129,17 @@ fn vehicles(app: &mut App) -> Vec<(Vehicle, Transform)> {
     v
 }
 
+fn pedestrians(app: &mut App) -> Vec<(Pedestrian, Transform)> {
+    let mut q = app.world_mut().query::<(&Pedestrian, &Transform)>();
+    let mut v: Vec<_> = (q.iter(app.world()))
+        .map(|(v, t)| (v.clone(), *t))
+        .collect();
+    v.sort_by_key(|(v, _)| v.id);
+    v
+}
+
 /// The route's centre-line point and direction at `progress`.
-fn on_route(v: &Vehicle) -> (DVec3, DVec3) {
+fn on_route(v: &Trip) -> (DVec3, DVec3) {
     let pts = &v.route.points;
     let mut acc = 0.0;
     for w in pts.windows(2) {
@@ -284,6 +307,84 @@ fn traffic_follows_the_focus_and_the_settings() {
     assert!(vehicles(&mut app).is_empty());
 }
 
+/// Whether a point lies on the path, the street or its steps.
+fn on_a_walk(p: DVec2) -> bool {
+    let path = (p.y - 150.0).abs() < 1e-6 && (-1e-6..=300.0 + 1e-6).contains(&p.x);
+    let street = (p.y + 800.0).abs() < 1e-6 && p.x.abs() <= 300.0 + 1e-6;
+    let steps = p.x.abs() < 1e-6 && (-1000.0 - 1e-6..=-800.0 + 1e-6).contains(&p.y);
+    path || street || steps
+}
+
+#[test]
+fn pedestrians_walk_streets_paths_and_steps_near_their_right_edge() {
+    let walkers = TrafficSettings {
+        traffic_density: 0.0,
+        pedestrian_density: 50.0,
+        pedestrian_radius: 1100.0,
+        ..settings(5)
+    };
+    let mut app = traffic_app(walkers.clone());
+    run_until(&mut app, "the pedestrians", |app| {
+        let s = stats(app);
+        s.walk_ready && s.pedestrian_target > 0 && s.pedestrians == s.pedestrian_target
+    });
+    // The path (300 m), the street (600 m) and its steps (200 m); no road.
+    let s = stats(&app);
+    assert!((s.walk_km - 1.1).abs() < 1e-6, "{s:?}");
+    assert_eq!((s.pedestrian_target, s.vehicles), (55, 0));
+    let mut before = pedestrians(&mut app);
+    let dt = 0.016;
+    let (mut moved, mut on_steps) = (0.0, 0);
+    for _ in 0..120 {
+        app.update();
+        let origin = app.world().resource::<RenderOrigin>().0;
+        let now = pedestrians(&mut app);
+        for (w, tf) in &now {
+            let (c, d) = on_route(w);
+            assert!(on_a_walk(c.truncate()), "{} off the walks at {c}", w.id);
+            assert!((c.z - z_at(c.truncate())).abs() < 1e-6, "{c}");
+            // 0.75 m in from the right edge of a 6 m road: 2.25 m right.
+            let off = w.position - c;
+            let right = DVec2::new(d.y, -d.x).normalize();
+            assert!(off.z.abs() < 1e-9 && (off.truncate() - 2.25 * right).length() < 1e-6);
+            assert!((tf.translation - to_bevy(w.position, origin)).length() < 1e-3);
+            // Upright on the grade.
+            assert!(tf.up().dot(Vec3::Y) > 0.9999, "{:?}", tf.up());
+            on_steps += (c.x.abs() < 1e-6 && c.y < -800.0 - 1e-6) as usize;
+        }
+        for (w, _) in &now {
+            let Some((b, _)) = before.iter().find(|(b, _)| b.id == w.id) else {
+                continue;
+            };
+            if Arc::ptr_eq(&b.route, &w.route) {
+                // At walking pace at most (1.4 m/s, less on the grades).
+                let step = w.progress - b.progress;
+                assert!(step >= 0.0 && step <= 1.4 * dt + 1e-9, "{step}");
+                moved += step;
+            }
+        }
+        before = now;
+    }
+    let n = before.len() as f64;
+    assert!(moved > n * 120.0 * dt * 1.0, "{moved}");
+    assert!(on_steps > 0, "nobody on the steps");
+    // The same seed, the same walkers.
+    let mut again = traffic_app(walkers);
+    run_until(&mut again, "the pedestrians again", |app| {
+        let s = stats(app);
+        s.walk_ready && s.pedestrians == 55
+    });
+    for _ in 0..120 {
+        again.update();
+    }
+    let key = |v: Vec<(Pedestrian, Transform)>| -> Vec<(u64, usize)> {
+        v.iter()
+            .map(|(w, _)| (w.id, w.route.points.len()))
+            .collect()
+    };
+    assert_eq!(key(pedestrians(&mut again)), key(before));
+}
+
 #[test]
 fn traffic_settings_are_checked() {
     let ok = TrafficSettings::default();
@@ -316,6 +417,27 @@ fn traffic_settings_are_checked() {
                 ..default()
             },
             "routes_per_frame",
+        ),
+        (
+            TrafficSettings {
+                pedestrian_density: f64::INFINITY,
+                ..default()
+            },
+            "pedestrian_density",
+        ),
+        (
+            TrafficSettings {
+                pedestrian_radius: -5.0,
+                ..default()
+            },
+            "pedestrian_radius",
+        ),
+        (
+            TrafficSettings {
+                max_pedestrians: 1 << 40,
+                ..default()
+            },
+            "max_pedestrians",
         ),
     ] {
         assert_eq!(bad.validate().unwrap_err().field, field);
