@@ -12,8 +12,8 @@
 //! - its solids ([`solids`]) as one triangle mesh of convex hulls' faces:
 //!   city buildings (their walls' prisms; a footprint that is not convex is
 //!   cut into triangles), bridge decks with parapets and piers, retaining
-//!   walls, and tunnel tubes. The ground over a tunnel stays the hillside above it: the
-//!   tube's floor is what stands in the tunnel.
+//!   walls, and tunnel tubes. The ground over a tunnel stays the hillside
+//!   above it: the tube's floor is what stands in the tunnel.
 //!
 //! Both are built on the [`ReliefWorkers`] and inserted at most
 //! `inserts_per_frame` a frame, nearest first; a changed cell's new body
@@ -547,6 +547,7 @@ fn solid_body(hulls: &[Hull], c: Cell) -> Built {
         triangles.extend(t.iter().map(|t| t.map(|i| i + base)));
         size += 1;
     }
+    // Without flags a mesh is refused only when it has no triangles.
     let collider = (size > 0)
         .then(|| Collider::try_trimesh(vertices, triangles).ok())
         .flatten();

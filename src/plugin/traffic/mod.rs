@@ -12,10 +12,10 @@
 //!
 //! Each kind's routing graph is built on a worker once per [`LaidRoads`]
 //! version; at most [`TrafficSettings::routes_per_frame`] vehicle routes
-//! (a quarter as many pedestrian routes) are searched per frame. Everything is deterministic given
-//! [`TrafficSettings::seed`] (and the frame times): each route's random
-//! places come from a ChaCha stream seeded by the seed, the kind and a
-//! counter.
+//! (a quarter as many pedestrian routes) are searched per frame.
+//! Everything is deterministic given [`TrafficSettings::seed`] (and the
+//! frame times): each route's random places come from a ChaCha stream
+//! seeded by the seed, the kind and a counter.
 
 mod drive;
 mod fleet;
@@ -156,7 +156,8 @@ pub struct Trip {
     pub position: DVec3,
     /// Which way it heads (a unit core vector, with the grade).
     pub heading: DVec3,
-    /// Its number, in the order its kind were made.
+    /// Its number: those of its kind are counted in the order they were
+    /// made.
     pub id: u64,
 }
 
