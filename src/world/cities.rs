@@ -12,8 +12,11 @@ use glam::DVec2;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-/// Layouts kept between requests at most (then the memo starts afresh).
-const MEMO_LIMIT: usize = 256;
+/// Layouts are kept for the cities within this many settlement cells (in
+/// x and in y) of the one laid out last: a player's surroundings, not
+/// every city passed on a long journey (each layout holds a megabyte or
+/// more: its streets, lots, buildings and pads).
+pub(crate) const MEMO_REACH: i64 = 3;
 
 /// Laid-out cities by id, for one terrain and one set of city parameters.
 #[derive(Debug, Default)]
@@ -61,6 +64,12 @@ fn off_highways(mut lots: Vec<Lot>, highways: &[&[DVec2]], keep_off: f64) -> Vec
         })
     });
     lots
+}
+
+/// Whether settlement cells `a` and `b` are within [`MEMO_REACH`] of each
+/// other.
+pub(crate) fn within_reach(a: (i64, i64), b: (i64, i64)) -> bool {
+    a.0.abs_diff(b.0).max(a.1.abs_diff(b.1)) <= MEMO_REACH as u64
 }
 
 /// A layout (its buildings on their pads when the town is built into the
@@ -127,9 +136,7 @@ impl Layouts {
             (Arc::new(layout), Some(Arc::new(town)))
         });
         let mut memo = self.memo.lock().unwrap_or_else(|e| e.into_inner());
-        if memo.cities.len() >= MEMO_LIMIT {
-            memo.cities.clear();
-        }
+        memo.cities.retain(|&id, _| within_reach(id, city.id));
         memo.cities.insert(city.id, laid.clone());
         laid
     }
@@ -149,6 +156,35 @@ mod tests {
             building: None,
             block: 0,
         }
+    }
+
+    #[test]
+    fn the_memo_keeps_the_layouts_near_the_last_one_only() {
+        let t = Terrain::default();
+        let sys = RoadSystem::new(RoadSystemParams::default()).unwrap();
+        let s = sys.settlements();
+        let along = |from: i64| (from..from + 20).find_map(|x| s.city_at(&t, (x, 2)));
+        let a = along(0).unwrap();
+        let b = along(a.id.0 + MEMO_REACH + 1).unwrap();
+        let kept = || -> Vec<(i64, i64)> {
+            let memo = sys.layouts.memo.lock().unwrap();
+            memo.cities.keys().copied().collect()
+        };
+        let first = sys.layout(&t, &a).unwrap();
+        assert!(Arc::ptr_eq(&first, &sys.layout(&t, &a).unwrap()), "memo");
+        // Laying out a city beyond the reach drops the first.
+        sys.layout(&t, &b).unwrap();
+        assert_eq!(kept(), vec![b.id]);
+        // Laid out again, the same layout (a new one).
+        let again = sys.layout(&t, &a).unwrap();
+        assert!(!Arc::ptr_eq(&first, &again));
+        assert_eq!(first.lots, again.lots);
+        assert_eq!(kept(), vec![a.id]);
+        assert!(within_reach(
+            a.id,
+            (a.id.0 + MEMO_REACH, a.id.1 - MEMO_REACH)
+        ));
+        assert!(!within_reach(a.id, (a.id.0, a.id.1 + MEMO_REACH + 1)));
     }
 
     #[test]

@@ -17,10 +17,6 @@ use std::sync::{Arc, Mutex};
 /// A link between two cities, the lower id first.
 pub(crate) type LinkKey = ((i64, i64), (i64, i64));
 
-/// Planned highways kept between requests at most (then the memo starts
-/// afresh; it only saves work, the roads are the same either way).
-const MEMO_LIMIT: usize = 1024;
-
 /// The cities of the settlement grid, each computed once per request.
 pub(crate) struct CityCells<'a> {
     settlements: &'a Settlements,
@@ -233,9 +229,12 @@ impl Highways {
             .filter(|r| r.points.len() >= 2);
         let mut memo = self.memo.lock().unwrap_or_else(|e| e.into_inner());
         let memo = memo.on(terrain, params);
-        if memo.len() >= MEMO_LIMIT {
-            memo.clear();
-        }
+        // Planned roads are kept for the links near this one (see
+        // `cities::MEMO_REACH`); the memo only saves work, the roads are
+        // the same either way.
+        memo.retain(|k, _| {
+            super::cities::within_reach(k.0, key.0) || super::cities::within_reach(k.1, key.0)
+        });
         memo.insert(key, road.clone());
         road
     }
