@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex};
 
 /// Layouts are kept for the cities within this many settlement cells (in
 /// x and in y) of the one laid out last: a player's surroundings, not
-/// every city passed on a long journey (each layout holds a megabyte or
-/// more: its streets, lots, buildings and pads).
+/// every city passed on a long journey (each layout holds its streets,
+/// lots, buildings and pads).
 pub(crate) const MEMO_REACH: i64 = 3;
 
 /// Laid-out cities by id, for one terrain and one set of city parameters.
