@@ -17,6 +17,18 @@ use std::sync::{Arc, Mutex};
 /// A link between two cities, the lower id first.
 pub(crate) type LinkKey = ((i64, i64), (i64, i64));
 
+/// Planned roads are kept for the links with an end within this many
+/// settlement cells (in x and in y) of the last one planned: one region's
+/// highways span up to about six cells (links out to the neighbours of its
+/// cities' neighbours), so a smaller reach would plan some of them again
+/// for every region.
+const LINK_REACH: u64 = 8;
+
+/// Whether settlement cells `a` and `b` are within [`LINK_REACH`].
+fn near_link(a: (i64, i64), b: (i64, i64)) -> bool {
+    a.0.abs_diff(b.0).max(a.1.abs_diff(b.1)) <= LINK_REACH
+}
+
 /// The cities of the settlement grid, each computed once per request.
 pub(crate) struct CityCells<'a> {
     settlements: &'a Settlements,
@@ -229,12 +241,9 @@ impl Highways {
             .filter(|r| r.points.len() >= 2);
         let mut memo = self.memo.lock().unwrap_or_else(|e| e.into_inner());
         let memo = memo.on(terrain, params);
-        // Planned roads are kept for the links near this one (see
-        // `cities::MEMO_REACH`); the memo only saves work, the roads are
-        // the same either way.
-        memo.retain(|k, _| {
-            super::cities::within_reach(k.0, key.0) || super::cities::within_reach(k.1, key.0)
-        });
+        // Planned roads are kept for the links near this one; the memo only
+        // saves work, the roads are the same either way.
+        memo.retain(|k, _| near_link(k.0, key.0) || near_link(k.1, key.0));
         memo.insert(key, road.clone());
         road
     }
