@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 /// x and in y) of the one laid out last: a player's surroundings, not
 /// every city passed on a long journey (each layout holds its streets,
 /// lots, buildings and pads).
-pub(crate) const MEMO_REACH: i64 = 3;
+const MEMO_REACH: u64 = 3;
 
 /// Laid-out cities by id, for one terrain and one set of city parameters.
 #[derive(Debug, Default)]
@@ -66,10 +66,10 @@ fn off_highways(mut lots: Vec<Lot>, highways: &[&[DVec2]], keep_off: f64) -> Vec
     lots
 }
 
-/// Whether settlement cells `a` and `b` are within [`MEMO_REACH`] of each
-/// other.
-pub(crate) fn within_reach(a: (i64, i64), b: (i64, i64)) -> bool {
-    a.0.abs_diff(b.0).max(a.1.abs_diff(b.1)) <= MEMO_REACH as u64
+/// How many settlement cells apart `a` and `b` are (the larger of the x
+/// and y steps).
+pub(crate) fn cells_apart(a: (i64, i64), b: (i64, i64)) -> u64 {
+    a.0.abs_diff(b.0).max(a.1.abs_diff(b.1))
 }
 
 /// A layout (its buildings on their pads when the town is built into the
@@ -136,7 +136,8 @@ impl Layouts {
             (Arc::new(layout), Some(Arc::new(town)))
         });
         let mut memo = self.memo.lock().unwrap_or_else(|e| e.into_inner());
-        memo.cities.retain(|&id, _| within_reach(id, city.id));
+        memo.cities
+            .retain(|&id, _| cells_apart(id, city.id) <= MEMO_REACH);
         memo.cities.insert(city.id, laid.clone());
         laid
     }
@@ -165,7 +166,7 @@ mod tests {
         let s = sys.settlements();
         let along = |from: i64| (from..from + 20).find_map(|x| s.city_at(&t, (x, 2)));
         let a = along(0).unwrap();
-        let b = along(a.id.0 + MEMO_REACH + 1).unwrap();
+        let b = along(a.id.0 + MEMO_REACH as i64 + 1).unwrap();
         let kept = || -> Vec<(i64, i64)> {
             let memo = sys.layouts.memo.lock().unwrap();
             memo.cities.keys().copied().collect()
@@ -180,11 +181,8 @@ mod tests {
         assert!(!Arc::ptr_eq(&first, &again));
         assert_eq!(first.lots, again.lots);
         assert_eq!(kept(), vec![a.id]);
-        assert!(within_reach(
-            a.id,
-            (a.id.0 + MEMO_REACH, a.id.1 - MEMO_REACH)
-        ));
-        assert!(!within_reach(a.id, (a.id.0, a.id.1 + MEMO_REACH + 1)));
+        assert_eq!(cells_apart(a.id, (a.id.0 + 3, a.id.1 - 2)), 3);
+        assert_eq!(cells_apart(a.id, (a.id.0, a.id.1 - 4)), 4);
     }
 
     #[test]

@@ -24,11 +24,6 @@ pub(crate) type LinkKey = ((i64, i64), (i64, i64));
 /// for every region.
 const LINK_REACH: u64 = 8;
 
-/// Whether settlement cells `a` and `b` are within [`LINK_REACH`].
-fn near_link(a: (i64, i64), b: (i64, i64)) -> bool {
-    a.0.abs_diff(b.0).max(a.1.abs_diff(b.1)) <= LINK_REACH
-}
-
 /// The cities of the settlement grid, each computed once per request.
 pub(crate) struct CityCells<'a> {
     settlements: &'a Settlements,
@@ -243,7 +238,8 @@ impl Highways {
         let memo = memo.on(terrain, params);
         // Planned roads are kept for the links near this one; the memo only
         // saves work, the roads are the same either way.
-        memo.retain(|k, _| near_link(k.0, key.0) || near_link(k.1, key.0));
+        let near = |c| super::cities::cells_apart(c, key.0) <= LINK_REACH;
+        memo.retain(|k, _| near(k.0) || near(k.1));
         memo.insert(key, road.clone());
         road
     }

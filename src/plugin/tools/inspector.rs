@@ -290,15 +290,23 @@ fn inspector_ui(world: &mut World) {
     }
 }
 
+/// A labelled slider on one line.
+fn slider(
+    ui: &mut egui::Ui,
+    label: &str,
+    v: &mut f64,
+    range: std::ops::RangeInclusive<f64>,
+    suffix: &str,
+) {
+    ui.horizontal(|ui| {
+        ui.label(label);
+        ui.add(egui::Slider::new(v, range).suffix(suffix));
+    });
+}
+
 /// The traffic's settings ([`ReliefTrafficPlugin`](crate::plugin::ReliefTrafficPlugin)).
 fn traffic_section(ui: &mut egui::Ui, t: &mut TrafficSettings, stats: Option<&TrafficStats>) {
     ui.checkbox(&mut t.enabled, "Vehicles and pedestrians");
-    let slider = |ui: &mut egui::Ui, label: &str, v: &mut f64, range, suffix: &str| {
-        ui.horizontal(|ui| {
-            ui.label(label);
-            ui.add(egui::Slider::new(v, range).suffix(suffix));
-        });
-    };
     slider(
         ui,
         "Vehicle density",
@@ -342,12 +350,6 @@ fn traffic_section(ui: &mut egui::Ui, t: &mut TrafficSettings, stats: Option<&Tr
 /// around the focus again, and the ground they shape is meshed again.
 fn earthworks_section(ui: &mut egui::Ui, e: &mut crate::world::EarthworkParams) {
     ui.checkbox(&mut e.enabled, "Build roads and towns into the ground");
-    let slider = |ui: &mut egui::Ui, label: &str, v: &mut f64, range, suffix: &str| {
-        ui.horizontal(|ui| {
-            ui.label(label);
-            ui.add(egui::Slider::new(v, range).suffix(suffix));
-        });
-    };
     ui.label("Steepest grade (rise over run)");
     let g = &mut e.max_grade;
     slider(ui, "  highway", &mut g.highway, 0.01..=0.3, "");
