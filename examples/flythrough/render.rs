@@ -218,7 +218,8 @@ fn follow_route(
             flight.waits.clear();
             flight.ours.clear();
             flight.marks.clear();
-            flight.no_ground_after_1s = 0;
+            flight.no_ground = 0;
+            flight.started = true;
             flight.elapsed = 0.0;
             flight.speed = route_length() / (bench.frames as f64 / FPS);
         }
@@ -412,7 +413,7 @@ fn finish(
             bench.entities,
             bench.rss_kib as f64 / 1024.0,
             num((bench.gpu_bytes > 0).then(|| bench.gpu_bytes as f64 / 1048576.0)),
-            flight.no_ground_after_1s
+            flight.no_ground
         );
         if let Err(e) = std::fs::write(path, json) {
             eprintln!("could not write {path}: {e}");
