@@ -31,7 +31,7 @@ use bevy::window::ExitCondition;
 use bevy::winit::WinitPlugin;
 use bevy_relief::plugin::TerrainQuery;
 use bevy_relief::prelude::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -87,7 +87,9 @@ pub fn add(app: &mut App, seconds: f64, json: Option<String>) {
     .add_systems(Update, follow_route)
     .add_systems(
         Last,
-        (gpu_times, count_scene, finish).after(super::frame_end),
+        (gpu_times, note_meshes, count_scene, finish)
+            .chain()
+            .after(super::frame_end),
     );
     scene::sky(app);
     if let Some(render) = app.get_sub_app_mut(RenderApp) {
@@ -117,6 +119,9 @@ struct Bench {
     gpu_seen: BTreeMap<String, Instant>,
     draws: Vec<usize>,
     triangles: Vec<u64>,
+    /// Each mesh's triangles, noted when an entity takes it (the streamed
+    /// meshes leave the main world once uploaded).
+    mesh_triangles: HashMap<AssetId<Mesh>, u64>,
     entities: u32,
     rss_kib: u64,
     gpu_bytes: u64,
@@ -271,11 +276,34 @@ fn gpu_times(store: Res<DiagnosticsStore>, mut bench: ResMut<Bench>) {
     }
 }
 
+/// Notes the triangles of the meshes entities took this frame (before the
+/// render world takes the data of those only it uses).
+fn note_meshes(
+    mut bench: ResMut<Bench>,
+    taken: Query<&Mesh3d, Changed<Mesh3d>>,
+    meshes: Res<Assets<Mesh>>,
+) {
+    for m in &taken {
+        let id = m.0.id();
+        if bench.mesh_triangles.contains_key(&id) {
+            continue;
+        }
+        let Some(mesh) = meshes.get(id) else {
+            continue;
+        };
+        let n = match mesh.try_indices_option() {
+            Ok(Some(i)) => i.len(),
+            Ok(None) => (mesh.try_attribute(Mesh::ATTRIBUTE_POSITION)).map_or(0, |p| p.len()),
+            Err(_) => continue,
+        };
+        bench.mesh_triangles.insert(id, n as u64 / 3);
+    }
+}
+
 /// Every 30th frame: triangles in view, entities, memory.
 fn count_scene(
     mut bench: ResMut<Bench>,
     visible: Query<(&Mesh3d, &ViewVisibility)>,
-    meshes: Res<Assets<Mesh>>,
     entities: &bevy::ecs::entity::Entities,
     device: Option<Res<RenderDevice>>,
 ) {
@@ -288,11 +316,7 @@ fn count_scene(
     }
     let triangles: u64 = (visible.iter())
         .filter(|(_, v)| v.get())
-        .filter_map(|(m, _)| meshes.get(&m.0))
-        .map(|m| {
-            let n = m.indices().map_or(m.count_vertices(), |i| i.len());
-            n as u64 / 3
-        })
+        .filter_map(|(m, _)| bench.mesh_triangles.get(&m.0.id()))
         .sum();
     bench.triangles.push(triangles);
     bench.entities = bench.entities.max(entities.count_spawned());

@@ -10,6 +10,7 @@
 
 use super::buildings::{MeshLists, add_building};
 use super::coords::{RenderOrigin, WorldAnchor};
+use super::mesh::render_only;
 use super::roads::LaidRoads;
 use super::settings::TerrainState;
 use super::tasks::{Job, ReliefWorkers};
@@ -204,7 +205,7 @@ pub(crate) fn update_cities(
             anchor,
             Transform::from_translation(origin.to_render(anchor.0)),
             Visibility::Inherited,
-            Mesh3d(meshes.add(b.mesh)),
+            Mesh3d(meshes.add(render_only(b.mesh))),
         ));
         if let Some(m) = &assets.vertex {
             e.insert(MeshMaterial3d(m.clone()));

@@ -48,13 +48,19 @@ fn srgb_to_linear(c: f32) -> f32 {
 }
 
 /// A triangle-list mesh with normals and linear RGBA vertex colours: the
-/// layout of every mesh the plugin builds (ground, shapes, streams).
+/// layout of every mesh the plugin builds (ground, shapes, streams). The
+/// lists are trimmed to their length: a mesh keeps what it is given, and
+/// builders grow them by doubling.
 pub fn colored_mesh(
-    positions: Vec<[f32; 3]>,
-    normals: Vec<[f32; 3]>,
-    colors: Vec<[f32; 4]>,
-    indices: Vec<u32>,
+    mut positions: Vec<[f32; 3]>,
+    mut normals: Vec<[f32; 3]>,
+    mut colors: Vec<[f32; 4]>,
+    mut indices: Vec<u32>,
 ) -> Mesh {
+    positions.shrink_to_fit();
+    normals.shrink_to_fit();
+    colors.shrink_to_fit();
+    indices.shrink_to_fit();
     Mesh::new(
         PrimitiveTopology::TriangleList,
         RenderAssetUsages::default(),
@@ -63,4 +69,12 @@ pub fn colored_mesh(
     .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, normals)
     .with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, colors)
     .with_inserted_indices(Indices::U32(indices))
+}
+
+/// `mesh` for the renderer alone: once uploaded, its data leave the main
+/// world (the streamed meshes: chunks, ribbons, structures, buildings; a
+/// world without a renderer keeps them).
+pub fn render_only(mut mesh: Mesh) -> Mesh {
+    mesh.asset_usage = RenderAssetUsages::RENDER_WORLD;
+    mesh
 }

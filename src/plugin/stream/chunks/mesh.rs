@@ -57,11 +57,17 @@ impl ChunkMesh {
             .expect("chunk grids are small");
         let w = n + 2;
         let height = |i: usize, j: usize| h[(j + 1) * w + i + 1];
+        // The grid and its four skirts, exactly.
+        let (vertices, indices) = (n * n + 4 * n, 6 * q * q + 24 * q);
         let mut m = ChunkMesh {
             key,
             generation,
             min_height: f64::MAX,
             max_height: f64::MIN,
+            positions: Vec::with_capacity(vertices),
+            normals: Vec::with_capacity(vertices),
+            colors: Vec::with_capacity(vertices),
+            indices: Vec::with_capacity(indices),
             ..default()
         };
         for j in 0..n {
@@ -124,6 +130,7 @@ impl ChunkMesh {
                 m.indices.extend_from_slice(&[a, c, d, a, d, b]);
             }
         }
+        debug_assert_eq!((m.positions.len(), m.indices.len()), (vertices, indices));
         m
     }
 

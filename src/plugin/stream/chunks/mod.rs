@@ -21,6 +21,7 @@ pub use ribbons::{Ribbons, build_ribbons};
 pub use select::{ChunkKey, select_chunks};
 
 use super::coords::{FocusState, RenderOrigin, WorldAnchor};
+use super::mesh::render_only;
 use super::roads::LaidRoads;
 use super::settings::{TerrainState, ViewSettings};
 use super::tasks::{Job, ReliefWorkers};
@@ -329,7 +330,7 @@ pub(crate) fn receive_chunks(
         let (key, generation, ground) = (data.key, data.generation, data.ground);
         let wet = view.water && data.min_height < lake;
         let ribbons = data.ribbons.take();
-        let handle = meshes.add(data.into_mesh());
+        let handle = meshes.add(render_only(data.into_mesh()));
         let size = key.size(&view) as f32;
         let tag = TerrainChunk { key, generation };
         let entity = match chunks.present.get(&key) {
@@ -407,7 +408,7 @@ fn roads_child(
     Mesh3d,
     Option<Handle<StandardMaterial>>,
 ) {
-    let mesh = Mesh3d(meshes.add(ribbons.into_mesh()));
+    let mesh = Mesh3d(meshes.add(render_only(ribbons.into_mesh())));
     let road = assets.road.clone();
     (
         Name::new("roads"),

@@ -141,7 +141,14 @@ pub fn build_ribbons(
         let width = streams.width().max(least);
         chunk.ribbon(&mut r, &s.points, &[], width, water, 0.0, None);
     }
-    (!r.indices.is_empty()).then_some(r)
+    (!r.indices.is_empty()).then(|| {
+        // Trimmed here, on the worker, not when the mesh is made.
+        r.positions.shrink_to_fit();
+        r.normals.shrink_to_fit();
+        r.colors.shrink_to_fit();
+        r.indices.shrink_to_fit();
+        r
+    })
 }
 
 impl Ribbons {

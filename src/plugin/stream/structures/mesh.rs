@@ -36,16 +36,42 @@ fn asphalt(class: RoadClass) -> [f32; 4] {
 /// heights there.
 type Section = (DVec2, f64, f64);
 
+/// Which faces of a swept box are drawn (those that stand on something,
+/// abut another box or lie in the ground are left out).
+#[derive(Clone, Copy)]
+struct Faces {
+    top: bool,
+    bottom: bool,
+    /// The sides at `across.0` and `across.1`.
+    sides: [bool; 2],
+    /// The caps at the first and the last section.
+    caps: [bool; 2],
+}
+
+impl Faces {
+    /// All but the bottom: what stands on or in something.
+    const STANDING: Faces = Faces {
+        top: true,
+        bottom: false,
+        sides: [true; 2],
+        caps: [true; 2],
+    };
+    /// Every face: what hangs in the air.
+    const ALL: Faces = Faces {
+        bottom: true,
+        ..Faces::STANDING
+    };
+}
+
 /// A box swept along `sections`, from `across.0` to `across.1` metres to the
-/// right of the centre line: top, both sides, the end caps and (when
-/// `bottom`: not for what stands on or in something) the bottom, flat
-/// shaded. `top` colours the top, `side` the rest.
+/// right of the centre line, drawing `faces`, flat shaded. `top` colours the
+/// top, `side` the rest.
 fn sweep(
     m: &mut MeshLists,
     sections: &[Section],
     across: (f64, f64),
     (top, side): ([f32; 4], [f32; 4]),
-    bottom: bool,
+    faces: Faces,
     anchor: DVec3,
 ) {
     let n = sections.len();
@@ -88,8 +114,10 @@ fn sweep(
             at(k + 1, u1, tb),
             at(k, u1, ta),
         ];
-        m.face(&top_face, DVec3::Z, top);
-        if bottom {
+        if faces.top {
+            m.face(&top_face, DVec3::Z, top);
+        }
+        if faces.bottom {
             let under = [
                 at(k, u0, ba),
                 at(k + 1, u0, bb),
@@ -98,10 +126,15 @@ fn sweep(
             ];
             m.face(&under, -DVec3::Z, side);
         }
-        m.face(&quad(u0, ba, u0, bb, tb, ta), -r, side);
-        m.face(&quad(u1, ba, u1, bb, tb, ta), r, side);
+        if faces.sides[0] {
+            m.face(&quad(u0, ba, u0, bb, tb, ta), -r, side);
+        }
+        if faces.sides[1] {
+            m.face(&quad(u1, ba, u1, bb, tb, ta), r, side);
+        }
     }
-    for (k, out) in [(0, -dir(0)), (n - 1, dir(n - 1))] {
+    let caps = [(0, -dir(0)), (n - 1, dir(n - 1))];
+    for ((k, out), _) in caps.into_iter().zip(faces.caps).filter(|c| c.1) {
         let (lo, hi) = (sections[k].1, sections[k].2);
         let cap = [at(k, u0, lo), at(k, u1, lo), at(k, u1, hi), at(k, u0, hi)];
         m.face(&cap, out.extend(0.0), side);
@@ -133,6 +166,42 @@ fn along(line: &[DVec3], values: &[f64], s: f64) -> (DVec3, f64, DVec2) {
     )
 }
 
+/// A bridge's deck keeps the points of its line that stray more than this
+/// from a straight run between the kept ones, metres.
+const STRAIGHT: f64 = 0.02;
+
+/// `line` with the points that lie within `tol` of the straight runs between
+/// the others dropped (Douglas–Peucker in 3-D; the ends are kept).
+fn simplify(line: &[DVec3], tol: f64) -> Vec<DVec3> {
+    let n = line.len();
+    let mut keep = vec![n <= 2; n];
+    if n > 2 {
+        keep[0] = true;
+        keep[n - 1] = true;
+        // Spans of `line` still to look at; each splits at most once a point.
+        let mut spans = vec![(0, n - 1)];
+        while let Some((a, b)) = spans.pop() {
+            let (pa, d) = (line[a], line[b] - line[a]);
+            let off = |p: DVec3| {
+                let t = (p - pa).dot(d) / d.length_squared().max(f64::MIN_POSITIVE);
+                (pa + d * t.clamp(0.0, 1.0)).distance(p)
+            };
+            let worst = (a + 1..b)
+                .map(|i| (i, off(line[i])))
+                .max_by(|x, y| x.1.total_cmp(&y.1));
+            if let Some((i, e)) = worst
+                && e > tol
+            {
+                keep[i] = true;
+                spans.extend([(a, i), (i, b)]);
+            }
+        }
+    }
+    (line.iter().zip(keep))
+        .filter_map(|(p, k)| k.then_some(*p))
+        .collect()
+}
+
 fn length(line: &[DVec3]) -> f64 {
     line.windows(2)
         .map(|w| w[0].truncate().distance(w[1].truncate()))
@@ -140,9 +209,11 @@ fn length(line: &[DVec3]) -> f64 {
 }
 
 /// A bridge: the deck (the road surface on top, `DECK_THICKNESS` deep),
-/// parapets both sides, and piers every [`PIER_SPACING`] metres or so (none
-/// at the ends, where the deck meets the ground) down to the lower of its
-/// foot and the natural ground (a lake's bed).
+/// parapets both sides from the deck's bottom (they are its sides), and
+/// piers every [`PIER_SPACING`] metres or so (none at the ends, where the
+/// deck meets the ground) down to the lower of its foot and the natural
+/// ground (a lake's bed). Deck and parapets follow the line without the
+/// points that lie within [`STRAIGHT`] of a straight run.
 fn add_bridge(
     m: &mut MeshLists,
     s: &Structure,
@@ -152,34 +223,23 @@ fn add_bridge(
     anchor: DVec3,
 ) {
     let half = width / 2.0 + PARAPET_WIDTH;
-    let deck: Vec<Section> = s
-        .line
-        .iter()
+    let line = simplify(&s.line, STRAIGHT);
+    let deck: Vec<Section> = (line.iter())
         .map(|p| (p.truncate(), p.z - DECK_THICKNESS, p.z))
         .collect();
-    sweep(
-        m,
-        &deck,
-        (-half, half),
-        (asphalt(class), concrete()),
-        true,
-        anchor,
-    );
-    let rail: Vec<Section> = s
-        .line
-        .iter()
-        .map(|p| (p.truncate(), p.z - 0.05, p.z + PARAPET))
+    let surface = Faces {
+        sides: [false; 2],
+        ..Faces::ALL
+    };
+    let colours = (asphalt(class), concrete());
+    sweep(m, &deck, (-half, half), colours, surface, anchor);
+    let rail: Vec<Section> = (line.iter())
+        .map(|p| (p.truncate(), p.z - DECK_THICKNESS, p.z + PARAPET))
         .collect();
     let grey = (concrete(), concrete());
-    sweep(
-        m,
-        &rail,
-        (-half, -half + PARAPET_WIDTH),
-        grey,
-        false,
-        anchor,
-    );
-    sweep(m, &rail, (half - PARAPET_WIDTH, half), grey, false, anchor);
+    for across in [(-half, -half + PARAPET_WIDTH), (half - PARAPET_WIDTH, half)] {
+        sweep(m, &rail, across, grey, Faces::STANDING, anchor);
+    }
     let len = length(&s.line);
     let n = (len / PIER_SPACING).round() as usize;
     for k in 1..n {
@@ -199,12 +259,14 @@ fn add_bridge(
             (c - dir * along, bottom, top),
             (c + dir * along, bottom, top),
         ];
-        sweep(m, &pier, (-across, across), grey, false, anchor);
+        sweep(m, &pier, (-across, across), grey, Faces::STANDING, anchor);
     }
 }
 
 /// Portals at both ends of a tunnel: a stone headwall across the road up to
-/// the hillside above (its foot there), with the opening dark.
+/// the hillside above (its foot there), with the opening dark. (The faces
+/// inside the hill, and those where the posts, lintel and opening meet, are
+/// left out.)
 fn add_portals(m: &mut MeshLists, s: &Structure, width: f64, anchor: DVec3) {
     let n = s.line.len();
     let ends = [
@@ -223,18 +285,34 @@ fn add_portals(m: &mut MeshLists, s: &Structure, width: f64, anchor: DVec3) {
         let (out, ins) = (c + o * 1.0, c - o * 2.0);
         let frame = |lo: f64, hi: f64| [(out, lo, hi), (ins, lo, hi)];
         let post = frame(p.z - BURIED, head);
+        let outside = Faces {
+            caps: [true, false],
+            ..Faces::STANDING
+        };
         // Seen along the inward sweep, "right" is the outward view's left.
-        sweep(m, &post, (-half - 1.5, -half), colour, false, anchor);
-        sweep(m, &post, (half, half + 1.5), colour, false, anchor);
+        sweep(m, &post, (-half - 1.5, -half), colour, outside, anchor);
+        sweep(m, &post, (half, half + 1.5), colour, outside, anchor);
         let lintel = frame(p.z + OPENING, head);
-        sweep(m, &lintel, (-half, half), colour, true, anchor);
-        // The dark opening, a little behind the frame's face.
+        let between = Faces {
+            sides: [false; 2],
+            ..outside
+        };
+        let under = Faces {
+            bottom: true,
+            ..between
+        };
+        sweep(m, &lintel, (-half, half), colour, under, anchor);
+        // The dark opening, a little behind the frame's face: its face only.
         let dark = [0.015, 0.015, 0.017, 1.0];
         let plug = [
             (c + o * 0.3, p.z + 0.02, p.z + OPENING),
             (ins, p.z + 0.02, p.z + OPENING),
         ];
-        sweep(m, &plug, (-half, half), (dark, dark), false, anchor);
+        let face = Faces {
+            top: false,
+            ..between
+        };
+        sweep(m, &plug, (-half, half), (dark, dark), face, anchor);
     }
 }
 
@@ -249,7 +327,14 @@ fn add_wall(m: &mut MeshLists, s: &Structure, anchor: DVec3) {
         .collect();
     let half = WALL_THICKNESS / 2.0;
     let colour = stone(s.line[0].truncate());
-    sweep(m, &sections, (-half, half), (colour, colour), false, anchor);
+    sweep(
+        m,
+        &sections,
+        (-half, half),
+        (colour, colour),
+        Faces::STANDING,
+        anchor,
+    );
 }
 
 /// Adds one structure (its road, for bridges and tunnels, gives the width

@@ -13,6 +13,7 @@
 
 use super::buildings::MeshLists;
 use super::coords::{FocusState, RenderOrigin, WorldAnchor};
+use super::mesh::render_only;
 use super::roads::LaidRoads;
 use super::settings::TerrainState;
 use super::tasks::{Job, ReliefWorkers};
@@ -325,7 +326,7 @@ pub(crate) fn update_structures(
             anchor,
             Transform::from_translation(origin.to_render(anchor.0)),
             Visibility::Inherited,
-            Mesh3d(meshes.add(mesh)),
+            Mesh3d(meshes.add(render_only(mesh))),
         ));
         if let Some(m) = &assets.vertex {
             e.insert(MeshMaterial3d(m.clone()));

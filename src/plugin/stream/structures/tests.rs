@@ -100,9 +100,9 @@ fn a_bridge_has_a_deck_parapets_and_piers_down_to_its_foot() {
     assert!(lo < lake - 1.0 && lo <= bed, "{lo} vs bed {bed}");
     let mut m = MeshLists::default();
     add_structure(&mut m, &s, &net, &t, DVec3::ZERO);
-    // The deck: 4 sides and 2 caps; two parapets and three piers, standing
-    // on something: no bottom.
-    assert_eq!(m.vertex_count(), (6 + 2 * 5 + 3 * 5) * 4);
+    // The deck: top, bottom and 2 caps (the parapets are its sides); two
+    // parapets and three piers, standing on something: no bottom.
+    assert_eq!(m.vertex_count(), (4 + 2 * 5 + 3 * 5) * 4);
     // A short bridge needs no pier.
     let short = Structure {
         line: vec![a.extend(deck), (a + DVec2::new(0.0, 12.0)).extend(deck)],
@@ -124,9 +124,10 @@ fn tunnels_get_two_portals_and_walls_reach_their_foot() {
     );
     let mut m = MeshLists::default();
     add_structure(&mut m, &tunnel, &net, &t, DVec3::ZERO);
-    // Per portal: two posts and the dark opening (5 faces each: no
-    // bottom) and a lintel (6).
-    assert_eq!(m.vertex_count(), 2 * (3 * 5 + 6) * 4);
+    // Per portal: two posts (no bottom, no cap inside the hill: 4 faces), a
+    // lintel between them (top, bottom and front) and the dark opening's
+    // face.
+    assert_eq!(m.vertex_count(), 2 * (2 * 4 + 3 + 1) * 4);
     let (lo, hi) = heights(&tunnel, &net, &t);
     assert!((lo - (200.0 - BURIED)).abs() < 1e-3, "{lo}");
     // Headwalls rise to the hillside above them, at most 12 m over the
@@ -170,4 +171,36 @@ fn every_face_of_a_structure_faces_its_stored_normal() {
     );
     add_structure(&mut m, &s, &net, &t, DVec3::ZERO);
     m.check_windings();
+}
+
+#[test]
+fn a_straight_even_deck_is_drawn_from_its_ends_and_a_curved_one_keeps_its_bends() {
+    let t = Terrain::default();
+    let net = road();
+    // 60 m at a 4 % grade sampled every 5 m, 2 m above its foot: no pier.
+    let line: Vec<(f64, f64, f64)> = (0..=12)
+        .map(|k| (k as f64 * 5.0, 0.0, 300.0 + k as f64 * 0.2))
+        .collect();
+    let vertices = |line: &[(f64, f64, f64)]| {
+        let s = structure(
+            StructureKind::Bridge,
+            Some(0),
+            line,
+            &vec![298.0; line.len()],
+        );
+        let mut m = MeshLists::default();
+        add_structure(&mut m, &s, &net, &t, DVec3::ZERO);
+        m.check_windings();
+        m.vertex_count()
+    };
+    let ends = [line[0], line[12]];
+    assert_eq!(vertices(&line), vertices(&ends));
+    // A bend of a metre is kept.
+    let mut bent = line.clone();
+    bent[6].1 = 1.0;
+    assert!(vertices(&bent) > vertices(&line));
+    // So is a change of grade of a few centimetres.
+    let mut kinked = line.clone();
+    kinked[6].2 += 0.05;
+    assert!(vertices(&kinked) > vertices(&line));
 }
