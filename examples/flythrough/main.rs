@@ -29,11 +29,11 @@
 //! counts.
 //!
 //! The plugin's workers ([`ReliefWorkers`], one per core by default) run
-//! below the frame's priority; `--workers N` sets how many. Like the world
-//! example it adds [`FewCoresPlugin`]: on two cores or fewer every schedule
-//! runs on the main thread (hand-offs between threads cost more than they
-//! gain there). `--single-threaded` does so on any machine,
-//! `--multi-threaded` keeps Bevy's multi-threaded executor.
+//! below the frame's priority; `--workers N` sets how many. The default
+//! plugin's [`FewCoresPlugin`] runs every main schedule on the main thread on
+//! two cores or fewer (hand-offs between threads cost more than they gain
+//! there). `--single-threaded` does so on any machine, `--multi-threaded`
+//! disables it and keeps Bevy's multi-threaded executor.
 //!
 //! Reports the wall time of a whole frame's update (from the first schedule
 //! to the last: what a player feels, contention with the meshing workers
@@ -213,6 +213,13 @@ fn main() -> AppExit {
         return AppExit::from_code(2);
     }
     let relief = ReliefPlugin::default().plugins().build();
+    // The default plugin runs the main schedules on one thread on two cores
+    // or fewer; `--multi-threaded` keeps Bevy's executor.
+    let relief = if executor.as_deref() == Some("--multi-threaded") {
+        relief.disable::<FewCoresPlugin>()
+    } else {
+        relief
+    };
     // Without the feature there are no colliders to leave out.
     #[cfg(not(feature = "physics"))]
     let _ = (physics, avian);
@@ -291,12 +298,8 @@ fn main() -> AppExit {
     if physics {
         app.add_systems(Last, collider_figures.before(frame_end));
     }
-    match executor.as_deref() {
-        Some("--single-threaded") => single_threaded_schedules(&mut app),
-        Some(_) => {}
-        None => {
-            app.add_plugins(FewCoresPlugin::default());
-        }
+    if executor.as_deref() == Some("--single-threaded") {
+        single_threaded_schedules(&mut app);
     }
     app.add_systems(
         PostUpdate,

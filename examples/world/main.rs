@@ -172,8 +172,6 @@ fn main() -> AppExit {
     }))
     .add_plugins((
         relief,
-        // On two cores, every schedule on the main thread: smoother.
-        FewCoresPlugin::default(),
         ReliefInspectorPlugin,
         ReliefMapPlugin,
         ReliefPlannerToolPlugin,

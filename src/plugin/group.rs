@@ -48,7 +48,8 @@ impl PluginGroup for ReliefPlugins {
         // Static colliders for avian3d (the game adds avian's plugins).
         #[cfg(feature = "physics")]
         let group = group.add(super::physics::ReliefPhysicsPlugin);
-        group
+        // One thread for the main schedules on two cores or fewer.
+        group.add(super::stream::tasks::FewCoresPlugin::default())
     }
 }
 

@@ -210,27 +210,31 @@ impl Plugin for ReliefPhysicsPlugin {
             )
             .add_systems(
                 PostUpdate,
-                (
-                    update_colliders.run_if(resource_exists::<TerrainState>),
-                    house_colliders,
-                )
+                update_colliders
+                    .run_if(resource_exists::<TerrainState>)
                     .in_set(ReliefSystems::Objects),
-            );
+            )
+            .add_observer(house_colliders);
     }
 }
 
 /// Gives each new village house a static box over its unit mesh's walls
-/// (x and z from −0.5 to 0.5, y from 0 to 1), scaled with it.
+/// (x and z from −0.5 to 0.5, y from 0 to 1), scaled with it (an observer:
+/// nothing to look at in frames without new objects).
 fn house_colliders(
+    add: On<Add, ReliefObject>,
+    objects: Query<&ReliefObject>,
     mut commands: Commands,
-    new: Query<(Entity, &ReliefObject), Added<ReliefObject>>,
 ) {
-    for (e, o) in &new {
-        if matches!(o.kind, ObjectKind::Building(_)) {
-            let walls = Collider::cuboid(1.0, 1.0, 1.0);
-            let body = Collider::compound(vec![(Vec3::Y * 0.5, Quat::IDENTITY, walls)]);
-            commands.entity(e).insert((RigidBody::Static, body));
-        }
+    let Ok(o) = objects.get(add.entity) else {
+        return;
+    };
+    if matches!(o.kind, ObjectKind::Building(_)) {
+        let walls = Collider::cuboid(1.0, 1.0, 1.0);
+        let body = Collider::compound(vec![(Vec3::Y * 0.5, Quat::IDENTITY, walls)]);
+        commands
+            .entity(add.entity)
+            .insert((RigidBody::Static, body));
     }
 }
 

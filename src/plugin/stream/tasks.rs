@@ -282,9 +282,12 @@ fn enter_idle_class() {
 /// too) on the single-threaded executor when the machine has at most
 /// `max_cores` cores. On two cores a system handed to another thread often
 /// waits for that thread to be scheduled, so one thread is faster there
-/// (`examples/flythrough.rs`: README, Performance). Not part of
-/// [`ReliefPlugins`](crate::plugin::ReliefPlugins): the executor is the app's
-/// choice. Add it after Bevy's plugins.
+/// (`examples/flythrough.rs`: README, Performance). Part of
+/// [`ReliefPlugins`](crate::plugin::ReliefPlugins), so the default plugin
+/// needs nothing more; a game that wants Bevy's multi-threaded executor
+/// everywhere disables it
+/// (`ReliefPlugin::default().plugins().build().disable::<FewCoresPlugin>()`),
+/// and one that wants one thread on more cores sets `max_cores`.
 #[derive(Clone, Copy, Debug)]
 pub struct FewCoresPlugin {
     /// The largest core count that gets one thread.

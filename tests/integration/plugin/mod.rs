@@ -386,12 +386,9 @@ fn few_cores_plugin_runs_every_main_schedule_on_the_calling_thread() {
         let names = ["First", "PreUpdate", "Update", "PostUpdate", "Last"];
         s.0.push((names[S], std::thread::current().id()));
     }
-    let mut app = app_with((
-        small_world(),
-        FewCoresPlugin {
-            max_cores: usize::MAX,
-        },
-    ));
+    let mut app = app_with(small_world().plugins().set(FewCoresPlugin {
+        max_cores: usize::MAX,
+    }));
     app.init_resource::<Seen>()
         .add_systems(First, seen::<0>)
         .add_systems(PreUpdate, seen::<1>)
