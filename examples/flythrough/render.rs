@@ -304,6 +304,7 @@ fn note_meshes(
 fn count_scene(
     mut bench: ResMut<Bench>,
     visible: Query<(&Mesh3d, &ViewVisibility)>,
+    meshes: Res<Assets<Mesh>>,
     entities: &bevy::ecs::entity::Entities,
     device: Option<Res<RenderDevice>>,
 ) {
@@ -319,6 +320,8 @@ fn count_scene(
         .filter_map(|(m, _)| bench.mesh_triangles.get(&m.0.id()))
         .sum();
     bench.triangles.push(triangles);
+    // The meshes dropped since are forgotten.
+    bench.mesh_triangles.retain(|id, _| meshes.contains(*id));
     bench.entities = bench.entities.max(entities.count_spawned());
     bench.rss_kib = bench.rss_kib.max(rss_kib());
     if let Some(report) = device.and_then(|d| d.wgpu_device().generate_allocator_report()) {
