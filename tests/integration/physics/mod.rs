@@ -345,8 +345,15 @@ fn resting_spheres_stay_put_when_the_origin_shifts() {
     for (a, b) in before.iter().zip(positions(&app, &spheres)) {
         assert!(a.distance(b) < 0.05, "a sphere at rest at {a} moved to {b}");
     }
-    // The ground bodies cover the radius around the new focus, and none is
-    // left beyond it and its hysteresis.
+    // Once the new cells' bodies have come (on idle workers: later on a busy
+    // machine), the ground bodies cover the radius around the new focus,
+    // and none is left beyond it and its hysteresis.
+    let t0 = Instant::now();
+    while !app.world().resource::<ReliefColliders>().complete() {
+        assert!(t0.elapsed() < Duration::from_secs(120), "no colliders");
+        std::thread::yield_now();
+        app.update();
+    }
     let focus = FOCUS + DVec2::new(80.0, 0.0);
     let mut q = app.world_mut().query::<&ReliefCollider>();
     let bodies: Vec<ReliefCollider> = q.iter(app.world()).copied().collect();
