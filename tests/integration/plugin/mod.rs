@@ -9,7 +9,28 @@ use bevy_relief::prelude::*;
 use bevy_relief::terrain::{Overlay, TerrainKind};
 use std::time::{Duration, Instant};
 
+/// One app at a time: each has worker threads of its own in Linux's idle
+/// class, which run only on a core no other thread wants. Apps updated back
+/// to back on every core at once (the test harness's threads; on two cores
+/// the plugin runs the main schedules on one thread) would leave them
+/// almost nothing. The lock is held until the test's thread ends.
+fn one_app_at_a_time() {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    thread_local! {
+        static HELD: std::cell::RefCell<Option<std::sync::MutexGuard<'static, ()>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    HELD.with(|held| {
+        let mut held = held.borrow_mut();
+        if held.is_none() {
+            // A test that failed holding it poisoned it; the next goes on.
+            *held = Some(LOCK.lock().unwrap_or_else(|e| e.into_inner()));
+        }
+    });
+}
+
 pub(crate) fn app_with<M>(plugin: impl bevy::app::Plugins<M>) -> App {
+    one_app_at_a_time();
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
@@ -67,6 +88,7 @@ fn chunk_keys(app: &mut App) -> Vec<(TerrainChunk, Visibility)> {
 
 #[test]
 fn plugin_adds_to_a_minimal_app_and_rejects_bad_settings() {
+    one_app_at_a_time();
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
