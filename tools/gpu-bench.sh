@@ -26,7 +26,7 @@ if [[ $bin == *.gz ]]; then
     bin=/tmp/flythrough
 fi
 # No Vulkan loader: the bundle's (unpacked where the system looks).
-if ! ldconfig -p | grep -q libvulkan.so.1; then
+if ! ldconfig -p | grep libvulkan.so.1 >/dev/null; then
     for f in "$bundle"/debs/*.deb; do
         if [[ -e $f ]]; then
             dpkg -x "$f" / && echo "unpacked $(basename "$f")"
