@@ -92,11 +92,14 @@ pub enum ReliefSystems {
     Planner,
     /// The shared meshes and materials are made (in `Startup`).
     Assets,
+    /// Physics characters move (in `FixedPostUpdate`, after avian's
+    /// writeback, with the `physics` feature).
+    Characters,
 }
 
 impl ReliefSystems {
     /// Every set.
-    pub const ALL: [Self; 10] = [
+    pub const ALL: [Self; 11] = [
         Self::Settings,
         Self::Origin,
         Self::Roads,
@@ -107,6 +110,7 @@ impl ReliefSystems {
         Self::Inspector,
         Self::Planner,
         Self::Assets,
+        Self::Characters,
     ];
 }
 

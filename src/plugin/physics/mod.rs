@@ -203,6 +203,7 @@ impl Plugin for ReliefPhysicsPlugin {
             .add_systems(
                 FixedPostUpdate,
                 character::move_characters
+                    .in_set(ReliefSystems::Characters)
                     // Without avian's plugins (spatial queries) nothing moves.
                     .run_if(resource_exists::<avian3d::collider_tree::ColliderTrees>)
                     .after(avian3d::schedule::PhysicsSystems::Writeback)
