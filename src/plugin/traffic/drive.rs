@@ -82,11 +82,13 @@ impl Plan {
             });
         }
         // Pedestrians do not slow at junctions.
-        let turns = (route.road_ends.iter())
-            .take(route.road_ends.len().saturating_sub(1))
-            .filter(|_| mode == Mode::Drive)
-            .map(|&e| cum[e.min(cum.len() - 1)])
-            .collect();
+        let turns = match mode {
+            Mode::Drive => (route.road_ends.iter())
+                .take(route.road_ends.len().saturating_sub(1))
+                .map(|&e| cum[e.min(cum.len() - 1)])
+                .collect(),
+            Mode::Walk => Vec::new(),
+        };
         Self {
             cum,
             speed,

@@ -336,11 +336,14 @@ pub(super) fn update<K: Kind>(
     // Fewer if the density asks: the farthest go first.
     if alive.len() > target {
         alive.sort_by(|a, b| b.2.total_cmp(&a.2).then(b.0.cmp(&a.0)));
-        for &(_, e, _) in &alive[..alive.len() - target] {
+        let mut gone: Vec<Entity> = (alive.drain(..alive.len() - target))
+            .map(|(_, e, _)| e)
+            .collect();
+        for &e in &gone {
             commands.entity(e).despawn();
-            arrived.retain(|a| a.1 != e);
         }
-        alive.drain(..alive.len() - target);
+        gone.sort_unstable();
+        arrived.retain(|a| gone.binary_search(&a.1).is_err());
     }
 
     // New routes, within the budget: arrivals first, then newcomers.
