@@ -102,7 +102,6 @@ struct Flight {
     no_ground_at: Vec<(f64, f64, usize, usize, usize)>,
     peak_entities: u32,
     rss_10s: Option<u64>,
-    peak_rss_after_10s: u64,
     /// The most resident memory in each tenth of the flight (from 10 s), KiB.
     rss_tenths: [u64; 10],
     /// `--far`: memory is flat when the second half's peak is no higher
@@ -268,7 +267,6 @@ fn main() -> AppExit {
         no_ground_at: Vec::new(),
         peak_entities: 0,
         rss_10s: None,
-        peak_rss_after_10s: 0,
         rss_tenths: [0; 10],
         far,
         elapsed: 0.0,
@@ -454,7 +452,6 @@ fn end(
         let rss = rss_kib();
         if t >= 10.0 {
             flight.rss_10s.get_or_insert(rss);
-            flight.peak_rss_after_10s = flight.peak_rss_after_10s.max(rss);
             let tenth = ((t / flight.seconds * 10.0) as usize).min(9);
             flight.rss_tenths[tenth] = flight.rss_tenths[tenth].max(rss);
         }
@@ -550,7 +547,7 @@ fn report(flight: &Flight, stats: &ReliefStats, traffic: Option<&TrafficStats>) 
     println!(
         "  resident memory: {:.0} MiB at 10 s, peak {:.0} MiB after 10 s, {:.0} MiB at the end",
         flight.rss_10s.unwrap_or(0) as f64 / 1024.0,
-        flight.peak_rss_after_10s as f64 / 1024.0,
+        flight.rss_tenths.iter().max().copied().unwrap_or(0) as f64 / 1024.0,
         rss_kib() as f64 / 1024.0
     );
     if flight.far {
@@ -592,7 +589,8 @@ fn report(flight: &Flight, stats: &ReliefStats, traffic: Option<&TrafficStats>) 
         let (first, second) = flight.rss_tenths.split_at(5);
         (half(first), half(second))
     } else {
-        (flight.rss_10s.unwrap_or(0), flight.peak_rss_after_10s)
+        let peak = flight.rss_tenths.iter().max().copied().unwrap_or(0);
+        (flight.rss_10s.unwrap_or(0), peak)
     };
     let what = if flight.far {
         "at its peak in the flight's first half"

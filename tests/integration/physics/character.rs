@@ -233,13 +233,11 @@ fn a_character_sent_far_away_stands_on_the_ground_before_its_colliders_come() {
     );
     // The colliders come (on idle workers: later on a busy machine), and
     // it stays on the ground meanwhile.
-    let t0 = std::time::Instant::now();
-    while !app.world().resource::<ReliefColliders>().complete() {
-        assert!(t0.elapsed().as_secs() < 120, "the colliders never came");
-        std::thread::yield_now();
-        let s = frames(&mut app, e, 1).pop().expect("a frame");
+    crate::plugin::run_until(&mut app, "the colliders", |app| {
+        let s = state(app, e);
         let g = laid.ground.height(s.feet.x, s.feet.y);
         assert!(s.feet.z > g - 0.25, "fell to {:.2} m under", g - s.feet.z);
-    }
+        app.world().resource::<ReliefColliders>().complete()
+    });
     println!("{} rescues before the colliders came", s.rescues);
 }

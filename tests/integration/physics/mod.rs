@@ -348,12 +348,9 @@ fn resting_spheres_stay_put_when_the_origin_shifts() {
     // Once the new cells' bodies have come (on idle workers: later on a busy
     // machine), the ground bodies cover the radius around the new focus,
     // and none is left beyond it and its hysteresis.
-    let t0 = Instant::now();
-    while !app.world().resource::<ReliefColliders>().complete() {
-        assert!(t0.elapsed() < Duration::from_secs(120), "no colliders");
-        std::thread::yield_now();
-        app.update();
-    }
+    crate::plugin::run_until(&mut app, "the new cells' colliders", |app| {
+        app.world().resource::<ReliefColliders>().complete()
+    });
     let focus = FOCUS + DVec2::new(80.0, 0.0);
     let mut q = app.world_mut().query::<&ReliefCollider>();
     let bodies: Vec<ReliefCollider> = q.iter(app.world()).copied().collect();

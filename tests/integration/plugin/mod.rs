@@ -55,7 +55,7 @@ fn small_world() -> ReliefPlugin {
 /// Updates until `done` holds (yielding to the worker threads between
 /// frames); panics after 180 s (a hang, not a slow machine: the worlds
 /// here take seconds).
-fn run_until(app: &mut App, what: &str, mut done: impl FnMut(&mut App) -> bool) {
+pub(crate) fn run_until(app: &mut App, what: &str, mut done: impl FnMut(&mut App) -> bool) {
     let start = Instant::now();
     loop {
         app.update();
