@@ -45,9 +45,10 @@ pub mod prelude {
     #[allow(deprecated)]
     pub use crate::plugin::ReliefSet;
     pub use crate::plugin::{
-        FewCoresPlugin, LaidRoads, OriginShifted, ReliefError, ReliefFocus, ReliefPlugin,
-        ReliefPlugins, ReliefStats, ReliefSystems, ReliefWorkers, RenderOrigin, RoadsLaid,
-        TerrainChunk, TerrainQuery, TerrainSettings, TerrainState, ViewSettings, WorldAnchor,
+        LaidRoads, OriginShifted, ReliefError, ReliefFocus, ReliefPlugin, ReliefPlugins,
+        ReliefStats, ReliefSystems, ReliefWorkers, RenderOrigin, RoadsLaid,
+        SingleThreadedSchedulesPlugin, TerrainChunk, TerrainQuery, TerrainSettings, TerrainState,
+        ViewSettings, WorldAnchor,
     };
     pub use crate::roads::RoadGenerator;
     pub use crate::terrain::{Feature, Terra, Terrain, TerrainKind, TerrainParams};

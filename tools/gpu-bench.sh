@@ -4,7 +4,8 @@
 # Build here:   bash tools/gpu-bundle.sh (or cargo build --release --example flythrough)
 # Copy:         .gpu/ (or target/release/examples/flythrough) and this script
 # Run there:    tools/gpu-bench.sh [BINARY] [OUT_DIR]   (ROUTE_SECONDS=S: a shorter
-#               route, e.g. 5 on a CPU renderer, where a frame takes a second)
+#               route, e.g. 5 on a CPU renderer, where a frame takes a second;
+#               RENDERS, CORES and CORE_SECONDS: below)
 #
 # The binary needs nothing but libc and the system's Vulkan loader
 # (libvulkan.so.1, dlopen'd by wgpu) with the GPU's driver; no window and no
@@ -26,7 +27,7 @@ if [[ $bin == *.gz ]]; then
     bin=/tmp/flythrough
 fi
 # No Vulkan loader: the bundle's (unpacked where the system looks).
-if ! ldconfig -p | grep libvulkan.so.1 >/dev/null; then
+if ! ldconfig -p | grep -q libGLdispatch.so.0 || ! ldconfig -p | grep -q libvulkan.so.1; then
     for f in "$bundle"/debs/*.deb; do
         if [[ -e $f ]]; then
             dpkg -x "$f" / && echo "unpacked $(basename "$f")"
@@ -36,14 +37,48 @@ if ! ldconfig -p | grep libvulkan.so.1 >/dev/null; then
 fi
 # NVIDIA's driver where the loader does not look.
 icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-if [[ -e $icd ]] && ! ls /usr/share/vulkan/icd.d/nvidia* /etc/vulkan/icd.d/nvidia* >/dev/null 2>&1; then
+if [[ -e $icd ]]; then
     export VK_DRIVER_FILES=$icd
 fi
+ls /usr/share/vulkan/icd.d /etc/vulkan/icd.d /usr/local/nvidia/share/vulkan/icd.d 2>/dev/null || true
 if command -v nvidia-smi >/dev/null; then
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 fi
-# wgpu picks the high-performance adapter; force Vulkan.
+# wgpu picks the high-performance adapter; force Vulkan. RENDERS="; --msaa 1;
+# --prepass" renders the route once for each ';'-separated set of flags (none:
+# MSAA 4, Bevy's default and the world example's camera); render.json holds
+# the first, render-2.json and on the others.
 export WGPU_BACKEND=vulkan
-"$bin" --render --seconds "${ROUTE_SECONDS:-60}" --json "$out/render.json" 2>&1 | grep -v ' WARN \| INFO ' | tee "$out/render.txt" \
-    || echo "(a check failed: see above)"
-cat "$out/render.json"
+IFS=';' read -ra renders <<< "${RENDERS:-}"
+((${#renders[@]})) || renders=("")
+i=0
+for flags in "${renders[@]}"; do
+    i=$((i + 1))
+    name=render
+    ((i == 1)) || name=render-$i
+    # shellcheck disable=SC2086 # the flags are words
+    "$bin" --render --seconds "${ROUTE_SECONDS:-60}" $flags --json "$out/$name.json" 2>&1 \
+        | grep -v ' WARN \| INFO ' | tee "$out/$name.txt" || echo "(a check failed: see above)"
+    cat "$out/$name.json" || true
+done
+# Issue 24 §3: the headless frame (app.update() wall time, 300 m/s) pinned to
+# 2, 4, 8 and 16 cores (as many as there are), with the default plugin (every
+# main schedule on one thread) and with Bevy's multi-threaded executor.
+# CORES="2 4" and CORE_SECONDS=S choose; CORES= leaves it out.
+cores=${CORES-2 4 8 16}
+if [[ -n $cores ]] && command -v taskset >/dev/null; then
+    n=$(nproc --all)
+    grep -m1 'model name' /proc/cpuinfo | tee -a "$out/cores.txt" || true
+    for c in $cores; do
+        ((c <= n)) || continue
+        for mode in default --multi-threaded; do
+            flag=$mode
+            [[ $mode == default ]] && flag=
+            taskset -c "0-$((c - 1))" "$bin" --seconds "${CORE_SECONDS:-12}" $flag 2>&1 \
+                | grep -v ' WARN \| INFO ' > "$out/run.txt" || true
+            line=$(grep 'app.update() wall time' "$out/run.txt" || echo 'failed')
+            echo "$c cores, $mode: ${line#*: }" | tee -a "$out/cores.txt"
+            cat "$out/run.txt" >> "$out/cores-full.txt"
+        done
+    done
+fi

@@ -23,7 +23,7 @@ gzip -9 -f "$out/flythrough"
 lists=$(mktemp -d)
 mkdir -p "$lists/partial"
 o=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 "-oDir::State::Lists=$lists")
-if apt-get "${o[@]}" update -qq && (cd "$out/debs" && apt-get "${o[@]}" download libvulkan1); then
+if apt-get "${o[@]}" update -qq && (cd "$out/debs" && apt-get "${o[@]}" download libvulkan1 libglvnd0 libglx0 libgl1 libegl1 libopengl0 libgles2); then
     echo "Vulkan loader: $(ls "$out/debs")"
 else
     echo "could not download libvulkan1: the GPU machine must have a Vulkan loader"

@@ -30,10 +30,11 @@
 //!
 //! The plugin's workers ([`ReliefWorkers`], one per core by default) run
 //! below the frame's priority; `--workers N` sets how many. The default
-//! plugin's [`FewCoresPlugin`] runs every main schedule on the main thread on
-//! two cores or fewer (hand-offs between threads cost more than they gain
-//! there). `--single-threaded` does so on any machine, `--multi-threaded`
-//! disables it and keeps Bevy's multi-threaded executor.
+//! plugin's [`SingleThreadedSchedulesPlugin`] runs every main schedule on
+//! the main thread (hand-offs between threads cost more than they gain).
+//! `--multi-threaded` disables the plugin and keeps Bevy's multi-threaded
+//! executor; `--single-threaded` (one thread whatever the plugin's
+//! settings) now matches the default.
 //!
 //! Reports the wall time of a whole frame's update (from the first schedule
 //! to the last: what a player feels, contention with the meshing workers
@@ -135,6 +136,8 @@ fn main() -> AppExit {
     let mut avian = false;
     let mut render = false;
     let mut json = None;
+    let mut msaa = Msaa::Sample4;
+    let mut prepass = false;
     let mut start = DVec3::new(19000.0, 1260.0, 600.0);
     let mut far = false;
     let mut args = std::env::args().skip(1);
@@ -154,6 +157,10 @@ fn main() -> AppExit {
         if a == "--far" {
             (far, seconds, speed) = (true, 1000.0, 1000.0);
             start = DVec3::new(0.0, 0.0, 600.0);
+            continue;
+        }
+        if a == "--prepass" {
+            prepass = true;
             continue;
         }
         if a == "--render" {
@@ -188,6 +195,9 @@ fn main() -> AppExit {
         match (a.as_str(), v) {
             ("--seconds", Some(v)) if v > 0.0 => seconds = v,
             ("--speed", Some(v)) if v >= 0.0 => speed = v,
+            ("--msaa", Some(v)) if [1.0, 2.0, 4.0, 8.0].contains(&v) => {
+                msaa = Msaa::from_samples(v as u32);
+            }
             ("--workers", Some(v)) if v >= 1.0 => workers = Some(ReliefWorkers::new(v as usize)),
             ("--density", Some(v)) if (0.0..=100.0).contains(&v) => {
                 traffic
@@ -201,7 +211,7 @@ fn main() -> AppExit {
             }
             _ => {
                 eprintln!(
-                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--single-threaded | --multi-threaded] [--from X,Y] [--traffic] [--density D] [--walkers D] [--physics | --avian (with --features physics)] [--far] [--render [--json PATH]]"
+                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--single-threaded | --multi-threaded] [--from X,Y] [--traffic] [--density D] [--walkers D] [--physics | --avian (with --features physics)] [--far] [--render [--json PATH] [--msaa 1|2|4|8] [--prepass]]"
                 );
                 return AppExit::from_code(2);
             }
@@ -215,7 +225,7 @@ fn main() -> AppExit {
     // The default plugin runs the main schedules on one thread on two cores
     // or fewer; `--multi-threaded` keeps Bevy's executor.
     let relief = if executor.as_deref() == Some("--multi-threaded") {
-        relief.disable::<FewCoresPlugin>()
+        relief.disable::<SingleThreadedSchedulesPlugin>()
     } else {
         relief
     };
@@ -233,7 +243,7 @@ fn main() -> AppExit {
     app.insert_resource(workers.unwrap_or_default());
     if render {
         app.add_plugins((render::plugins(), relief));
-        render::add(&mut app, seconds, json);
+        render::add(&mut app, seconds, json, (msaa, prepass));
     } else {
         app.add_plugins((
             MinimalPlugins.set(ScheduleRunnerPlugin::run_loop(Duration::from_secs_f64(

@@ -32,8 +32,8 @@ use bevy::winit::WinitPlugin;
 use bevy_relief::plugin::TerrainQuery;
 use bevy_relief::prelude::*;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The route: core x, y and the camera's height over the built ground.
@@ -70,7 +70,7 @@ pub fn plugins() -> PluginGroupBuilder {
 }
 
 /// Adds the route, the camera, the light and the counters.
-pub fn add(app: &mut App, seconds: f64, json: Option<String>) {
+pub fn add(app: &mut App, seconds: f64, json: Option<String>, (msaa, prepass): (Msaa, bool)) {
     let draws = DrawCount::default();
     app.add_plugins((
         ScheduleRunnerPlugin::run_loop(Duration::ZERO),
@@ -80,6 +80,8 @@ pub fn add(app: &mut App, seconds: f64, json: Option<String>) {
     .insert_resource(Bench {
         frames: (seconds * FPS).round().max(2.0) as u64,
         json,
+        msaa,
+        prepass,
         ..default()
     })
     .add_systems(Startup, setup)
@@ -92,13 +94,69 @@ pub fn add(app: &mut App, seconds: f64, json: Option<String>) {
             .after(super::frame_end),
     );
     scene::sky(app);
+    let clock = RenderClock::default();
+    app.insert_resource(clock.clone());
     if let Some(render) = app.get_sub_app_mut(RenderApp) {
-        render.insert_resource(draws).add_systems(
-            Render,
-            count_draws
-                .after(RenderSystems::PhaseSort)
-                .before(RenderSystems::Render),
-        );
+        use RenderSystems as R;
+        render
+            .insert_resource(draws)
+            .insert_resource(clock)
+            .add_systems(
+                Render,
+                (
+                    count_draws.after(R::PhaseSort).before(R::Render),
+                    render_mark::<0>.before(R::ExtractCommands),
+                    (render_mark::<1>
+                        .after(R::PrepareAssets)
+                        .after(R::PrepareMeshes))
+                    .before(R::CreateViews),
+                    render_mark::<2>.after(R::PrepareViews).before(R::Queue),
+                    render_mark::<3>.after(R::Queue).before(R::PhaseSort),
+                    render_mark::<4>.after(R::PhaseSort).before(R::Prepare),
+                    render_mark::<5>.after(R::Prepare).before(R::Render),
+                    render_mark::<6>.after(R::Render).before(R::Cleanup),
+                    render_mark::<7>.after(R::PostCleanup),
+                ),
+            );
+    }
+}
+
+/// The render world's stages, timed by [`render_mark`] (wall time on the
+/// render thread, ms).
+const RENDER_STAGES: [&str; 7] = [
+    "extract commands, prepare assets and meshes",
+    "views, specialize",
+    "queue",
+    "sort",
+    "prepare (batches, buffers, bind groups)",
+    "render graph (encode, submit)",
+    "cleanup",
+];
+
+/// Each frame's render-world stage times, shared with the main world.
+#[derive(Resource, Clone, Default)]
+struct RenderClock(Arc<Mutex<RenderTimes>>);
+
+#[derive(Default)]
+struct RenderTimes {
+    prev: Option<Instant>,
+    now: [f64; 7],
+    frames: Vec<[f64; 7]>,
+}
+
+/// Mark `I` of the render schedule: the stage before it took this long.
+fn render_mark<const I: usize>(clock: Res<RenderClock>) {
+    let now = Instant::now();
+    let Ok(mut t) = clock.0.lock() else { return };
+    if I > 0
+        && let Some(prev) = t.prev
+    {
+        t.now[I - 1] = (now - prev).as_secs_f64() * 1e3;
+    }
+    t.prev = Some(now);
+    if I == RENDER_STAGES.len() {
+        let frame = t.now;
+        t.frames.push(frame);
     }
 }
 
@@ -111,12 +169,23 @@ struct Bench {
     frames: u64,
     frame: u64,
     json: Option<String>,
+    /// The camera's multisampling (`--msaa N`; 4, Bevy's default and the
+    /// world example's, unless told).
+    msaa: Msaa,
+    /// A depth prepass (`--prepass`): the opaque pass shades each pixel
+    /// once.
+    prepass: bool,
     last: Option<Instant>,
     /// Start to start, ms.
     intervals: Vec<f64>,
     /// GPU time of each frame with timestamps, ms.
     gpu: Vec<f64>,
     gpu_seen: BTreeMap<String, Instant>,
+    /// Each pass's GPU times (`render/…/elapsed_gpu`, any depth), ms.
+    passes: BTreeMap<String, Vec<f64>>,
+    /// The route's leg of each interval and each GPU time.
+    interval_legs: Vec<usize>,
+    gpu_legs: Vec<usize>,
     draws: Vec<usize>,
     triangles: Vec<u64>,
     /// Each mesh's triangles, noted when an entity takes it (the streamed
@@ -135,18 +204,22 @@ struct Bench {
 /// The longest wait for the world around the route's start.
 const WARM_UP: Duration = Duration::from_secs(120);
 
-fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
+fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>, bench: Res<Bench>) {
     let mut image = Image::new_target_texture(SIZE.0, SIZE.1, TextureFormat::Rgba8UnormSrgb, None);
     image.texture_descriptor.usage |= bevy::render::render_resource::TextureUsages::COPY_SRC;
     let target = images.add(image);
     commands.spawn(scene::sun());
-    commands.spawn((
+    let mut camera = commands.spawn((
         Camera3d::default(),
         RenderTarget::Image(target.into()),
         Transform::default(),
         ReliefFocus,
         scene::haze(),
+        bench.msaa,
     ));
+    if bench.prepass {
+        camera.insert(bevy::core_pipeline::prepass::DepthPrepass);
+    }
 }
 
 /// Where on the route at fraction `s` (0–1): core x, y and the height
@@ -169,6 +242,21 @@ fn route_at(s: f64) -> (DVec2, f64) {
     (last.0, last.1)
 }
 
+/// The leg of the route (0-based, between [`ROUTE`]'s points) at frame
+/// `frame` of `frames`.
+fn leg_of(frame: u64, frames: u64) -> usize {
+    let s = frame as f64 / (frames.max(2) - 1) as f64;
+    let mut left = s.clamp(0.0, 1.0) * route_length();
+    for (i, w) in ROUTE.windows(2).enumerate() {
+        let len = DVec2::new(w[0].0 - w[1].0, w[0].1 - w[1].1).length();
+        if left <= len {
+            return i;
+        }
+        left -= len;
+    }
+    ROUTE.len() - 2
+}
+
 /// The route's length over the ground, metres.
 fn route_length() -> f64 {
     (ROUTE.windows(2))
@@ -185,6 +273,7 @@ fn follow_route(
     stats: Res<ReliefStats>,
     ground: TerrainQuery,
     mut camera: Single<(&mut Transform, &mut Camera), With<ReliefFocus>>,
+    render_clock: Res<RenderClock>,
 ) {
     if !bench.started {
         // Nothing is drawn while the world comes, and the frames leave the
@@ -216,6 +305,12 @@ fn follow_route(
             // The figures count from here.
             bench.intervals.clear();
             bench.gpu.clear();
+            bench.passes.clear();
+            if let Ok(mut t) = render_clock.0.lock() {
+                t.frames.clear();
+            }
+            bench.interval_legs.clear();
+            bench.gpu_legs.clear();
             bench.draws.clear();
             bench.triangles.clear();
             flight.frames.clear();
@@ -248,6 +343,8 @@ fn tick(mut bench: ResMut<Bench>) {
     let now = Instant::now();
     if let Some(t) = bench.last.replace(now) {
         bench.intervals.push((now - t).as_secs_f64() * 1e3);
+        let leg = leg_of(bench.frame, bench.frames);
+        bench.interval_legs.push(leg);
     }
 }
 
@@ -261,18 +358,26 @@ fn gpu_times(store: Res<DiagnosticsStore>, mut bench: ResMut<Bench>) {
         if !(path.starts_with("render/") && path.ends_with("/elapsed_gpu")) {
             continue;
         }
+        let Some(m) = d.measurement() else { continue };
+        let new = bench.gpu_seen.get(path) != Some(&m.time);
+        if new {
+            bench.gpu_seen.insert(path.to_string(), m.time);
+            bench
+                .passes
+                .entry(path.to_string())
+                .or_default()
+                .push(m.value);
+        }
         if path.matches('/').count() != 2 {
             continue;
         }
-        let Some(m) = d.measurement() else { continue };
-        if bench.gpu_seen.get(path) != Some(&m.time) {
-            bench.gpu_seen.insert(path.to_string(), m.time);
-            fresh = true;
-        }
+        fresh |= new;
         sum += m.value;
     }
     if fresh {
         bench.gpu.push(sum);
+        let leg = leg_of(bench.frame, bench.frames);
+        bench.gpu_legs.push(leg);
     }
 }
 
@@ -365,6 +470,7 @@ fn finish(
     flight: Res<Flight>,
     stats: Res<ReliefStats>,
     adapter: Option<Res<RenderAdapterInfo>>,
+    clock: Res<RenderClock>,
     mut exit: MessageWriter<AppExit>,
 ) {
     let n = draws.0.load(Ordering::Relaxed);
@@ -390,8 +496,12 @@ fn finish(
     let tris: Vec<f64> = bench.triangles.iter().map(|&t| t as f64).collect();
     let ms = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.2} ms"));
     println!(
-        "render: {} frames at {}x{} on {gpu_name}",
-        bench.frame, SIZE.0, SIZE.1
+        "render: {} frames at {}x{} on {gpu_name}, MSAA {}{}",
+        bench.frame,
+        SIZE.0,
+        SIZE.1,
+        bench.msaa.samples(),
+        if bench.prepass { ", depth prepass" } else { "" }
     );
     println!(
         "  CPU frame (start to start): p50 {}, p99 {}",
@@ -421,6 +531,61 @@ fn finish(
             "n/a".to_string()
         }
     );
+    // Where the time goes: the passes, the legs and the slowest frames.
+    let mut passes: Vec<(&String, f64, f64)> = (bench.passes.iter())
+        .filter_map(|(p, v)| Some((p, q(v, 0.5)?, q(v, 0.99)?)))
+        .collect();
+    passes.sort_by(|a, b| b.1.total_cmp(&a.1));
+    println!("  GPU passes, p50 / p99 (ms):");
+    for (p, p50, p99) in passes.iter().take(12) {
+        let name = p
+            .trim_start_matches("render/")
+            .trim_end_matches("/elapsed_gpu");
+        println!("    {name}: {p50:.3} / {p99:.3}");
+    }
+    if let Ok(t) = clock.0.lock() {
+        let total: Vec<f64> = t.frames.iter().map(|f| f.iter().sum()).collect();
+        println!(
+            "  render world (render thread, {} frames), p50 / p99: all {} / {}",
+            t.frames.len(),
+            ms(q(&total, 0.5)),
+            ms(q(&total, 0.99))
+        );
+        for (i, name) in RENDER_STAGES.iter().enumerate() {
+            let v: Vec<f64> = t.frames.iter().map(|f| f[i]).collect();
+            println!("    {name}: {} / {}", ms(q(&v, 0.5)), ms(q(&v, 0.99)));
+        }
+    }
+    println!("  by leg of the route, CPU frame p50 / p99, GPU frame p50 / p99 (ms):");
+    for (leg, w) in ROUTE.windows(2).enumerate() {
+        let pick = |v: &[f64], legs: &[usize]| -> Vec<f64> {
+            (v.iter().zip(legs))
+                .filter(|(_, l)| **l == leg)
+                .map(|(x, _)| *x)
+                .collect()
+        };
+        let c = pick(&bench.intervals, &bench.interval_legs);
+        let g = pick(&bench.gpu, &bench.gpu_legs);
+        println!(
+            "    ({:.0}, {:.0}, {} m) to ({:.0}, {:.0}, {} m): {} / {}, {} / {}",
+            w[0].0,
+            w[0].1,
+            w[0].2,
+            w[1].0,
+            w[1].1,
+            w[1].2,
+            ms(q(&c, 0.5)),
+            ms(q(&c, 0.99)),
+            ms(q(&g, 0.5)),
+            ms(q(&g, 0.99))
+        );
+    }
+    let mut worst: Vec<(usize, f64)> = bench.intervals.iter().copied().enumerate().collect();
+    worst.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let worst: Vec<String> = (worst.iter().take(8))
+        .map(|(i, t)| format!("{t:.1} ms (frame {i}, leg {})", bench.interval_legs[*i]))
+        .collect();
+    println!("  slowest CPU frames: {}", worst.join(", "));
     if let Some(path) = &bench.json {
         let num = |v: Option<f64>| v.map_or("null".to_string(), |v| format!("{v:.3}"));
         let json = format!(

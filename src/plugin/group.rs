@@ -49,7 +49,7 @@ impl PluginGroup for ReliefPlugins {
         #[cfg(feature = "physics")]
         let group = group.add(super::physics::ReliefPhysicsPlugin);
         // One thread for the main schedules on two cores or fewer.
-        group.add(super::stream::tasks::FewCoresPlugin::default())
+        group.add(super::stream::tasks::SingleThreadedSchedulesPlugin::default())
     }
 }
 

@@ -53,7 +53,7 @@ pub use stream::settings::{SettingsError, TerrainSettings, TerrainState, ViewSet
 pub use stream::shapes::FAR_TREES;
 pub use stream::structures::{ReliefStructures, STRUCTURE_CELL};
 pub use stream::tasks::{
-    FewCoresPlugin, Job, ReliefWorkers, relief_task_pools, single_threaded_schedules,
+    Job, ReliefWorkers, SingleThreadedSchedulesPlugin, relief_task_pools, single_threaded_schedules,
 };
 pub use tools::city_editor::FieldOverlay;
 pub use tools::inspector::{InspectorState, ReliefInspectorPlugin};

@@ -401,16 +401,15 @@ fn road_settings_apply_live_and_failures_are_reported() {
 }
 
 #[test]
-fn few_cores_plugin_runs_every_main_schedule_on_the_calling_thread() {
+fn single_threaded_schedules_plugin_runs_every_main_schedule_on_the_calling_thread() {
     #[derive(Resource, Default)]
     struct Seen(Vec<(&'static str, std::thread::ThreadId)>);
     fn seen<const S: usize>(mut s: ResMut<Seen>) {
         let names = ["First", "PreUpdate", "Update", "PostUpdate", "Last"];
         s.0.push((names[S], std::thread::current().id()));
     }
-    let mut app = app_with(small_world().plugins().set(FewCoresPlugin {
-        max_cores: usize::MAX,
-    }));
+    // The default plugin does so on any number of cores.
+    let mut app = app_with(small_world().plugins());
     app.init_resource::<Seen>()
         .add_systems(First, seen::<0>)
         .add_systems(PreUpdate, seen::<1>)
