@@ -102,6 +102,10 @@ struct Flight {
     /// present and pending.
     no_ground_at: Vec<(f64, f64, usize, usize, usize)>,
     peak_entities: u32,
+    /// Bytes of the meshes added each frame (what the renderer uploads),
+    /// and the largest one.
+    mesh_bytes: Vec<u64>,
+    largest_mesh: u64,
     rss_10s: Option<u64>,
     /// The most resident memory in each tenth of the flight (from 10 s), KiB.
     rss_tenths: [u64; 10],
@@ -276,6 +280,8 @@ fn main() -> AppExit {
         no_ground: 0,
         no_ground_at: Vec::new(),
         peak_entities: 0,
+        mesh_bytes: Vec::new(),
+        largest_mesh: 0,
         rss_10s: None,
         rss_tenths: [0; 10],
         far,
@@ -289,7 +295,7 @@ fn main() -> AppExit {
         colliders: None,
     })
     .add_systems(First, frame_begin)
-    .add_systems(Last, frame_end);
+    .add_systems(Last, (added_meshes.before(frame_end), frame_end));
     if let Some(settings) = traffic {
         app.add_plugins(ReliefTrafficPlugin { settings });
     }
@@ -388,6 +394,33 @@ fn frame_end(mut flight: ResMut<Flight>) {
         flight.cpu.push(cpu as f64 / 1e6);
         let waited = frame_threads_run_delay().saturating_sub(flight.wait_start);
         flight.waits.push(waited as f64 / 1e6);
+    }
+}
+
+/// The bytes of the meshes added this frame (vertices and indices).
+fn added_meshes(
+    mut flight: ResMut<Flight>,
+    mut events: MessageReader<AssetEvent<Mesh>>,
+    meshes: Res<Assets<Mesh>>,
+) {
+    let mut frame = 0;
+    for e in events.read() {
+        let AssetEvent::Added { id } = e else {
+            continue;
+        };
+        let Some(mesh) = meshes.get(*id) else {
+            continue;
+        };
+        let vertex: u64 = (mesh.attributes())
+            .map(|(a, _)| a.format.size())
+            .sum::<u64>()
+            * mesh.count_vertices() as u64;
+        let index = mesh.get_index_buffer_bytes().map_or(0, |b| b.len() as u64);
+        frame += vertex + index;
+        flight.largest_mesh = flight.largest_mesh.max(vertex + index);
+    }
+    if flight.started {
+        flight.mesh_bytes.push(frame);
     }
 }
 
@@ -545,6 +578,21 @@ fn report(flight: &Flight, stats: &ReliefStats, traffic: Option<&TrafficStats>) 
     for (t, x, d, p, q) in &flight.no_ground_at {
         println!("    at {t:.3} s, x {x:.0} m: chunks desired {d}, present {p}, pending {q}");
     }
+    let mut bytes = flight.mesh_bytes.clone();
+    bytes.sort_unstable();
+    let at = |p: f64| {
+        bytes
+            .get(((bytes.len().max(1) - 1) as f64 * p) as usize)
+            .copied()
+    };
+    let mib = |b: Option<u64>| b.unwrap_or(0) as f64 / 1048576.0;
+    println!(
+        "  meshes added per frame: p50 {:.2} MiB, p99 {:.2} MiB, max {:.2} MiB; the largest mesh {:.2} MiB",
+        mib(at(0.5)),
+        mib(at(0.99)),
+        mib(at(1.0)),
+        mib(Some(flight.largest_mesh))
+    );
     println!(
         "  chunks generated: {} ({:.1} per second)",
         stats.chunks_generated,

@@ -32,8 +32,14 @@ mod tests;
 
 pub use mesh::add_structure;
 
-/// Side of a structure cell, metres.
-pub const STRUCTURE_CELL: f64 = 1024.0;
+/// Side of a structure cell, metres: small enough that one cell's mesh is
+/// a small upload (near a city a 1,024 m cell held 14 MiB) and that cells
+/// out of view are culled.
+pub const STRUCTURE_CELL: f64 = 256.0;
+/// The bytes of structure meshes handed to the renderer in one frame (at
+/// least one mesh a frame, nearest first): a frame that uploads a whole
+/// region's bridges and walls at once stalls the render thread.
+const UPLOAD_BYTES_PER_FRAME: usize = 2 << 20;
 /// Piers stand about this far apart under a bridge, metres.
 pub const PIER_SPACING: f64 = 30.0;
 /// A bridge deck's thickness under the road surface, metres.
@@ -149,6 +155,14 @@ fn cell_of(s: &Structure) -> Option<(i64, i64)> {
     })
 }
 
+/// A mesh's vertex and index bytes (what the renderer uploads).
+fn mesh_bytes(mesh: &Mesh) -> usize {
+    let vertex: usize = (mesh.attributes())
+        .map(|(a, _)| a.format.size() as usize)
+        .sum();
+    vertex * mesh.count_vertices() + mesh.get_index_buffer_bytes().map_or(0, <[u8]>::len)
+}
+
 /// A cell's finished mesh.
 struct Built {
     mesh: Option<Mesh>,
@@ -162,6 +176,8 @@ pub struct StructureManager {
     /// Cells shown (`None`: built, but with nothing to draw).
     shown: BTreeMap<(i64, i64), (u64, Option<Entity>)>,
     pending: BTreeMap<(i64, i64), (u64, Job<Built>)>,
+    /// Built, waiting for their frame's upload budget.
+    ready: BTreeMap<(i64, i64), (u64, Built)>,
     /// The laid-roads version last looked at.
     version: u64,
     /// The region's structures by cell: the key of what each cell's mesh is
@@ -179,9 +195,9 @@ impl StructureManager {
         self.shown.values().filter(|s| s.1.is_some()).count()
     }
 
-    /// Cell meshes being built.
+    /// Cell meshes being built or waiting to be uploaded.
     pub(crate) fn pending_count(&self) -> usize {
-        self.pending.len()
+        self.pending.len() + self.ready.len()
     }
 }
 
@@ -263,6 +279,8 @@ pub(crate) fn update_structures(
             .collect();
         sm.pending
             .retain(|c, p| wanted.get(c).is_some_and(|w| w.0 == p.0));
+        sm.ready
+            .retain(|c, p| wanted.get(c).is_some_and(|w| w.0 == p.0));
         let gone: Vec<(i64, i64)> = (sm.shown.iter())
             .filter(|(c, _)| !wanted.contains_key(*c))
             .map(|(c, _)| *c)
@@ -275,9 +293,10 @@ pub(crate) fn update_structures(
         for (c, (key, ids)) in wanted {
             if sm.shown.get(&c).is_some_and(|s| s.0 == key) {
                 sm.pending.remove(&c);
+                sm.ready.remove(&c);
                 continue;
             }
-            if sm.pending.contains_key(&c) {
+            if sm.pending.contains_key(&c) || sm.ready.contains_key(&c) {
                 continue;
             }
             let (all, roads, terrain) = (
@@ -299,15 +318,26 @@ pub(crate) fn update_structures(
             sm.pending.insert(c, (key, job));
         }
     }
-    let mut finished = Vec::new();
     sm.pending.retain(|c, (key, job)| match job.take() {
         Some(b) => {
-            finished.push((*c, *key, b));
+            sm.ready.insert(*c, (*key, b));
             false
         }
         None => true,
     });
-    for (c, key, b) in finished {
+    // Nearest first, within the frame's upload budget.
+    let mut order: Vec<((i64, i64), f64)> = (sm.ready.keys())
+        .map(|&c| (c, cell_centre(c).truncate().distance_squared(f)))
+        .collect();
+    order.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    let mut bytes = 0;
+    for (c, _) in order {
+        if bytes >= UPLOAD_BYTES_PER_FRAME {
+            break;
+        }
+        let Some((key, b)) = sm.ready.remove(&c) else {
+            continue;
+        };
         sm.built += 1;
         if let Some((_, Some(e))) = sm.shown.remove(&c) {
             commands.entity(e).despawn();
@@ -316,6 +346,7 @@ pub(crate) fn update_structures(
             sm.shown.insert(c, (key, None));
             continue;
         };
+        bytes += mesh_bytes(&mesh);
         let anchor = WorldAnchor(cell_centre(c));
         let mut e = commands.spawn((
             Name::new(format!("structures {c:?}")),
