@@ -5,11 +5,12 @@
 //! leave out the stretches of road that are bridges and tunnels
 //! ([`road_spans`]).
 //!
-//! Structures are grouped by the 1 km cell of their first point; each cell
+//! Structures are grouped by the 256 m cell of their first point; each cell
 //! gets one anchored mesh, built on a worker thread and keyed on what it is
 //! built from, so that re-laid roads rebuild only the cells whose structures
 //! changed, and a changed cell's mesh is swapped whole when the new one is
-//! ready.
+//! ready. Finished meshes go to the renderer nearest first, at most
+//! 2 MiB a frame (one mesh at least).
 
 use super::buildings::MeshLists;
 use super::coords::{FocusState, RenderOrigin, WorldAnchor};
@@ -153,6 +154,32 @@ fn cell_of(s: &Structure) -> Option<(i64, i64)> {
             (p.y / STRUCTURE_CELL).floor() as i64,
         )
     })
+}
+
+/// Takes this frame's share of the built cells: nearest to `f` first, until
+/// their meshes hold `budget` bytes (the one that crosses it included, so a
+/// frame takes one cell at least).
+fn take_within_budget(
+    ready: &mut BTreeMap<(i64, i64), (u64, Built)>,
+    f: DVec2,
+    budget: usize,
+) -> Vec<((i64, i64), u64, Built)> {
+    let mut order: Vec<((i64, i64), f64)> = (ready.keys())
+        .map(|&c| (c, cell_centre(c).truncate().distance_squared(f)))
+        .collect();
+    order.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    let mut bytes = 0;
+    let mut taken = Vec::new();
+    for (c, _) in order {
+        if bytes >= budget {
+            break;
+        }
+        if let Some((key, b)) = ready.remove(&c) {
+            bytes += b.mesh.as_ref().map_or(0, mesh_bytes);
+            taken.push((c, key, b));
+        }
+    }
+    taken
 }
 
 /// A mesh's vertex and index bytes (what the renderer uploads).
@@ -325,19 +352,7 @@ pub(crate) fn update_structures(
         }
         None => true,
     });
-    // Nearest first, within the frame's upload budget.
-    let mut order: Vec<((i64, i64), f64)> = (sm.ready.keys())
-        .map(|&c| (c, cell_centre(c).truncate().distance_squared(f)))
-        .collect();
-    order.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
-    let mut bytes = 0;
-    for (c, _) in order {
-        if bytes >= UPLOAD_BYTES_PER_FRAME {
-            break;
-        }
-        let Some((key, b)) = sm.ready.remove(&c) else {
-            continue;
-        };
+    for (c, key, b) in take_within_budget(&mut sm.ready, f, UPLOAD_BYTES_PER_FRAME) {
         sm.built += 1;
         if let Some((_, Some(e))) = sm.shown.remove(&c) {
             commands.entity(e).despawn();
@@ -346,7 +361,6 @@ pub(crate) fn update_structures(
             sm.shown.insert(c, (key, None));
             continue;
         };
-        bytes += mesh_bytes(&mesh);
         let anchor = WorldAnchor(cell_centre(c));
         let mut e = commands.spawn((
             Name::new(format!("structures {c:?}")),

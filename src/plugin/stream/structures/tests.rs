@@ -204,3 +204,48 @@ fn a_straight_even_deck_is_drawn_from_its_ends_and_a_curved_one_keeps_its_bends(
     kinked[6].2 += 0.05;
     assert!(vertices(&kinked) > vertices(&line));
 }
+
+#[test]
+fn built_cells_go_to_the_renderer_nearest_first_within_the_frames_budget() {
+    // A mesh of `n` vertices (positions only, no indices): 12 n bytes.
+    let built = |n: usize| Built {
+        mesh: Some(
+            Mesh::new(
+                bevy::mesh::PrimitiveTopology::TriangleList,
+                bevy::asset::RenderAssetUsages::default(),
+            )
+            .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, vec![[0.0f32; 3]; n]),
+        ),
+        structures: 1,
+    };
+    let mut ready = BTreeMap::new();
+    // Cells 0..6 along x, 1,200 bytes each, and an empty one, the farthest.
+    for i in 0..6 {
+        ready.insert((i, 0), (i as u64, built(100)));
+    }
+    ready.insert(
+        (-2, 0),
+        (
+            99,
+            Built {
+                mesh: None,
+                structures: 0,
+            },
+        ),
+    );
+    let f = DVec2::new(STRUCTURE_CELL * 2.5, STRUCTURE_CELL * 0.5);
+    // 3,000 bytes: cell 2, then 1 and 3 (equally near: by cell), 3 crossing
+    // the budget; then 0 and 4, and 5 crossing it.
+    let cells = |t: &[((i64, i64), u64, Built)]| t.iter().map(|x| x.0.0).collect::<Vec<_>>();
+    let first = take_within_budget(&mut ready, f, 3000);
+    assert_eq!(cells(&first), [2, 1, 3]);
+    let second = take_within_budget(&mut ready, f, 3000);
+    assert_eq!(cells(&second), [0, 4, 5]);
+    // A budget smaller than any mesh still takes one cell a frame, and
+    // nothing is lost.
+    let third = take_within_budget(&mut ready, f, 1);
+    assert_eq!(cells(&third), [-2]);
+    assert!(ready.is_empty());
+    let mut huge = BTreeMap::from([((0, 0), (0, built(1 << 20)))]);
+    assert_eq!(take_within_budget(&mut huge, f, 1000).len(), 1);
+}
