@@ -43,7 +43,7 @@ pub use physics::{
     ReliefPhysicsSettings, collider_cell, standing_height,
 };
 pub use stream::chunks::{ChunkKey, ChunkRoads, ChunkWater, TerrainChunk};
-pub use stream::cities::CityBuildings;
+pub use stream::cities::{CITY_TILE, CityBuildings};
 pub use stream::coords::{
     OriginShifted, ReliefFocus, RenderOrigin, WorldAnchor, dir_to_bevy, from_bevy, to_bevy,
 };

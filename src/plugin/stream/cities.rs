@@ -1,7 +1,9 @@
 //! City buildings around the focus: every city laid with the roads
-//! ([`LaidRoads::layouts`]) gets one entity with one mesh of all its
-//! buildings, built on a worker thread, each standing on its base (the
-//! level pad the world built for it). (Its streets are roads of the laid
+//! ([`LaidRoads::layouts`]) gets one entity, and under it one mesh of the
+//! buildings in each [`CITY_TILE`] square (so that the renderer culls the
+//! tiles out of view and a city is no one large upload), built on a worker
+//! thread, each building standing on its base (the level pad the world
+//! built for it). (Its streets are roads of the laid
 //! network, drawn as ribbons with the other roads.) A mesh is keyed on what
 //! it is built from (the buildings and the terrain), so re-laid roads
 //! rebuild only the cities whose buildings changed. A city no longer laid
@@ -22,18 +24,24 @@ use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-/// Marks a city's buildings entity.
+/// Side of the squares a city's buildings are meshed by, metres (from the
+/// city's centre; a building goes by its footprint's first corner).
+pub const CITY_TILE: f64 = 256.0;
+
+/// Marks a city's buildings entity (its tiles' meshes are its children).
 #[derive(Component, Clone, Copy, Debug, Reflect)]
 pub struct CityBuildings {
     /// The city's id (its settlement cell).
     pub city: (i64, i64),
-    /// How many buildings the mesh holds.
+    /// How many buildings its tiles hold.
     pub buildings: usize,
+    /// How many tiles (child meshes) it has.
+    pub tiles: usize,
 }
 
-/// A city's finished buildings mesh.
+/// A city's finished buildings: a mesh per tile with buildings.
 struct Built {
-    mesh: Mesh,
+    meshes: Vec<Mesh>,
     buildings: usize,
 }
 
@@ -153,13 +161,18 @@ pub(crate) fn update_cities(
             }
             let (job_layout, ground) = (layout.clone(), laid.ground.clone());
             let job = workers.spawn(move || {
-                let mut m = MeshLists::default();
                 let c = job_layout.city.centre;
                 let anchor = DVec3::new(c.x, c.y, 0.0);
+                let mut tiles: BTreeMap<(i64, i64), MeshLists> = BTreeMap::new();
                 let mut n = 0;
                 for b in job_layout.buildings() {
+                    let Some(&p) = b.footprint.first() else {
+                        continue;
+                    };
+                    // (A footprint that is not finite is left out below.)
+                    let t = ((p - c) / CITY_TILE).floor();
                     add_building(
-                        &mut m,
+                        tiles.entry((t.x as i64, t.y as i64)).or_default(),
                         &b.footprint,
                         b.height,
                         b.base,
@@ -169,7 +182,10 @@ pub(crate) fn update_cities(
                     n += 1;
                 }
                 Built {
-                    mesh: m.into_mesh(),
+                    meshes: (tiles.into_values())
+                        .filter(|m| !m.is_empty())
+                        .map(MeshLists::into_mesh)
+                        .collect(),
                     buildings: n,
                 }
             });
@@ -196,20 +212,32 @@ pub(crate) fn update_cities(
         cm.built += 1;
         let c = layout.city.centre;
         let anchor = WorldAnchor(DVec3::new(c.x, c.y, 0.0));
+        let tiles = b.meshes.len();
         let mut e = commands.spawn((
             Name::new(format!("city buildings {id:?}")),
             CityBuildings {
                 city: id,
                 buildings: b.buildings,
+                tiles,
             },
             anchor,
             Transform::from_translation(origin.to_render(anchor.0)),
             Visibility::Inherited,
-            Mesh3d(meshes.add(render_only(b.mesh))),
         ));
-        if let Some(m) = &assets.vertex {
-            e.insert(MeshMaterial3d(m.clone()));
-        }
+        // The tiles' vertices are relative to the city's centre, as the
+        // parent stands; each tile's bounds are its own.
+        e.with_children(|city| {
+            for mesh in b.meshes {
+                let mut tile = city.spawn((
+                    Transform::IDENTITY,
+                    Visibility::Inherited,
+                    Mesh3d(meshes.add(render_only(mesh))),
+                ));
+                if let Some(m) = &assets.vertex {
+                    tile.insert(MeshMaterial3d(m.clone()));
+                }
+            }
+        });
         let item = e.id();
         if let Some(old) = cm.shown.insert(id, Keyed { layout, key, item }) {
             commands.entity(old.item).despawn();

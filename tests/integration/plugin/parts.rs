@@ -175,9 +175,31 @@ fn cities_are_town_ground_with_highways_and_no_trees() {
     run_until(&mut app, "city buildings", |app| {
         let mut q = app
             .world_mut()
-            .query::<(&bevy_relief::plugin::CityBuildings, &Mesh3d)>();
-        q.iter(app.world()).any(|(b, _)| b.buildings > 100)
+            .query::<&bevy_relief::plugin::CityBuildings>();
+        q.iter(app.world()).any(|b| b.buildings > 100)
     });
+    // In tiles: a child mesh each, with bounds of its own (culled apart).
+    use bevy::camera::primitives::MeshAabb;
+    let mut q = app
+        .world_mut()
+        .query::<(&bevy_relief::plugin::CityBuildings, &Children)>();
+    let (city, tiles) = (q.iter(app.world()))
+        .find(|(b, _)| b.buildings > 100)
+        .map(|(b, c)| (*b, c.to_vec()))
+        .expect("a city with its tiles");
+    assert!(city.tiles > 1 && tiles.len() == city.tiles, "{city:?}");
+    let meshes = app.world().resource::<Assets<Mesh>>();
+    let mut boxes = Vec::new();
+    for t in tiles {
+        let m = app.world().get::<Mesh3d>(t).expect("a tile's mesh");
+        let aabb = (meshes.get(&m.0))
+            .and_then(|m| m.compute_aabb())
+            .expect("a tile's bounds");
+        boxes.push((aabb.center.x, aabb.center.z));
+    }
+    boxes.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    boxes.dedup();
+    assert_eq!(boxes.len(), city.tiles, "tiles in one place");
     // Objects came, and no tree or village house stands in a city.
     let mut q = app.world_mut().query::<&ReliefObject>();
     let mut n = 0;
