@@ -26,7 +26,8 @@ if [[ $bin == *.gz ]]; then
     chmod +x /tmp/flythrough
     bin=/tmp/flythrough
 fi
-# No Vulkan loader: the bundle's (unpacked where the system looks).
+# No Vulkan loader, or no glvnd (NVIDIA's Vulkan driver lives in
+# libGLX_nvidia and needs it): the bundle's, unpacked where the system looks.
 if ! ldconfig -p | grep -q libGLdispatch.so.0 || ! ldconfig -p | grep -q libvulkan.so.1; then
     for f in "$bundle"/debs/*.deb; do
         if [[ -e $f ]]; then
@@ -40,6 +41,7 @@ icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 if [[ -e $icd ]]; then
     export VK_DRIVER_FILES=$icd
 fi
+# For the log: the drivers the loader can find.
 ls /usr/share/vulkan/icd.d /etc/vulkan/icd.d /usr/local/nvidia/share/vulkan/icd.d 2>/dev/null || true
 if command -v nvidia-smi >/dev/null; then
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
@@ -69,16 +71,17 @@ cores=${CORES-2 4 8 16}
 if [[ -n $cores ]] && command -v taskset >/dev/null; then
     n=$(nproc --all)
     grep -m1 'model name' /proc/cpuinfo | tee -a "$out/cores.txt" || true
+    run=$(mktemp)
     for c in $cores; do
         ((c <= n)) || continue
         for mode in default --multi-threaded; do
             flag=$mode
             [[ $mode == default ]] && flag=
             taskset -c "0-$((c - 1))" "$bin" --seconds "${CORE_SECONDS:-12}" $flag 2>&1 \
-                | grep -v ' WARN \| INFO ' > "$out/run.txt" || true
-            line=$(grep 'app.update() wall time' "$out/run.txt" || echo 'failed')
+                | grep -v ' WARN \| INFO ' > "$run" || true
+            line=$(grep 'app.update() wall time' "$run" || echo 'failed')
             echo "$c cores, $mode: ${line#*: }" | tee -a "$out/cores.txt"
-            cat "$out/run.txt" >> "$out/cores-full.txt"
+            cat "$run" >> "$out/cores-full.txt"
         done
     done
 fi

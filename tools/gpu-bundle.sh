@@ -2,14 +2,16 @@
 # Prepares, here, all that tools/gpu-bench.sh needs on a bare GPU machine
 # that cannot reach the network (issue 24 §1): the release fly-through,
 # stripped and gzipped to fit the device tool's 64 MiB working tree, and the
-# Vulkan loader's package for a machine without one. Everything goes to
-# .gpu/ (ignored by git): carry it.
+# packages of the Vulkan loader and of glvnd (which NVIDIA's Vulkan driver
+# needs) for a machine without them. Everything goes to .gpu/ (ignored by
+# git): carry it.
 #
 #   bash tools/gpu-bundle.sh
 #   device run:  command "bash tools/gpu-bench.sh .gpu/flythrough.gz $OUT"
-#                carry [".gpu"], timeout_s 540 (the route takes 60 s of
-#                frames after the world at its start has come; ROUTE_SECONDS=S
-#                in front of the command shortens it)
+#                carry [".gpu"], timeout_s 540 (on an H100 the route took
+#                about 25 s and the frame by cores about 16 s a run, 8 runs;
+#                RENDERS, CORES, ROUTE_SECONDS in front of the command: see
+#                gpu-bench.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=.gpu
@@ -26,7 +28,7 @@ o=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 "-oDir::State::Lists=$li
 if apt-get "${o[@]}" update -qq && (cd "$out/debs" && apt-get "${o[@]}" download libvulkan1 libglvnd0 libglx0 libgl1 libegl1 libopengl0 libgles2); then
     echo "Vulkan loader: $(ls "$out/debs")"
 else
-    echo "could not download libvulkan1: the GPU machine must have a Vulkan loader"
+    echo "could not download the packages: the GPU machine must have a Vulkan loader and glvnd"
 fi
 rm -rf "$lists"
 du -sh "$out"
