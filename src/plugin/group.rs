@@ -48,7 +48,7 @@ impl PluginGroup for ReliefPlugins {
         // Static colliders for avian3d (the game adds avian's plugins).
         #[cfg(feature = "physics")]
         let group = group.add(super::physics::ReliefPhysicsPlugin);
-        // One thread for the main schedules on two cores or fewer.
+        // One thread for the main schedules (on any number of cores).
         group.add(super::stream::tasks::SingleThreadedSchedulesPlugin::default())
     }
 }
