@@ -43,7 +43,7 @@ pub mod plugin;
 pub mod prelude {
     pub use crate::network::{Road, RoadClass, RoadNetwork};
     #[allow(deprecated)]
-    pub use crate::plugin::ReliefSet;
+    pub use crate::plugin::{FewCoresPlugin, ReliefSet};
     pub use crate::plugin::{
         LaidRoads, OriginShifted, ReliefError, ReliefFocus, ReliefPlugin, ReliefPlugins,
         ReliefStats, ReliefSystems, ReliefWorkers, RenderOrigin, RoadsLaid,

@@ -118,6 +118,11 @@ impl ReliefSystems {
 #[deprecated(note = "renamed to ReliefSystems")]
 pub type ReliefSet = ReliefSystems;
 
+/// The old name of [`SingleThreadedSchedulesPlugin`] (which then kept one
+/// thread for two cores or fewer; it now does so on any number).
+#[deprecated(note = "renamed to SingleThreadedSchedulesPlugin")]
+pub type FewCoresPlugin = SingleThreadedSchedulesPlugin;
+
 /// Something the world could not do, as a message (also kept in
 /// [`TerrainState`], one slot per source: [`TerrainState::settings_error`]
 /// until the next good settings, [`TerrainState::roads_error`] until the
