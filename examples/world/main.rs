@@ -89,6 +89,11 @@ struct Smoke {
     traffic: bool,
     /// `--walk`: start walking.
     walk: bool,
+    /// `--msaa N` (1, 2, 4 or 8; Bevy's default 4) and `--prepass` (a depth
+    /// prepass): the cheaper camera for a weak GPU is `--msaa 1 --prepass`
+    /// (README, Performance).
+    msaa: Option<Msaa>,
+    prepass: bool,
     /// `--balls N`: balls to drop ahead once the colliders are in (the
     /// `physics` feature), and whether they have come to rest.
     balls: usize,
@@ -124,6 +129,15 @@ fn main() -> AppExit {
             "--no-inspector" => smoke.no_inspector = true,
             "--traffic" => smoke.traffic = true,
             "--walk" => smoke.walk = true,
+            "--prepass" => smoke.prepass = true,
+            "--msaa" => {
+                let n = args.next().and_then(|s| s.parse::<u32>().ok());
+                let Some(n) = n.filter(|n| [1, 2, 4, 8].contains(n)) else {
+                    eprintln!("--msaa takes 1, 2, 4 or 8");
+                    return AppExit::from_code(2);
+                };
+                smoke.msaa = Some(Msaa::from_samples(n));
+            }
             "--balls" => {
                 smoke.balls = args
                     .next()
@@ -141,7 +155,7 @@ fn main() -> AppExit {
             }
             other => {
                 eprintln!(
-                    "unknown argument {other}; use --screenshot PATH, --frames N, --map, --road-view, --field, --at X,Y, --look X,Y, --height H, --look-height H, --plan X,Y X,Y, --sequential, --no-inspector, --traffic, --walk, --balls N"
+                    "unknown argument {other}; use --screenshot PATH, --frames N, --map, --road-view, --field, --at X,Y, --look X,Y, --height H, --look-height H, --plan X,Y X,Y, --sequential, --no-inspector, --traffic, --walk, --balls N, --msaa N, --prepass"
                 );
                 return AppExit::from_code(2);
             }
@@ -210,8 +224,9 @@ fn setup(
     // The render origin starts at (0, 0): the camera starts 19 km out and the
     // floating origin recentres on the first frame.
     let (eye, look) = camera_pose(&ground, &smoke);
-    commands.spawn((
+    let mut camera = commands.spawn((
         Camera3d::default(),
+        smoke.msaa.unwrap_or_default(),
         Transform::from_translation(eye).looking_to(look, Vec3::Y),
         FlyCamera {
             yaw: (-look.x).atan2(-look.z),
@@ -222,6 +237,9 @@ fn setup(
         ReliefFocus,
         scene::haze(),
     ));
+    if smoke.prepass {
+        camera.insert(bevy::core_pipeline::prepass::DepthPrepass);
+    }
 }
 
 /// Where the camera stands and which way it looks (render space), from
