@@ -4,7 +4,7 @@
 //! at its start until the ground around it has streamed in (as a game
 //! shows its world before the player moves; at most [`HOLD_LIMIT`]).
 //!
-//! `cargo run --release --example flythrough [-- --seconds S --speed M --workers N --single-threaded | --multi-threaded --from X,Y --traffic --density D --walkers D --physics]`
+//! `cargo run --release --example flythrough [-- --seconds S --speed M --workers N --multi-threaded --from X,Y --traffic --density D --walkers D --physics]`
 //!
 //! `--render` renders every frame offscreen at 1920 × 1080 along a fixed
 //! route over countryside, a highway and two cities, and reports CPU and GPU
@@ -33,8 +33,7 @@
 //! plugin's [`SingleThreadedSchedulesPlugin`] runs every main schedule on
 //! the main thread (hand-offs between threads cost more than they gain).
 //! `--multi-threaded` disables the plugin and keeps Bevy's multi-threaded
-//! executor; `--single-threaded` (one thread whatever the plugin's
-//! settings) now matches the default.
+//! executor.
 //!
 //! Reports the wall time of a whole frame's update (from the first schedule
 //! to the last: what a player feels, contention with the meshing workers
@@ -58,7 +57,6 @@ use bevy::mesh::MeshPlugin;
 use bevy::prelude::*;
 use bevy_relief::plugin::{
     LaidRoads, ReliefTrafficPlugin, ReliefWorkers, TerrainState, TrafficSettings, TrafficStats,
-    single_threaded_schedules,
 };
 use bevy_relief::prelude::*;
 use std::time::{Duration, Instant};
@@ -134,20 +132,20 @@ fn main() -> AppExit {
     let mut seconds = 30.0;
     let mut speed = 300.0;
     let mut workers = None;
-    let mut executor = None;
+    let mut multi_threaded = false;
     let mut traffic: Option<TrafficSettings> = None;
     let mut physics = false;
     let mut avian = false;
     let mut render = false;
     let mut json = None;
-    let mut msaa = Msaa::Sample4;
+    let mut msaa = None;
     let mut prepass = false;
     let mut start = DVec3::new(19000.0, 1260.0, 600.0);
     let mut far = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
-        if a == "--single-threaded" || a == "--multi-threaded" {
-            executor = Some(a);
+        if a == "--multi-threaded" {
+            multi_threaded = true;
             continue;
         }
         if a == "--physics" && cfg!(feature = "physics") {
@@ -200,7 +198,7 @@ fn main() -> AppExit {
             ("--seconds", Some(v)) if v > 0.0 => seconds = v,
             ("--speed", Some(v)) if v >= 0.0 => speed = v,
             ("--msaa", Some(v)) if [1.0, 2.0, 4.0, 8.0].contains(&v) => {
-                msaa = Msaa::from_samples(v as u32);
+                msaa = Some(Msaa::from_samples(v as u32));
             }
             ("--workers", Some(v)) if v >= 1.0 => workers = Some(ReliefWorkers::new(v as usize)),
             ("--density", Some(v)) if (0.0..=100.0).contains(&v) => {
@@ -215,20 +213,20 @@ fn main() -> AppExit {
             }
             _ => {
                 eprintln!(
-                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--single-threaded | --multi-threaded] [--from X,Y] [--traffic] [--density D] [--walkers D] [--physics | --avian (with --features physics)] [--far] [--render [--json PATH] [--msaa 1|2|4|8] [--prepass]]"
+                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--multi-threaded] [--from X,Y] [--traffic] [--density D] [--walkers D] [--physics | --avian (with --features physics)] [--far] [--render [--json PATH] [--msaa 1|2|4|8] [--prepass]]"
                 );
                 return AppExit::from_code(2);
             }
         }
     }
-    if json.is_some() && !render {
-        eprintln!("--json writes the figures of --render: add --render");
+    if (json.is_some() || msaa.is_some() || prepass) && !render {
+        eprintln!("--json, --msaa and --prepass go with --render: add it");
         return AppExit::from_code(2);
     }
     let relief = ReliefPlugin::default().plugins().build();
-    // The default plugin runs the main schedules on one thread on two cores
-    // or fewer; `--multi-threaded` keeps Bevy's executor.
-    let relief = if executor.as_deref() == Some("--multi-threaded") {
+    // The default plugin runs the main schedules on one thread;
+    // `--multi-threaded` keeps Bevy's executor.
+    let relief = if multi_threaded {
         relief.disable::<SingleThreadedSchedulesPlugin>()
     } else {
         relief
@@ -247,7 +245,7 @@ fn main() -> AppExit {
     app.insert_resource(workers.unwrap_or_default());
     if render {
         app.add_plugins((render::plugins(), relief));
-        render::add(&mut app, seconds, json, (msaa, prepass));
+        render::add(&mut app, seconds, json, (msaa.unwrap_or_default(), prepass));
     } else {
         app.add_plugins((
             MinimalPlugins.set(ScheduleRunnerPlugin::run_loop(Duration::from_secs_f64(
@@ -311,9 +309,6 @@ fn main() -> AppExit {
     #[cfg(feature = "physics")]
     if physics {
         app.add_systems(Last, collider_figures.before(frame_end));
-    }
-    if executor.as_deref() == Some("--single-threaded") {
-        single_threaded_schedules(&mut app);
     }
     app.add_systems(
         PostUpdate,
@@ -411,13 +406,10 @@ fn added_meshes(
         let Some(mesh) = meshes.get(*id) else {
             continue;
         };
-        let vertex: u64 = (mesh.attributes())
-            .map(|(a, _)| a.format.size())
-            .sum::<u64>()
-            * mesh.count_vertices() as u64;
-        let index = mesh.get_index_buffer_bytes().map_or(0, |b| b.len() as u64);
-        frame += vertex + index;
-        flight.largest_mesh = flight.largest_mesh.max(vertex + index);
+        let bytes = (mesh.get_vertex_buffer_size()
+            + mesh.get_index_buffer_bytes().map_or(0, <[u8]>::len)) as u64;
+        frame += bytes;
+        flight.largest_mesh = flight.largest_mesh.max(bytes);
     }
     if flight.started {
         flight.mesh_bytes.push(frame);

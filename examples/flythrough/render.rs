@@ -222,39 +222,26 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>, bench: Res<B
     }
 }
 
-/// Where on the route at fraction `s` (0–1): core x, y and the height
-/// over the ground.
-fn route_at(s: f64) -> (DVec2, f64) {
-    let pts: Vec<(DVec2, f64)> = ROUTE
-        .iter()
-        .map(|&(x, y, h)| (DVec2::new(x, y), h))
-        .collect();
-    let lengths: Vec<f64> = pts.windows(2).map(|w| w[0].0.distance(w[1].0)).collect();
-    let mut left = s.clamp(0.0, 1.0) * lengths.iter().sum::<f64>();
-    for (w, len) in pts.windows(2).zip(&lengths) {
-        if left <= *len {
-            let t = if *len > 0.0 { left / len } else { 0.0 };
-            return (w[0].0.lerp(w[1].0, t), w[0].1 + (w[1].1 - w[0].1) * t);
-        }
-        left -= len;
-    }
-    let last = pts[pts.len() - 1];
-    (last.0, last.1)
-}
-
-/// The leg of the route (0-based, between [`ROUTE`]'s points) at frame
-/// `frame` of `frames`.
-fn leg_of(frame: u64, frames: u64) -> usize {
-    let s = frame as f64 / (frames.max(2) - 1) as f64;
+/// Where on the route at fraction `s` (0–1): core x, y, the height over
+/// the ground and the leg (0-based, between [`ROUTE`]'s points).
+fn route_at(s: f64) -> (DVec2, f64, usize) {
     let mut left = s.clamp(0.0, 1.0) * route_length();
     for (i, w) in ROUTE.windows(2).enumerate() {
-        let len = DVec2::new(w[0].0 - w[1].0, w[0].1 - w[1].1).length();
+        let (a, b) = (DVec2::new(w[0].0, w[0].1), DVec2::new(w[1].0, w[1].1));
+        let len = a.distance(b);
         if left <= len {
-            return i;
+            let t = if len > 0.0 { left / len } else { 0.0 };
+            return (a.lerp(b, t), w[0].2 + (w[1].2 - w[0].2) * t, i);
         }
         left -= len;
     }
-    ROUTE.len() - 2
+    let last = ROUTE[ROUTE.len() - 1];
+    (DVec2::new(last.0, last.1), last.2, ROUTE.len() - 2)
+}
+
+/// The leg of the route at frame `frame` of `frames`.
+fn leg_of(frame: u64, frames: u64) -> usize {
+    route_at(frame as f64 / (frames.max(2) - 1) as f64).2
 }
 
 /// The route's length over the ground, metres.
@@ -325,8 +312,8 @@ fn follow_route(
         }
     }
     let s = bench.frame as f64 / (bench.frames - 1) as f64;
-    let (p, h) = route_at(s);
-    let (q, hq) = route_at(s + 400.0 / route_length());
+    let (p, h, _) = route_at(s);
+    let (q, hq, _) = route_at(s + 400.0 / route_length());
     let q = if q.distance(p) < 1.0 {
         p + DVec2::X * 400.0
     } else {

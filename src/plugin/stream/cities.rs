@@ -35,8 +35,6 @@ pub struct CityBuildings {
     pub city: (i64, i64),
     /// How many buildings its tiles hold.
     pub buildings: usize,
-    /// How many tiles (child meshes) it has.
-    pub tiles: usize,
 }
 
 /// A city's finished buildings: a mesh per tile with buildings.
@@ -212,13 +210,11 @@ pub(crate) fn update_cities(
         cm.built += 1;
         let c = layout.city.centre;
         let anchor = WorldAnchor(DVec3::new(c.x, c.y, 0.0));
-        let tiles = b.meshes.len();
         let mut e = commands.spawn((
             Name::new(format!("city buildings {id:?}")),
             CityBuildings {
                 city: id,
                 buildings: b.buildings,
-                tiles,
             },
             anchor,
             Transform::from_translation(origin.to_render(anchor.0)),

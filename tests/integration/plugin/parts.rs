@@ -183,14 +183,14 @@ fn cities_are_town_ground_with_highways_and_no_trees() {
     let mut q = app
         .world_mut()
         .query::<(&bevy_relief::plugin::CityBuildings, &Children)>();
-    let (city, tiles) = (q.iter(app.world()))
+    let tiles = (q.iter(app.world()))
         .find(|(b, _)| b.buildings > 100)
-        .map(|(b, c)| (*b, c.to_vec()))
+        .map(|(_, c)| c.to_vec())
         .expect("a city with its tiles");
-    assert!(city.tiles > 1 && tiles.len() == city.tiles, "{city:?}");
+    assert!(tiles.len() > 1, "{} tiles", tiles.len());
     let meshes = app.world().resource::<Assets<Mesh>>();
     let mut boxes = Vec::new();
-    for t in tiles {
+    for &t in &tiles {
         let m = app.world().get::<Mesh3d>(t).expect("a tile's mesh");
         let aabb = (meshes.get(&m.0))
             .and_then(|m| m.compute_aabb())
@@ -199,7 +199,7 @@ fn cities_are_town_ground_with_highways_and_no_trees() {
     }
     boxes.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
     boxes.dedup();
-    assert_eq!(boxes.len(), city.tiles, "tiles in one place");
+    assert_eq!(boxes.len(), tiles.len(), "tiles in one place");
     // Objects came, and no tree or village house stands in a city.
     let mut q = app.world_mut().query::<&ReliefObject>();
     let mut n = 0;

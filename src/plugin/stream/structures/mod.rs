@@ -184,10 +184,7 @@ fn take_within_budget(
 
 /// A mesh's vertex and index bytes (what the renderer uploads).
 fn mesh_bytes(mesh: &Mesh) -> usize {
-    let vertex: usize = (mesh.attributes())
-        .map(|(a, _)| a.format.size() as usize)
-        .sum();
-    vertex * mesh.count_vertices() + mesh.get_index_buffer_bytes().map_or(0, <[u8]>::len)
+    mesh.get_vertex_buffer_size() + mesh.get_index_buffer_bytes().map_or(0, <[u8]>::len)
 }
 
 /// A cell's finished mesh.
