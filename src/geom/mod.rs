@@ -276,6 +276,33 @@ pub fn segment_meets_rect(a: DVec2, b: DVec2, min: DVec2, max: DVec2) -> bool {
     (0..4).any(|k| segment_intersection(a, b, corners[k], corners[(k + 1) % 4]).is_some())
 }
 
+/// Douglas–Peucker over the `n` points of a line, by index: which points
+/// to keep. The ends and the points `keep` names are kept; between two kept
+/// points `a` and `b`, `farthest(a, b)` names the point of `a + 1..b`
+/// farthest from the chord if it lies beyond the tolerance (the caller's
+/// measure), which is kept in turn, and so on.
+pub fn douglas_peucker(
+    n: usize,
+    keep: impl Fn(usize) -> bool,
+    mut farthest: impl FnMut(usize, usize) -> Option<usize>,
+) -> Vec<bool> {
+    let kept: Vec<bool> = (0..n).map(|i| i == 0 || i + 1 == n || keep(i)).collect();
+    let anchors: Vec<usize> = (0..n).filter(|&i| kept[i]).collect();
+    let mut kept = kept;
+    let mut stack = Vec::new();
+    for w in anchors.windows(2) {
+        stack.push((w[0], w[1]));
+        while let Some((a, b)) = stack.pop() {
+            if let Some(k) = farthest(a, b).filter(|k| (a + 1..b).contains(k)) {
+                kept[k] = true;
+                stack.push((a, k));
+                stack.push((k, b));
+            }
+        }
+    }
+    kept
+}
+
 /// Groups `entries` by a small integer key (every key below `n`), keeping
 /// their order within a key (a counting sort): returns `starts` (`n + 1`
 /// offsets) and the values, key `k`'s being `values[starts[k]..starts[k + 1]]`.
@@ -311,6 +338,26 @@ pub fn group_by_key<E, T: Copy>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn douglas_peucker_keeps_the_ends_the_named_and_the_far_points() {
+        // Heights along a line: a bump of 3 at index 4, 0.5 at index 7.
+        let y: [f64; 10] = [0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.5, 0.0, 0.0];
+        let run = |tol: f64, keep: &dyn Fn(usize) -> bool| {
+            let kept = douglas_peucker(y.len(), keep, |a, b| {
+                // The chord is flat between kept points here: |y| is the
+                // distance.
+                let k = (a + 1..b).max_by(|&i, &j| y[i].total_cmp(&y[j]).then(j.cmp(&i)))?;
+                (y[k] > tol).then_some(k)
+            });
+            (0..y.len()).filter(|&i| kept[i]).collect::<Vec<_>>()
+        };
+        assert_eq!(run(1.0, &|_| false), [0, 4, 9]);
+        assert_eq!(run(0.1, &|_| false), [0, 4, 7, 9]);
+        assert_eq!(run(1.0, &|i| i == 2), [0, 2, 4, 9]);
+        assert!(douglas_peucker(0, |_| false, |_, _| None).is_empty());
+        assert_eq!(douglas_peucker(1, |_| false, |_, _| None), [true]);
+    }
 
     #[test]
     fn group_by_key_is_a_stable_sort_by_key() {

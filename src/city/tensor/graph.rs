@@ -49,25 +49,16 @@ pub(crate) fn simplify(points: &[DVec2], tol: f64, keep: impl Fn(DVec2) -> bool)
     if n <= 2 || tol <= 0.0 {
         return points.to_vec();
     }
-    let mut kept = vec![false; n];
-    let mut anchors = Vec::new();
-    for (i, &p) in points.iter().enumerate() {
-        if i == 0 || i + 1 == n || keep(p) {
-            kept[i] = true;
-            anchors.push(i);
-        }
-    }
-    let mut count = anchors.len();
-    let mut stack = Vec::new();
-    for w in anchors.windows(2) {
-        stack.push((w[0], w[1]));
-        while let Some((a, b)) = stack.pop() {
+    let kept = crate::geom::douglas_peucker(
+        n,
+        |i| keep(points[i]),
+        |a, b| {
             let (pa, pb) = (points[a], points[b]);
             let ab = pb - pa;
             let len2 = ab.length_squared();
             let scale = if len2 > 0.0 { len2.sqrt() } else { 1.0 };
             // Distance from the chord, times its length (no division).
-            let mut worst = (tol * scale, 0);
+            let mut worst = (tol * scale, None);
             for (k, &p) in (a + 1..).zip(&points[a + 1..b]) {
                 let ap = p - pa;
                 let t = ap.dot(ab);
@@ -79,17 +70,13 @@ pub(crate) fn simplify(points: &[DVec2], tol: f64, keep: impl Fn(DVec2) -> bool)
                     ap.perp_dot(ab).abs()
                 };
                 if d > worst.0 {
-                    worst = (d, k);
+                    worst = (d, Some(k));
                 }
             }
-            if worst.1 != 0 {
-                kept[worst.1] = true;
-                count += 1;
-                stack.push((a, worst.1));
-                stack.push((worst.1, b));
-            }
-        }
-    }
+            worst.1
+        },
+    );
+    let count = kept.iter().filter(|k| **k).count();
     let mut out = Vec::with_capacity(count);
     out.extend(
         (points.iter().zip(&kept))

@@ -173,30 +173,21 @@ const STRAIGHT: f64 = 0.02;
 /// `line` with the points that lie within `tol` of the straight runs between
 /// the others dropped (Douglas–Peucker in 3-D; the ends are kept).
 fn simplify(line: &[DVec3], tol: f64) -> Vec<DVec3> {
-    let n = line.len();
-    let mut keep = vec![n <= 2; n];
-    if n > 2 {
-        keep[0] = true;
-        keep[n - 1] = true;
-        // Spans of `line` still to look at; each splits at most once a point.
-        let mut spans = vec![(0, n - 1)];
-        while let Some((a, b)) = spans.pop() {
+    let keep = crate::geom::douglas_peucker(
+        line.len(),
+        |_| false,
+        |a, b| {
             let (pa, d) = (line[a], line[b] - line[a]);
             let off = |p: DVec3| {
                 let t = (p - pa).dot(d) / d.length_squared().max(f64::MIN_POSITIVE);
                 (pa + d * t.clamp(0.0, 1.0)).distance(p)
             };
-            let worst = (a + 1..b)
+            let (i, e) = (a + 1..b)
                 .map(|i| (i, off(line[i])))
-                .max_by(|x, y| x.1.total_cmp(&y.1));
-            if let Some((i, e)) = worst
-                && e > tol
-            {
-                keep[i] = true;
-                spans.extend([(a, i), (i, b)]);
-            }
-        }
-    }
+                .fold((0, tol), |w, x| if x.1 > w.1 { x } else { w });
+            (e > tol).then_some(i)
+        },
+    );
     (line.iter().zip(keep))
         .filter_map(|(p, k)| k.then_some(*p))
         .collect()
