@@ -57,6 +57,7 @@ use bevy::mesh::MeshPlugin;
 use bevy::prelude::*;
 use bevy_relief::plugin::{
     LaidRoads, ReliefTrafficPlugin, ReliefWorkers, TerrainState, TrafficSettings, TrafficStats,
+    mesh_bytes,
 };
 use bevy_relief::prelude::*;
 use std::time::{Duration, Instant};
@@ -406,8 +407,7 @@ fn added_meshes(
         let Some(mesh) = meshes.get(*id) else {
             continue;
         };
-        let bytes = (mesh.get_vertex_buffer_size()
-            + mesh.get_index_buffer_bytes().map_or(0, <[u8]>::len)) as u64;
+        let bytes = mesh_bytes(mesh) as u64;
         frame += bytes;
         flight.largest_mesh = flight.largest_mesh.max(bytes);
     }

@@ -171,6 +171,7 @@ fn main() -> AppExit {
     if smoke.screenshot.is_some() {
         settings.view.max_tasks = 256;
         settings.view.chunk_uploads_per_frame = 1000;
+        settings.view.upload_mib_per_frame = 1024.0;
         settings.view.object_spawns_per_frame = 20_000;
     }
     let relief = ReliefPlugin::with_settings(settings).expect("valid settings");

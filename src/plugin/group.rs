@@ -16,6 +16,7 @@
 use super::stream::chunks::{self, ChunkManager};
 use super::stream::coords::{self, FocusState, OriginShifted, RenderOrigin};
 use super::stream::settings::{self, TerrainSettings, TerrainState};
+use super::stream::upload::{self, UploadBudget};
 use super::stream::{cities, objects, roads, structures};
 use super::{
     ReliefAssets, ReliefError, ReliefPlugin, ReliefStats, ReliefSystems, RoadsLaid, create_assets,
@@ -55,8 +56,9 @@ impl PluginGroup for ReliefPlugins {
 
 /// What every part needs: the settings and the terrain built from them, the
 /// laid ground (bare until roads come), the focus (read every frame) and
-/// render origin, shared assets, messages, statistics and the order of
-/// [`ReliefSystems`]. The other parts do nothing without it.
+/// render origin, shared assets, the frame's [`UploadBudget`], messages,
+/// statistics and the order of [`ReliefSystems`]. The other parts do
+/// nothing without it.
 #[derive(Clone, Debug, Default)]
 pub struct ReliefCorePlugin(pub ReliefPlugin);
 
@@ -77,6 +79,8 @@ impl Plugin for ReliefCorePlugin {
             .init_resource::<RenderOrigin>()
             .init_resource::<FocusState>()
             .init_resource::<ReliefStats>()
+            .init_resource::<UploadBudget>()
+            .register_type::<UploadBudget>()
             .add_message::<OriginShifted>()
             .add_message::<ReliefError>()
             .add_message::<RoadsLaid>()
@@ -97,7 +101,9 @@ impl Plugin for ReliefCorePlugin {
             .add_systems(
                 PostUpdate,
                 (
-                    settings::apply_settings.in_set(ReliefSystems::Settings),
+                    (settings::apply_settings, upload::refill_upload_budget)
+                        .chain()
+                        .in_set(ReliefSystems::Settings),
                     coords::read_focus.in_set(ReliefSystems::Origin),
                     update_stats.in_set(ReliefSystems::Stats),
                 ),
@@ -170,15 +176,15 @@ impl Plugin for ReliefChunksPlugin {
             .add_systems(
                 PostUpdate,
                 (
-                    (
-                        chunks::request_chunks,
-                        chunks::receive_chunks,
-                        chunks::retire_chunks,
-                        chunks::update_ribbons,
-                    )
-                        .chain(),
+                    chunks::request_chunks,
+                    chunks::receive_chunks,
+                    chunks::retire_chunks,
+                    chunks::update_ribbons,
+                    // After the ground: it draws on the frame's upload
+                    // budget first.
                     structures::update_structures,
                 )
+                    .chain()
                     .in_set(ReliefSystems::Chunks)
                     .run_if(resource_exists::<ReliefAssets>),
             );

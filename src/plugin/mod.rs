@@ -55,6 +55,7 @@ pub use stream::structures::{ReliefStructures, STRUCTURE_CELL};
 pub use stream::tasks::{
     Job, ReliefWorkers, SingleThreadedSchedulesPlugin, relief_task_pools, single_threaded_schedules,
 };
+pub use stream::upload::{UploadBudget, mesh_bytes};
 pub use tools::city_editor::FieldOverlay;
 pub use tools::inspector::{InspectorState, ReliefInspectorPlugin};
 pub use tools::map_overlay::{MapOverlay, ReliefMapPlugin};

@@ -1,9 +1,10 @@
 //! City buildings around the focus: every city laid with the roads
 //! ([`LaidRoads::layouts`]) gets one entity, and under it one mesh of the
 //! buildings in each [`CITY_TILE`] square (so that the renderer culls the
-//! tiles out of view and a city is no one large upload), built on a worker
-//! thread, each building standing on its base (the level pad the world
-//! built for it). (Its streets are roads of the laid
+//! tiles out of view), built on a worker thread, each building standing on
+//! its base (the level pad the world built for it). The tiles go to the
+//! renderer within the frame's [`UploadBudget`] (a city may take several
+//! frames), and the city is shown once all are there. (Its streets are roads of the laid
 //! network, drawn as ribbons with the other roads.) A mesh is keyed on what
 //! it is built from (the buildings and the terrain), so re-laid roads
 //! rebuild only the cities whose buildings changed. A city no longer laid
@@ -11,11 +12,11 @@
 //! never blinks out.
 
 use super::buildings::{MeshLists, add_building};
-use super::coords::{RenderOrigin, WorldAnchor};
-use super::mesh::render_only;
+use super::coords::{FocusState, RenderOrigin, WorldAnchor};
 use super::roads::LaidRoads;
 use super::settings::TerrainState;
 use super::tasks::{Job, ReliefWorkers};
+use super::upload::UploadBudget;
 use crate::city::CityLayout;
 use crate::plugin::ReliefAssets;
 use bevy::math::DVec3;
@@ -40,6 +41,14 @@ pub struct CityBuildings {
 /// A city's finished buildings: a mesh per tile with buildings.
 struct Built {
     meshes: Vec<Mesh>,
+    buildings: usize,
+}
+
+/// A built city on its way to the renderer: the tiles' meshes still to go,
+/// and the handles of those gone.
+struct Uploading {
+    left: Vec<Mesh>,
+    handles: Vec<Handle<Mesh>>,
     buildings: usize,
 }
 
@@ -85,6 +94,8 @@ pub struct CityManager {
     shown: BTreeMap<(i64, i64), Keyed<Entity>>,
     /// City meshes being built.
     pending: BTreeMap<(i64, i64), Keyed<Job<Built>>>,
+    /// Built cities going to the renderer.
+    ready: BTreeMap<(i64, i64), Keyed<Uploading>>,
     /// The laid-roads version last looked at.
     version: u64,
     /// City meshes built since start.
@@ -97,33 +108,39 @@ impl CityManager {
         self.shown.len()
     }
 
-    /// City meshes being built.
+    /// City meshes being built or going to the renderer.
     pub(crate) fn pending_count(&self) -> usize {
-        self.pending.len()
+        self.pending.len() + self.ready.len()
     }
 
     /// The key of `layout`: hashed anew only for a layout object not
-    /// already shown or pending for its city.
+    /// already shown, pending or uploading for its city.
     fn key(&self, layout: &Arc<CityLayout>, generation: u64) -> MeshKey {
         let id = layout.city.id;
         let known = (self.shown.get(&id).map(|k| (&k.layout, k.key)))
             .into_iter()
             .chain(self.pending.get(&id).map(|k| (&k.layout, k.key)))
+            .chain(self.ready.get(&id).map(|k| (&k.layout, k.key)))
             .find(|(l, k)| Arc::ptr_eq(l, layout) && k.generation == generation);
         known.map_or_else(|| MeshKey::new(layout, generation), |(_, k)| k)
     }
 }
 
 /// Starts meshes for newly laid cities (and cities whose buildings
-/// changed), spawns finished ones, and takes away cities no longer laid.
+/// changed), hands finished ones to the renderer (the nearest city first,
+/// within the frame's budget) and spawns those all there, and takes away
+/// cities no longer laid.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn update_cities(
     mut commands: Commands,
     laid: Res<LaidRoads>,
     state: Res<TerrainState>,
+    focus: Res<FocusState>,
     workers: Res<ReliefWorkers>,
     origin: Res<RenderOrigin>,
     assets: Res<ReliefAssets>,
     mut meshes: ResMut<Assets<Mesh>>,
+    mut budget: ResMut<UploadBudget>,
     mut cities: ResMut<CityManager>,
 ) {
     let cm = &mut *cities;
@@ -134,6 +151,8 @@ pub(crate) fn update_cities(
             .collect();
         // Gone, or laid anew with other buildings.
         cm.pending
+            .retain(|id, p| wanted.get(id).is_some_and(|w| w.1 == p.key));
+        cm.ready
             .retain(|id, p| wanted.get(id).is_some_and(|w| w.1 == p.key));
         let gone: Vec<(i64, i64)> = (cm.shown.keys())
             .filter(|id| !wanted.contains_key(*id))
@@ -152,9 +171,10 @@ pub(crate) fn update_cities(
                 // is remembered, so that it is not hashed again).
                 s.layout = layout.clone();
                 cm.pending.remove(&id);
+                cm.ready.remove(&id);
                 continue;
             }
-            if cm.pending.contains_key(&id) {
+            if cm.pending.contains_key(&id) || cm.ready.contains_key(&id) {
                 continue;
             }
             let (job_layout, ground) = (layout.clone(), laid.ground.clone());
@@ -198,15 +218,42 @@ pub(crate) fn update_cities(
             );
         }
     }
-    let mut finished = Vec::new();
     cm.pending.retain(|id, p| match p.item.take() {
         Some(built) => {
-            finished.push((*id, p.layout.clone(), p.key, built));
+            let item = Uploading {
+                left: built.meshes,
+                handles: Vec::new(),
+                buildings: built.buildings,
+            };
+            let (layout, key) = (p.layout.clone(), p.key);
+            cm.ready.insert(*id, Keyed { layout, key, item });
             false
         }
         None => true,
     });
-    for (id, layout, key, b) in finished {
+    let Some(f) = focus.world.map(|f| f.truncate()) else {
+        return;
+    };
+    // The nearest city first.
+    let mut order: Vec<((i64, i64), f64)> = (cm.ready.iter())
+        .map(|(id, c)| (*id, c.layout.city.centre.distance_squared(f)))
+        .collect();
+    order.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    for (id, _) in order {
+        let Some(c) = cm.ready.get_mut(&id) else {
+            continue;
+        };
+        while budget.open()
+            && let Some(mesh) = c.item.left.pop()
+        {
+            c.item.handles.push(budget.upload(&mut meshes, mesh));
+        }
+        if !c.item.left.is_empty() {
+            break;
+        }
+        let Some(Keyed { layout, key, item }) = cm.ready.remove(&id) else {
+            continue;
+        };
         cm.built += 1;
         let c = layout.city.centre;
         let anchor = WorldAnchor(DVec3::new(c.x, c.y, 0.0));
@@ -214,7 +261,7 @@ pub(crate) fn update_cities(
             Name::new(format!("city buildings {id:?}")),
             CityBuildings {
                 city: id,
-                buildings: b.buildings,
+                buildings: item.buildings,
             },
             anchor,
             Transform::from_translation(origin.to_render(anchor.0)),
@@ -223,12 +270,9 @@ pub(crate) fn update_cities(
         // The tiles' vertices are relative to the city's centre, as the
         // parent stands; each tile's bounds are its own.
         e.with_children(|city| {
-            for mesh in b.meshes {
-                let mut tile = city.spawn((
-                    Transform::IDENTITY,
-                    Visibility::Inherited,
-                    Mesh3d(meshes.add(render_only(mesh))),
-                ));
+            for mesh in item.handles {
+                let mut tile =
+                    city.spawn((Transform::IDENTITY, Visibility::Inherited, Mesh3d(mesh)));
                 if let Some(m) = &assets.vertex {
                     tile.insert(MeshMaterial3d(m.clone()));
                 }

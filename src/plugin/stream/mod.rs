@@ -8,9 +8,10 @@
 //!   streams around the focus, laid on the ground;
 //! - `chunks`: the ground as quadtree chunks meshed on worker threads;
 //! - `objects`: trees, point features and village buildings near the focus;
-//! - `cities`, `buildings`: one buildings mesh per city;
+//! - `cities`, `buildings`: each city's buildings, a mesh per tile;
 //! - `structures`: bridges, tunnels and retaining walls, one mesh per cell;
 //! - `tasks`: the worker threads below the frame's priority;
+//! - `upload`: the frame's budget of mesh bytes for the renderer;
 //! - `mesh`, `shapes`: mesh builders.
 
 pub(crate) mod buildings;
@@ -24,6 +25,7 @@ pub(crate) mod settings;
 pub(crate) mod shapes;
 pub(crate) mod structures;
 pub(crate) mod tasks;
+pub(crate) mod upload;
 
 /// Removes the finished jobs from `pending` and returns their results
 /// (never blocking).

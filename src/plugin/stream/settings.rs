@@ -45,6 +45,10 @@ pub struct ViewSettings {
     pub max_tasks: usize,
     /// Most finished chunk meshes uploaded per frame.
     pub chunk_uploads_per_frame: usize,
+    /// The mebibytes of streamed meshes (chunks, structures, city buildings)
+    /// handed to the renderer per frame, nearest and the ground first (the
+    /// mesh crossing it goes too: one a frame at least).
+    pub upload_mib_per_frame: f64,
     /// Most object entities spawned per frame.
     pub object_spawns_per_frame: usize,
     /// The render origin moves to the focus when it is this far away, metres.
@@ -66,6 +70,7 @@ impl Default for ViewSettings {
             object_radius: 400.0,
             max_tasks: 8,
             chunk_uploads_per_frame: 6,
+            upload_mib_per_frame: 2.0,
             object_spawns_per_frame: 250,
             recenter_distance: 1000.0,
             road_radius: 1500.0,
@@ -128,6 +133,12 @@ impl ViewSettings {
             self.chunk_uploads_per_frame as f64,
             1.0,
             1000.0,
+        )?;
+        range(
+            "view.upload_mib_per_frame",
+            self.upload_mib_per_frame,
+            0.0625,
+            1024.0,
         )?;
         range(
             "view.object_spawns_per_frame",
@@ -293,6 +304,11 @@ mod tests {
         assert!(e.to_string().starts_with("roads.highways.step"), "{e}");
         let e = TerrainSettings::from_ron("(params: (trees: (jitter: 2.0)))").unwrap_err();
         assert!(e.to_string().starts_with("params.trees.jitter"), "{e}");
+        for bad in ["0.0", "-1.0", "NaN", "1e9"] {
+            let text = format!("(view: (upload_mib_per_frame: {bad}))");
+            let e = TerrainSettings::from_ron(&text).unwrap_err();
+            assert!(e.to_string().starts_with("view.upload_mib_per_frame"), "{e}");
+        }
         // Validation agrees with what the road task accepts.
         let mut s = TerrainSettings::default();
         s.view.road_radius = 4900.0;

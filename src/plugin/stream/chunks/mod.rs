@@ -21,10 +21,10 @@ pub use ribbons::{Ribbons, build_ribbons};
 pub use select::{ChunkKey, select_chunks};
 
 use super::coords::{FocusState, RenderOrigin, WorldAnchor};
-use super::mesh::render_only;
 use super::roads::LaidRoads;
 use super::settings::{TerrainState, ViewSettings};
 use super::tasks::{Job, ReliefWorkers};
+use super::upload::UploadBudget;
 use crate::plugin::ReliefAssets;
 use bevy::math::{DVec2, DVec3};
 use bevy::platform::collections::{HashMap, HashSet};
@@ -282,7 +282,8 @@ pub(crate) fn request_chunks(
     }
 }
 
-/// Collects finished meshes and uploads a few per frame (nearest first).
+/// Collects finished meshes and uploads a few per frame (nearest first,
+/// within `chunk_uploads_per_frame` and the frame's [`UploadBudget`]).
 pub(crate) fn receive_chunks(
     mut commands: Commands,
     state: Res<TerrainState>,
@@ -290,6 +291,7 @@ pub(crate) fn receive_chunks(
     origin: Res<RenderOrigin>,
     assets: Res<ReliefAssets>,
     mut meshes: ResMut<Assets<Mesh>>,
+    mut budget: ResMut<UploadBudget>,
     mut chunks: ResMut<ChunkManager>,
     mut existing: Query<(&mut Mesh3d, &mut TerrainChunk)>,
 ) {
@@ -317,6 +319,9 @@ pub(crate) fn receive_chunks(
     let view = state.view.clone();
     let lake = state.terrain.params().lake_level;
     for _ in 0..view.chunk_uploads_per_frame {
+        if !budget.open() {
+            break;
+        }
         let Some(mut data) = chunks.ready.pop_front() else {
             break;
         };
@@ -330,7 +335,7 @@ pub(crate) fn receive_chunks(
         let (key, generation, ground) = (data.key, data.generation, data.ground);
         let wet = view.water && data.min_height < lake;
         let ribbons = data.ribbons.take();
-        let handle = meshes.add(render_only(data.into_mesh()));
+        let handle = budget.upload(&mut meshes, data.into_mesh());
         let size = key.size(&view) as f32;
         let tag = TerrainChunk { key, generation };
         let entity = match chunks.present.get(&key) {
@@ -377,7 +382,7 @@ pub(crate) fn receive_chunks(
         p.ribbons = None;
         if let Some((version, print, r)) = ribbons {
             p.ribbons = Some((version, print));
-            let child = r.map(|r| roads_child(&mut meshes, &assets, r));
+            let child = r.map(|r| roads_child(&mut meshes, &mut budget, &assets, r));
             replace_child(&mut commands, entity, &mut p.road, child);
         }
         // The water surface is a child of the chunk.
@@ -399,6 +404,7 @@ pub(crate) fn receive_chunks(
 /// A chunk's road ribbons as its child's components.
 fn roads_child(
     meshes: &mut Assets<Mesh>,
+    budget: &mut UploadBudget,
     assets: &ReliefAssets,
     ribbons: Ribbons,
 ) -> (
@@ -408,7 +414,7 @@ fn roads_child(
     Mesh3d,
     Option<Handle<StandardMaterial>>,
 ) {
-    let mesh = Mesh3d(meshes.add(render_only(ribbons.into_mesh())));
+    let mesh = Mesh3d(budget.upload(meshes, ribbons.into_mesh()));
     let road = assets.road.clone();
     (
         Name::new("roads"),

@@ -4,6 +4,7 @@
 use super::super::roads::LaidRoads;
 use super::super::settings::TerrainState;
 use super::super::tasks::ReliefWorkers;
+use super::super::upload::UploadBudget;
 use super::{CHECK_BUDGET, ChunkKey, ChunkManager, build_ribbons, replace_child, roads_child};
 use crate::plugin::ReliefAssets;
 use bevy::math::DVec2;
@@ -21,6 +22,7 @@ pub(crate) fn update_ribbons(
     assets: Res<ReliefAssets>,
     workers: Res<ReliefWorkers>,
     mut meshes: ResMut<Assets<Mesh>>,
+    mut budget: ResMut<UploadBudget>,
     mut chunks: ResMut<ChunkManager>,
 ) {
     let view = &state.view;
@@ -36,7 +38,8 @@ pub(crate) fn update_ribbons(
         if generation != p.generation || p.ribbons.map(|r| r.1) != Some(print) {
             continue; // stale: another task is (or will be) on its way
         }
-        let child = ribbons.map(|r| roads_child(&mut meshes, &assets, r));
+        // (Counted in the budget, not held back: the old ribbons are stale.)
+        let child = ribbons.map(|r| roads_child(&mut meshes, &mut budget, &assets, r));
         replace_child(&mut commands, p.entity, &mut p.road, child);
     }
     if chunks.ribbons_version != laid.version {

@@ -9,15 +9,15 @@
 //! gets one anchored mesh, built on a worker thread and keyed on what it is
 //! built from, so that re-laid roads rebuild only the cells whose structures
 //! changed, and a changed cell's mesh is swapped whole when the new one is
-//! ready. Finished meshes go to the renderer nearest first, at most
-//! 2 MiB a frame (one mesh at least).
+//! ready. Finished meshes go to the renderer nearest first, within the
+//! frame's [`UploadBudget`] (what the ground left of it).
 
 use super::buildings::MeshLists;
 use super::coords::{FocusState, RenderOrigin, WorldAnchor};
-use super::mesh::render_only;
 use super::roads::LaidRoads;
 use super::settings::TerrainState;
 use super::tasks::{Job, ReliefWorkers};
+use super::upload::UploadBudget;
 use crate::network::{Road, RoadNetwork};
 use crate::plugin::ReliefAssets;
 use crate::world::{Structure, StructureKind};
@@ -37,10 +37,6 @@ pub use mesh::add_structure;
 /// a small upload (near a city a 1,024 m cell held 14 MiB) and that cells
 /// out of view are culled.
 pub const STRUCTURE_CELL: f64 = 256.0;
-/// The bytes of structure meshes handed to the renderer in one frame (at
-/// least one mesh a frame, nearest first): a frame that uploads a whole
-/// region's bridges and walls at once stalls the render thread.
-const UPLOAD_BYTES_PER_FRAME: usize = 2 << 20;
 /// Piers stand about this far apart under a bridge, metres.
 pub const PIER_SPACING: f64 = 30.0;
 /// A bridge deck's thickness under the road surface, metres.
@@ -156,35 +152,30 @@ fn cell_of(s: &Structure) -> Option<(i64, i64)> {
     })
 }
 
-/// Takes this frame's share of the built cells: nearest to `f` first, until
-/// their meshes hold `budget` bytes (the one that crosses it included, so a
-/// frame takes one cell at least).
+/// Takes this frame's share of the built cells: nearest to `f` first,
+/// while `budget` is open (counting their meshes' bytes, which the caller
+/// hands over).
 fn take_within_budget(
     ready: &mut BTreeMap<(i64, i64), (u64, Built)>,
     f: DVec2,
-    budget: usize,
-) -> Vec<((i64, i64), u64, Built)> {
+    budget: &mut UploadBudget,
+    meshes: &mut Assets<Mesh>,
+) -> Vec<((i64, i64), u64, Option<Handle<Mesh>>, usize)> {
     let mut order: Vec<((i64, i64), f64)> = (ready.keys())
         .map(|&c| (c, cell_centre(c).truncate().distance_squared(f)))
         .collect();
     order.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
-    let mut bytes = 0;
     let mut taken = Vec::new();
     for (c, _) in order {
-        if bytes >= budget {
+        if !budget.open() {
             break;
         }
         if let Some((key, b)) = ready.remove(&c) {
-            bytes += b.mesh.as_ref().map_or(0, mesh_bytes);
-            taken.push((c, key, b));
+            let mesh = b.mesh.map(|m| budget.upload(meshes, m));
+            taken.push((c, key, mesh, b.structures));
         }
     }
     taken
-}
-
-/// A mesh's vertex and index bytes (what the renderer uploads).
-fn mesh_bytes(mesh: &Mesh) -> usize {
-    mesh.get_vertex_buffer_size() + mesh.get_index_buffer_bytes().map_or(0, <[u8]>::len)
 }
 
 /// A cell's finished mesh.
@@ -277,6 +268,7 @@ pub(crate) fn update_structures(
     origin: Res<RenderOrigin>,
     assets: Res<ReliefAssets>,
     mut meshes: ResMut<Assets<Mesh>>,
+    mut budget: ResMut<UploadBudget>,
     mut manager: ResMut<StructureManager>,
 ) {
     let sm = &mut *manager;
@@ -349,12 +341,13 @@ pub(crate) fn update_structures(
         }
         None => true,
     });
-    for (c, key, b) in take_within_budget(&mut sm.ready, f, UPLOAD_BYTES_PER_FRAME) {
+    for (c, key, mesh, structures) in take_within_budget(&mut sm.ready, f, &mut budget, &mut meshes)
+    {
         sm.built += 1;
         if let Some((_, Some(e))) = sm.shown.remove(&c) {
             commands.entity(e).despawn();
         }
-        let Some(mesh) = b.mesh else {
+        let Some(mesh) = mesh else {
             sm.shown.insert(c, (key, None));
             continue;
         };
@@ -363,12 +356,12 @@ pub(crate) fn update_structures(
             Name::new(format!("structures {c:?}")),
             ReliefStructures {
                 cell: c,
-                structures: b.structures,
+                structures,
             },
             anchor,
             Transform::from_translation(origin.to_render(anchor.0)),
             Visibility::Inherited,
-            Mesh3d(meshes.add(render_only(mesh))),
+            Mesh3d(mesh),
         ));
         if let Some(m) = &assets.vertex {
             e.insert(MeshMaterial3d(m.clone()));

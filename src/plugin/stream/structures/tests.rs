@@ -234,18 +234,24 @@ fn built_cells_go_to_the_renderer_nearest_first_within_the_frames_budget() {
         ),
     );
     let f = DVec2::new(STRUCTURE_CELL * 2.5, STRUCTURE_CELL * 0.5);
+    let mut meshes = Assets::<Mesh>::default();
+    let mut take = |ready: &mut BTreeMap<_, _>, budget: &mut UploadBudget| {
+        let taken = take_within_budget(ready, f, budget, &mut meshes);
+        taken.iter().map(|x| x.0.0).collect::<Vec<_>>()
+    };
     // 3,000 bytes: cell 2, then 1 and 3 (equally near: by cell), 3 crossing
     // the budget; then 0 and 4, and 5 crossing it.
-    let cells = |t: &[((i64, i64), u64, Built)]| t.iter().map(|x| x.0.0).collect::<Vec<_>>();
-    let first = take_within_budget(&mut ready, f, 3000);
-    assert_eq!(cells(&first), [2, 1, 3]);
-    let second = take_within_budget(&mut ready, f, 3000);
-    assert_eq!(cells(&second), [0, 4, 5]);
+    let mut budget = UploadBudget::new(3000);
+    assert_eq!(take(&mut ready, &mut budget), [2, 1, 3]);
+    assert_eq!(budget.spent(), 3600);
+    // Nothing more this frame.
+    assert_eq!(take(&mut ready, &mut budget), [0; 0]);
+    let mut budget = UploadBudget::new(3000);
+    assert_eq!(take(&mut ready, &mut budget), [0, 4, 5]);
     // A budget smaller than any mesh still takes one cell a frame, and
     // nothing is lost.
-    let third = take_within_budget(&mut ready, f, 1);
-    assert_eq!(cells(&third), [-2]);
+    assert_eq!(take(&mut ready, &mut UploadBudget::new(1)), [-2]);
     assert!(ready.is_empty());
     let mut huge = BTreeMap::from([((0, 0), (0, built(1 << 20)))]);
-    assert_eq!(take_within_budget(&mut huge, f, 1000).len(), 1);
+    assert_eq!(take(&mut huge, &mut UploadBudget::new(1000)).len(), 1);
 }
