@@ -307,7 +307,10 @@ mod tests {
         for bad in ["0.0", "-1.0", "NaN", "1e9"] {
             let text = format!("(view: (upload_mib_per_frame: {bad}))");
             let e = TerrainSettings::from_ron(&text).unwrap_err();
-            assert!(e.to_string().starts_with("view.upload_mib_per_frame"), "{e}");
+            assert!(
+                e.to_string().starts_with("view.upload_mib_per_frame"),
+                "{e}"
+            );
         }
         // Validation agrees with what the road task accepts.
         let mut s = TerrainSettings::default();

@@ -3,6 +3,8 @@
 //! edit rebuilds.
 
 use super::*;
+use bevy_relief::plugin::UploadBudget;
+use std::collections::HashMap;
 
 /// The world with one part of the group left out.
 fn without<P: Plugin>() -> App {
@@ -141,11 +143,31 @@ fn a_custom_road_generator_is_laid_and_drawn() {
 #[test]
 fn cities_are_town_ground_with_highways_and_no_trees() {
     let mut app = app_with(small_world().object_radius(500.0));
+    // The least upload budget: a city's tiles take many frames.
+    let mut settings = app.world_mut().resource_mut::<TerrainSettings>();
+    settings.view.upload_mib_per_frame = 0.0625;
     // Near the edge of the city of cell (1, 0), centre about (9850, 4250).
     spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
     app.update();
     app.world_mut().resource_mut::<RenderOrigin>().0 = DVec2::new(9850.0, 5150.0);
+    // A city is shown whole: its tiles never change while it stands, and
+    // no frame hands over more than the budget and the mesh crossing it.
+    let mut seen: HashMap<Entity, usize> = HashMap::new();
+    let mut frames_with_uploads = 0;
+    let mut watch = |app: &mut App| {
+        let mut q = app
+            .world_mut()
+            .query::<(Entity, &bevy_relief::plugin::CityBuildings, &Children)>();
+        for (e, _, children) in q.iter(app.world()) {
+            let n = *seen.entry(e).or_insert(children.len());
+            assert_eq!(n, children.len(), "a city's tiles changed while it stood");
+        }
+        let spent = app.world().resource::<UploadBudget>().spent();
+        assert!(spent < (1 << 16) + (3 << 20), "{spent} bytes in a frame");
+        frames_with_uploads += (spent > 0) as usize;
+    };
     run_until(&mut app, "roads, cities and objects", |app| {
+        watch(app);
         settled(app) && app.world().resource::<ReliefStats>().roads > 0
     });
     let laid = app.world().resource::<LaidRoads>().clone();
@@ -173,11 +195,13 @@ fn cities_are_town_ground_with_highways_and_no_trees() {
         "no street"
     );
     run_until(&mut app, "city buildings", |app| {
+        watch(app);
         let mut q = app
             .world_mut()
             .query::<&bevy_relief::plugin::CityBuildings>();
         q.iter(app.world()).any(|b| b.buildings > 100)
     });
+    assert!(frames_with_uploads > 20, "{frames_with_uploads} frames");
     // In tiles: a child mesh each, with bounds of its own (culled apart).
     use bevy::camera::primitives::MeshAabb;
     let mut q = app
