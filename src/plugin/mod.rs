@@ -38,9 +38,9 @@ pub use group::{
 };
 #[cfg(feature = "physics")]
 pub use physics::{
-    COLLIDER_CELL, CharacterControl, CharacterError, CharacterState, ColliderPart, HYSTERESIS,
-    PhysicsSettingsError, ReliefCharacter, ReliefCollider, ReliefColliders, ReliefPhysicsPlugin,
-    ReliefPhysicsSettings, collider_cell, standing_height,
+    COLLIDER_CELL, CharacterControl, CharacterState, ColliderPart, HYSTERESIS, ReliefCharacter,
+    ReliefCollider, ReliefColliders, ReliefPhysicsPlugin, ReliefPhysicsSettings, collider_cell,
+    standing_height,
 };
 pub use stream::chunks::{ChunkKey, ChunkRoads, ChunkWater, TerrainChunk};
 pub use stream::cities::{CITY_TILE, CityBuildings};
@@ -62,8 +62,8 @@ pub use tools::map_overlay::{MapOverlay, ReliefMapPlugin};
 pub use tools::planner_tool::{PlanSummary, PlannerChoice, PlannerTool, ReliefPlannerToolPlugin};
 pub use tools::smoke::is_blank;
 pub use traffic::{
-    MAX_PEDESTRIANS, MAX_VEHICLES, Pedestrian, ReliefTrafficPlugin, TrafficError, TrafficSettings,
-    TrafficStats, Trip, Vehicle,
+    MAX_PEDESTRIANS, MAX_VEHICLES, Pedestrian, ReliefTrafficPlugin, TrafficSettings, TrafficStats,
+    Trip, Vehicle,
 };
 
 /// Every system of ours is in one of these sets. The first six run in this

@@ -20,6 +20,7 @@
 use super::super::stream::coords::RenderOrigin;
 use super::super::stream::roads::LaidRoads;
 use crate::network::RoadClass;
+use crate::terrain::ParamError;
 use avian3d::prelude::*;
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
@@ -96,47 +97,25 @@ impl ReliefCharacter {
     /// Checks every field's range (errors name the field, e.g.
     /// `character.radius`). The character system leaves a character that
     /// fails it where it is, and says so once.
-    pub fn validate(&self) -> Result<(), CharacterError> {
+    pub fn validate(&self) -> Result<(), ParamError> {
         let range = |field, value: f32, min: f32, max: f32| {
-            if (min..=max).contains(&value) {
-                Ok(())
-            } else {
-                Err(CharacterError {
-                    field,
-                    value,
-                    min,
-                    max,
-                })
-            }
+            ParamError::check_range(field, value as f64, min as f64, max as f64)
         };
-        range("radius", self.radius, 0.05, 5.0)?;
-        range("height", self.height, 2.0 * self.radius + 0.01, 20.0)?;
-        range("walk_speed", self.walk_speed, 0.0, 100.0)?;
-        range("run_speed", self.run_speed, 0.0, 100.0)?;
-        range("jump_speed", self.jump_speed, 0.0, 50.0)?;
-        range("max_slope", self.max_slope, 0.0, 89.0)?;
-        range("steps_slope", self.steps_slope, 0.0, 89.0)?;
-        range("gravity", self.gravity, 0.0, 100.0)
+        range("character.radius", self.radius, 0.05, 5.0)?;
+        let min_height = 2.0 * self.radius + 0.01;
+        range("character.height", self.height, min_height, 20.0)?;
+        range("character.walk_speed", self.walk_speed, 0.0, 100.0)?;
+        range("character.run_speed", self.run_speed, 0.0, 100.0)?;
+        range("character.jump_speed", self.jump_speed, 0.0, 50.0)?;
+        range("character.max_slope", self.max_slope, 0.0, 89.0)?;
+        range("character.steps_slope", self.steps_slope, 0.0, 89.0)?;
+        range("character.gravity", self.gravity, 0.0, 100.0)
     }
 
     /// Feet to eyes, metres.
     pub fn eye_height(&self) -> f32 {
         self.height - 0.12
     }
-}
-
-/// A [`ReliefCharacter`] field out of its range (named by its path).
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("character.{field}: {value} is outside {min}..={max}")]
-pub struct CharacterError {
-    /// The field.
-    pub field: &'static str,
-    /// Its value (NaN included).
-    pub value: f32,
-    /// The smallest allowed.
-    pub min: f32,
-    /// The largest allowed.
-    pub max: f32,
 }
 
 /// What the character is asked to do (set by the game each frame).

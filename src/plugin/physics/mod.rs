@@ -42,6 +42,7 @@ use super::stream::objects::{ObjectKind, ReliefObject};
 use super::stream::roads::LaidRoads;
 use super::stream::settings::TerrainState;
 use super::stream::tasks::{Job, ReliefWorkers};
+use crate::terrain::ParamError;
 use avian3d::prelude::{Collider, RigidBody};
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
@@ -51,10 +52,8 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::time::Instant;
 
-pub use character::{
-    CharacterControl, CharacterError, CharacterState, ReliefCharacter, standing_height,
-};
-pub use settings::{PhysicsSettingsError, ReliefPhysicsSettings};
+pub use character::{CharacterControl, CharacterState, ReliefCharacter, standing_height};
+pub use settings::ReliefPhysicsSettings;
 pub use solids::collider_cell;
 
 /// Side of a collider cell, metres.
@@ -146,7 +145,7 @@ pub struct ReliefColliders {
     looked: Option<(DVec2, u64, u64)>,
     good: Option<ReliefPhysicsSettings>,
     /// The last settings rejected, while they stand.
-    pub error: Option<PhysicsSettingsError>,
+    pub error: Option<ParamError>,
     /// Bodies inserted since start.
     pub built: u64,
     /// Worker time spent building them, seconds.

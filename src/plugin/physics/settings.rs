@@ -2,6 +2,7 @@
 //! their checks.
 
 use super::COLLIDER_CELL;
+use crate::terrain::ParamError;
 use bevy::prelude::*;
 
 /// Where colliders are made and how finely (a resource: change it live;
@@ -35,34 +36,12 @@ impl Default for ReliefPhysicsSettings {
     }
 }
 
-/// A physics setting out of its range (named by its path).
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("physics.{field}: {value} is outside {min}..={max}")]
-pub struct PhysicsSettingsError {
-    /// The field.
-    pub field: &'static str,
-    /// Its value.
-    pub value: f64,
-    /// The smallest allowed.
-    pub min: f64,
-    /// The largest allowed.
-    pub max: f64,
-}
-
 impl ReliefPhysicsSettings {
-    /// Checks every field's range.
-    pub fn validate(&self) -> Result<(), PhysicsSettingsError> {
-        let range = |field, value: f64, min: f64, max: f64| {
-            if (min..=max).contains(&value) {
-                Ok(())
-            } else {
-                Err(PhysicsSettingsError {
-                    field,
-                    value,
-                    min,
-                    max,
-                })
-            }
+    /// Checks every field's range (errors name the field, e.g.
+    /// `physics.collider_radius`).
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let range = |field: &'static str, value: f64, min: f64, max: f64| {
+            ParamError::check_range(field, value, min, max).map_err(|e| e.within("physics"))
         };
         range("collider_radius", self.collider_radius, 16.0, 5000.0)?;
         range("fine_radius", self.fine_radius, 0.0, self.collider_radius)?;

@@ -25,6 +25,7 @@ use super::ReliefSystems;
 use super::stream::roads::LaidRoads;
 use super::stream::tasks::ReliefWorkers;
 use crate::network::Route;
+use crate::terrain::ParamError;
 use bevy::math::DVec3;
 use bevy::prelude::*;
 use std::sync::Arc;
@@ -101,34 +102,11 @@ impl Default for TrafficSettings {
     }
 }
 
-/// A [`TrafficSettings`] field out of range.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("traffic: `{field}` out of range: {value} (allowed {min} to {max})")]
-pub struct TrafficError {
-    /// The field's name.
-    pub field: &'static str,
-    /// Its value.
-    pub value: f64,
-    /// The smallest allowed.
-    pub min: f64,
-    /// The largest allowed.
-    pub max: f64,
-}
-
 impl TrafficSettings {
     /// Checks every field.
-    pub fn validate(&self) -> Result<(), TrafficError> {
-        let check = |field, value: f64, min: f64, max: f64| {
-            if (min..=max).contains(&value) {
-                Ok(())
-            } else {
-                Err(TrafficError {
-                    field,
-                    value,
-                    min,
-                    max,
-                })
-            }
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let check = |field: &'static str, value: f64, min: f64, max: f64| {
+            ParamError::check_range(field, value, min, max).map_err(|e| e.within("traffic"))
         };
         check("traffic_density", self.traffic_density, 0.0, 100.0)?;
         check("traffic_radius", self.traffic_radius, 50.0, 5000.0)?;

@@ -400,7 +400,10 @@ fn physics_settings_are_checked_by_name() {
         s.validate().unwrap_err().to_string()
     };
     let e = bad(|s| s.collider_radius = f64::NAN);
-    assert!(e.starts_with("physics.collider_radius: NaN"), "{e}");
+    assert!(
+        e.starts_with("physics.collider_radius: must be finite, got NaN"),
+        "{e}"
+    );
     let e = bad(|s| s.fine_radius = 500.0);
     assert!(e.starts_with("physics.fine_radius"), "{e}");
     assert!(bad(|s| s.coarse_spacing = 0.0).starts_with("physics.coarse_spacing"));
@@ -416,7 +419,10 @@ fn character_settings_are_checked_by_name() {
         c.validate().unwrap_err().to_string()
     };
     let e = bad(|c| c.radius = f32::NAN);
-    assert!(e.starts_with("character.radius: NaN"), "{e}");
+    assert!(
+        e.starts_with("character.radius: must be finite, got NaN"),
+        "{e}"
+    );
     // A capsule shorter than its two caps.
     assert!(bad(|c| c.height = 0.5).starts_with("character.height"));
     assert!(bad(|c| c.run_speed = -1.0).starts_with("character.run_speed"));
