@@ -1,15 +1,13 @@
-//! City buildings as one mesh per city: walls from their base (the level pad
+//! City buildings' geometry: walls from their base (the level pad
 //! the world built for them), with a foundation below it and below the lowest
 //! corner's ground (so no building floats where the ground is not level), to
 //! the eaves, gabled
 //! roofs on small four-cornered houses and flat roofs elsewhere, wall and
 //! roof colours varied per building by a hash of its position.
 
-use super::coords::to_bevy;
-use super::mesh::colored_mesh;
+use super::mesh::{MeshLists, linear};
 use crate::num::hash_unit;
 use bevy::math::{DVec2, DVec3};
-use bevy::mesh::Mesh;
 
 /// How far walls reach below the base and the lowest corner's ground, metres.
 pub const FOUNDATION: f64 = 1.0;
@@ -35,111 +33,6 @@ const ROOFS: [[f32; 3]; 4] = [
 ];
 /// Flat-roof colour (sRGB): tar and gravel.
 const FLAT_ROOF: [f32; 3] = [0.36, 0.36, 0.38];
-
-/// Vertex lists of a mesh under construction (core coordinates relative
-/// to an anchor; turned into Bevy's frame at the end).
-#[derive(Default)]
-pub struct MeshLists {
-    positions: Vec<[f32; 3]>,
-    normals: Vec<[f32; 3]>,
-    colors: Vec<[f32; 4]>,
-    indices: Vec<u32>,
-}
-
-impl MeshLists {
-    /// Adds a planar convex polygon as a fan, flat-shaded, wound so that its
-    /// normal points along `hint` (core axes).
-    pub(super) fn face(&mut self, poly: &[DVec3], hint: DVec3, color: [f32; 4]) {
-        let n = newell(poly);
-        let (n, flip) = if n.dot(hint) < 0.0 {
-            (-n, true)
-        } else {
-            (n, false)
-        };
-        let normal = to_bevy(n, DVec2::ZERO).to_array();
-        let base = self.positions.len() as u32;
-        for &p in poly {
-            self.positions.push(to_bevy(p, DVec2::ZERO).to_array());
-            self.normals.push(normal);
-            self.colors.push(color);
-        }
-        for k in 1..poly.len().saturating_sub(1) as u32 {
-            let (b, c) = if flip { (k + 1, k) } else { (k, k + 1) };
-            self.indices.extend([base, base + b, base + c]);
-        }
-    }
-
-    /// Adds triangles (index triples into `points`) of a horizontal polygon
-    /// at height `z`, facing up.
-    fn flat(&mut self, points: &[DVec2], tris: &[usize], z: f64, color: [f32; 4]) {
-        for t in tris.chunks_exact(3) {
-            let tri = [t[0], t[1], t[2]].map(|i| points[i].extend(z));
-            self.face(&tri, DVec3::Z, color);
-        }
-    }
-
-    /// Whether nothing was added.
-    pub fn is_empty(&self) -> bool {
-        self.indices.is_empty()
-    }
-
-    /// The lowest and highest vertex heights (Bevy Y), if any.
-    #[cfg(test)]
-    pub fn height_range(&self) -> Option<(f32, f32)> {
-        let ys = self.positions.iter().map(|p| p[1]);
-        let lo = ys.clone().fold(f32::INFINITY, f32::min);
-        let hi = ys.fold(f32::NEG_INFINITY, f32::max);
-        (lo <= hi).then_some((lo, hi))
-    }
-
-    /// Asserts that every triangle's winding agrees with its stored normal.
-    #[cfg(test)]
-    pub fn check_windings(&self) {
-        for t in self.indices.chunks_exact(3) {
-            let p = [t[0], t[1], t[2]].map(|i| bevy::math::Vec3::from(self.positions[i as usize]));
-            let n = (p[1] - p[0]).cross(p[2] - p[0]);
-            let stored = bevy::math::Vec3::from(self.normals[t[0] as usize]);
-            assert!(n.dot(stored) > 0.0, "{p:?} against {stored}");
-        }
-    }
-
-    /// Vertices so far.
-    #[cfg(test)]
-    pub fn vertex_count(&self) -> usize {
-        self.positions.len()
-    }
-
-    /// The finished mesh.
-    pub fn into_mesh(self) -> Mesh {
-        colored_mesh(self.positions, self.normals, self.colors, self.indices)
-    }
-}
-
-/// The normal of a polygon (Newell's method), normalised.
-fn newell(poly: &[DVec3]) -> DVec3 {
-    let mut n = DVec3::ZERO;
-    for (i, a) in poly.iter().enumerate() {
-        let b = poly[(i + 1) % poly.len()];
-        n += DVec3::new(
-            (a.y - b.y) * (a.z + b.z),
-            (a.z - b.z) * (a.x + b.x),
-            (a.x - b.x) * (a.y + b.y),
-        );
-    }
-    n.normalize_or_zero()
-}
-
-/// Linear RGBA from sRGB components.
-pub(super) fn linear(c: [f32; 3]) -> [f32; 4] {
-    let l = |v: f32| {
-        if v <= 0.04045 {
-            v / 12.92
-        } else {
-            ((v + 0.055) / 1.055).powf(2.4)
-        }
-    };
-    [l(c[0]), l(c[1]), l(c[2]), 1.0]
-}
 
 /// Adds one building: `footprint` (counter-clockwise, world metres),
 /// standing on `base` (the height its walls start at: its pad), `height` to

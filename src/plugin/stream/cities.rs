@@ -11,8 +11,9 @@
 //! goes; a changed one's mesh is swapped when the new one is ready, so it
 //! never blinks out.
 
-use super::buildings::{MeshLists, add_building};
+use super::buildings::add_building;
 use super::coords::{FocusState, RenderOrigin, WorldAnchor};
+use super::mesh::MeshLists;
 use super::roads::LaidRoads;
 use super::settings::TerrainState;
 use super::tasks::{Job, ReliefWorkers};

@@ -1,7 +1,10 @@
-//! The ground palette and the mesh layout shared by everything we draw.
+//! The ground palette, the mesh layout shared by everything we draw, and
+//! the vertex lists every streamed mesh is built in.
 
+use super::coords::to_bevy;
 use crate::terrain::{BuiltKind, TerrainKind};
 use bevy::asset::RenderAssetUsages;
+use bevy::math::{DVec2, DVec3};
 use bevy::mesh::{Indices, Mesh, PrimitiveTopology};
 
 /// The ground colour of a kind (linear RGB), a natural palette after the
@@ -77,4 +80,118 @@ pub fn colored_mesh(
 pub fn render_only(mut mesh: Mesh) -> Mesh {
     mesh.asset_usage = RenderAssetUsages::RENDER_WORLD;
     mesh
+}
+
+/// The vertex lists of a mesh under construction, in Bevy's axes (the
+/// ground chunks, road ribbons, buildings and structures all build one):
+/// [`into_mesh`](Self::into_mesh) makes the [`colored_mesh`].
+#[derive(Clone, Debug, Default)]
+pub struct MeshLists {
+    /// Vertex positions.
+    pub positions: Vec<[f32; 3]>,
+    /// Vertex normals.
+    pub normals: Vec<[f32; 3]>,
+    /// Vertex colours (linear RGBA).
+    pub colors: Vec<[f32; 4]>,
+    /// Triangle indices.
+    pub indices: Vec<u32>,
+}
+
+impl MeshLists {
+    /// Adds a planar convex polygon (core axes, relative to the mesh's
+    /// anchor) as a fan, flat-shaded, wound so that its normal points along
+    /// `hint`.
+    pub fn face(&mut self, poly: &[DVec3], hint: DVec3, color: [f32; 4]) {
+        let n = newell(poly);
+        let (n, flip) = if n.dot(hint) < 0.0 {
+            (-n, true)
+        } else {
+            (n, false)
+        };
+        let normal = to_bevy(n, DVec2::ZERO).to_array();
+        let base = self.positions.len() as u32;
+        for &p in poly {
+            self.positions.push(to_bevy(p, DVec2::ZERO).to_array());
+            self.normals.push(normal);
+            self.colors.push(color);
+        }
+        for k in 1..poly.len().saturating_sub(1) as u32 {
+            let (b, c) = if flip { (k + 1, k) } else { (k, k + 1) };
+            self.indices.extend([base, base + b, base + c]);
+        }
+    }
+
+    /// Adds triangles (index triples into `points`) of a horizontal polygon
+    /// at height `z`, facing up.
+    pub fn flat(&mut self, points: &[DVec2], tris: &[usize], z: f64, color: [f32; 4]) {
+        for t in tris.chunks_exact(3) {
+            let tri = [t[0], t[1], t[2]].map(|i| points[i].extend(z));
+            self.face(&tri, DVec3::Z, color);
+        }
+    }
+
+    /// Whether nothing was added.
+    pub fn is_empty(&self) -> bool {
+        self.indices.is_empty()
+    }
+
+    /// Gives back the lists' spare capacity (for lists kept a while before
+    /// they become a mesh).
+    pub fn trim(&mut self) {
+        self.positions.shrink_to_fit();
+        self.normals.shrink_to_fit();
+        self.colors.shrink_to_fit();
+        self.indices.shrink_to_fit();
+    }
+
+    /// The lowest and highest vertex heights (Bevy Y), if any.
+    #[cfg(test)]
+    pub fn height_range(&self) -> Option<(f32, f32)> {
+        let ys = self.positions.iter().map(|p| p[1]);
+        let lo = ys.clone().fold(f32::INFINITY, f32::min);
+        let hi = ys.fold(f32::NEG_INFINITY, f32::max);
+        (lo <= hi).then_some((lo, hi))
+    }
+
+    /// Asserts that every triangle's winding agrees with its stored normal.
+    #[cfg(test)]
+    pub fn check_windings(&self) {
+        for t in self.indices.chunks_exact(3) {
+            let p = [t[0], t[1], t[2]].map(|i| bevy::math::Vec3::from(self.positions[i as usize]));
+            let n = (p[1] - p[0]).cross(p[2] - p[0]);
+            let stored = bevy::math::Vec3::from(self.normals[t[0] as usize]);
+            assert!(n.dot(stored) > 0.0, "{p:?} against {stored}");
+        }
+    }
+
+    /// Vertices so far.
+    #[cfg(test)]
+    pub fn vertex_count(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// The finished mesh.
+    pub fn into_mesh(self) -> Mesh {
+        colored_mesh(self.positions, self.normals, self.colors, self.indices)
+    }
+}
+
+/// The normal of a polygon (Newell's method), normalised.
+fn newell(poly: &[DVec3]) -> DVec3 {
+    let mut n = DVec3::ZERO;
+    for (i, a) in poly.iter().enumerate() {
+        let b = poly[(i + 1) % poly.len()];
+        n += DVec3::new(
+            (a.y - b.y) * (a.z + b.z),
+            (a.z - b.z) * (a.x + b.x),
+            (a.x - b.x) * (a.y + b.y),
+        );
+    }
+    n.normalize_or_zero()
+}
+
+/// Linear RGBA from sRGB components.
+pub fn linear(c: [f32; 3]) -> [f32; 4] {
+    let [r, g, b] = c.map(srgb_to_linear);
+    [r, g, b, 1.0]
 }

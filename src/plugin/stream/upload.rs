@@ -8,7 +8,8 @@
 //! needs, owns it and refills it at the start of the relief's systems
 //! ([`ReliefSystems::Settings`](crate::plugin::ReliefSystems)); the parts
 //! draw on it in their systems' order: the ground first (a missing chunk is
-//! a hole), then structures, then cities' buildings.
+//! a hole: its meshes are counted but never held back, within their own
+//! count cap), then structures, then cities' buildings, with what is left.
 
 use super::mesh::render_only;
 use super::settings::TerrainState;
@@ -76,7 +77,8 @@ pub(crate) fn refill_upload_budget(state: Res<TerrainState>, mut budget: ResMut<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plugin::stream::buildings::{MeshLists, add_building};
+    use crate::plugin::stream::buildings::add_building;
+    use crate::plugin::stream::mesh::MeshLists;
     use bevy::math::{DVec2, DVec3};
 
     fn house() -> Mesh {

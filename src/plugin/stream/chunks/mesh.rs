@@ -4,7 +4,7 @@
 
 use super::ChunkKey;
 use crate::plugin::stream::coords::to_bevy;
-use crate::plugin::stream::mesh::{SNOW, built_color, colored_mesh, kind_color};
+use crate::plugin::stream::mesh::{MeshLists, SNOW, built_color, kind_color};
 use crate::plugin::stream::settings::ViewSettings;
 use crate::terrain::LaidGround;
 use bevy::math::{DVec2, DVec3};
@@ -23,15 +23,9 @@ pub struct ChunkMesh {
     pub ground: (u64, u64),
     /// Its road ribbons, when built with it: the laid-roads version and
     /// roads fingerprint they were built for, and the ribbons (if any).
-    pub ribbons: Option<(u64, u64, Option<super::Ribbons>)>,
-    /// Vertex positions.
-    pub positions: Vec<[f32; 3]>,
-    /// Vertex normals.
-    pub normals: Vec<[f32; 3]>,
-    /// Vertex colours (linear RGBA).
-    pub colors: Vec<[f32; 4]>,
-    /// Triangle indices.
-    pub indices: Vec<u32>,
+    pub ribbons: Option<(u64, u64, Option<MeshLists>)>,
+    /// Its vertices and triangles.
+    pub lists: MeshLists,
     /// Lowest ground height.
     pub min_height: f64,
     /// Highest ground height.
@@ -64,10 +58,12 @@ impl ChunkMesh {
             generation,
             min_height: f64::MAX,
             max_height: f64::MIN,
-            positions: Vec::with_capacity(vertices),
-            normals: Vec::with_capacity(vertices),
-            colors: Vec::with_capacity(vertices),
-            indices: Vec::with_capacity(indices),
+            lists: MeshLists {
+                positions: Vec::with_capacity(vertices),
+                normals: Vec::with_capacity(vertices),
+                colors: Vec::with_capacity(vertices),
+                indices: Vec::with_capacity(indices),
+            },
             ..default()
         };
         for j in 0..n {
@@ -76,11 +72,15 @@ impl ChunkMesh {
                 m.min_height = m.min_height.min(z);
                 m.max_height = m.max_height.max(z);
                 let local = DVec3::new(i as f64 * step, j as f64 * step, z);
-                m.positions.push(to_bevy(local, DVec2::ZERO).to_array());
+                m.lists
+                    .positions
+                    .push(to_bevy(local, DVec2::ZERO).to_array());
                 let dzdx = (h[(j + 1) * w + i + 2] - h[(j + 1) * w + i]) / (2.0 * step);
                 let dzdy = (h[(j + 2) * w + i + 1] - h[j * w + i + 1]) / (2.0 * step);
                 let nrm = DVec3::new(-dzdx, -dzdy, 1.0).normalize();
-                m.normals.push([nrm.x as f32, nrm.z as f32, -nrm.y as f32]);
+                m.lists
+                    .normals
+                    .push([nrm.x as f32, nrm.z as f32, -nrm.y as f32]);
                 let (x, y) = (min.x + local.x, min.y + local.y);
                 // The ground's own colour, or what is built there (roads and
                 // streams themselves are drawn by ribbons of their own).
@@ -91,14 +91,16 @@ impl ChunkMesh {
                     Some(b) => built_color(b),
                     None => kind_color(t.kind),
                 };
-                m.colors.push([c[0], c[1], c[2], 1.0]);
+                m.lists.colors.push([c[0], c[1], c[2], 1.0]);
             }
         }
         for j in 0..q as u32 {
             for i in 0..q as u32 {
                 let v00 = j * n as u32 + i;
                 let (v10, v01, v11) = (v00 + 1, v00 + n as u32, v00 + n as u32 + 1);
-                m.indices.extend_from_slice(&[v00, v10, v11, v00, v11, v01]);
+                m.lists
+                    .indices
+                    .extend_from_slice(&[v00, v10, v11, v00, v11, v01]);
             }
         }
         // Skirts: each edge's vertices again, lowered; the quads face outwards.
@@ -115,28 +117,31 @@ impl ChunkMesh {
         };
         for side in 0..4 {
             let top = edge(side);
-            let base = m.positions.len() as u32;
+            let base = m.lists.positions.len() as u32;
             for &v in &top {
-                let mut p = m.positions[v as usize];
+                let mut p = m.lists.positions[v as usize];
                 p[1] -= depth;
-                m.positions.push(p);
-                m.normals.push(m.normals[v as usize]);
-                m.colors.push(m.colors[v as usize]);
+                m.lists.positions.push(p);
+                m.lists.normals.push(m.lists.normals[v as usize]);
+                m.lists.colors.push(m.lists.colors[v as usize]);
             }
             for k in 0..top.len() as u32 - 1 {
                 let (a, b) = (top[k as usize], top[k as usize + 1]);
                 let (c, d) = (base + k, base + k + 1);
                 // Walking the edge anticlockwise, the outside is on the right.
-                m.indices.extend_from_slice(&[a, c, d, a, d, b]);
+                m.lists.indices.extend_from_slice(&[a, c, d, a, d, b]);
             }
         }
-        debug_assert_eq!((m.positions.len(), m.indices.len()), (vertices, indices));
+        debug_assert_eq!(
+            (m.lists.positions.len(), m.lists.indices.len()),
+            (vertices, indices)
+        );
         m
     }
 
     /// The Bevy mesh.
     pub fn into_mesh(self) -> Mesh {
-        colored_mesh(self.positions, self.normals, self.colors, self.indices)
+        self.lists.into_mesh()
     }
 }
 
@@ -159,13 +164,13 @@ mod tests {
         };
         let m = ChunkMesh::build(&ground, key, 3, &view);
         let n = 9;
-        assert_eq!(m.positions.len(), n * n + 4 * n);
-        assert_eq!(m.indices.len(), 8 * 8 * 6 + 4 * 8 * 6);
+        assert_eq!(m.lists.positions.len(), n * n + 4 * n);
+        assert_eq!(m.lists.indices.len(), 8 * 8 * 6 + 4 * 8 * 6);
         let min = key.corner(&view);
         let step = key.size(&view) / 8.0;
         for j in 0..n {
             for i in 0..n {
-                let p = m.positions[j * n + i];
+                let p = m.lists.positions[j * n + i];
                 let h = t.height(min.x + i as f64 * step, min.y + j as f64 * step);
                 assert_eq!(
                     p,
@@ -179,8 +184,9 @@ mod tests {
         }
         // Every triangle faces up or outwards, never into the chunk.
         let centre = Vec3::new(64.0, 0.0, -64.0);
-        for tri in m.indices.chunks(3) {
-            let [a, b, c] = [tri[0], tri[1], tri[2]].map(|i| Vec3::from(m.positions[i as usize]));
+        for tri in m.lists.indices.chunks(3) {
+            let [a, b, c] =
+                [tri[0], tri[1], tri[2]].map(|i| Vec3::from(m.lists.positions[i as usize]));
             let nrm = (b - a).cross(c - a);
             let mid = (a + b + c) / 3.0;
             let outward = Vec3::new(mid.x - centre.x, 0.0, mid.z - centre.z);
@@ -237,7 +243,7 @@ mod tests {
         for j in 0..n {
             for i in 0..n {
                 let (x, y) = (min.x + i as f64 * step, min.y + j as f64 * step);
-                let (p, c) = (m.positions[j * n + i], m.colors[j * n + i]);
+                let (p, c) = (m.lists.positions[j * n + i], m.lists.colors[j * n + i]);
                 assert_eq!(p[1], ground.height(x, y) as f32);
                 let tt = t.terra(x, y);
                 if (19210.0..=19240.0).contains(&x) {

@@ -17,10 +17,11 @@ mod select;
 
 pub use mesh::ChunkMesh;
 pub(crate) use refresh::update_ribbons;
-pub use ribbons::{Ribbons, build_ribbons};
+pub use ribbons::build_ribbons;
 pub use select::{ChunkKey, select_chunks};
 
 use super::coords::{FocusState, RenderOrigin, WorldAnchor};
+use super::mesh::MeshLists;
 use super::roads::LaidRoads;
 use super::settings::{TerrainState, ViewSettings};
 use super::tasks::{Job, ReliefWorkers};
@@ -65,7 +66,7 @@ struct Present {
 
 /// A finished ribbon task: the chunk, the generation and the laid-roads
 /// fingerprint it was built for, and the ribbons.
-type RibbonResult = (ChunkKey, u64, u64, Option<Ribbons>);
+type RibbonResult = (ChunkKey, u64, u64, Option<MeshLists>);
 
 /// Most ground prints computed in a frame.
 const PRINTS_PER_FRAME: usize = 24;
@@ -283,7 +284,10 @@ pub(crate) fn request_chunks(
 }
 
 /// Collects finished meshes and uploads a few per frame (nearest first,
-/// within `chunk_uploads_per_frame` and the frame's [`UploadBudget`]).
+/// `chunk_uploads_per_frame` at most), counted in the frame's
+/// [`UploadBudget`] but never held back by it: a missing chunk is a hole
+/// (near a city, where ribbons are heavy, holding them back left the focus
+/// without ground for a few frames at 1,000 m/s).
 pub(crate) fn receive_chunks(
     mut commands: Commands,
     state: Res<TerrainState>,
@@ -319,9 +323,6 @@ pub(crate) fn receive_chunks(
     let view = state.view.clone();
     let lake = state.terrain.params().lake_level;
     for _ in 0..view.chunk_uploads_per_frame {
-        if !budget.open() {
-            break;
-        }
         let Some(mut data) = chunks.ready.pop_front() else {
             break;
         };
@@ -406,7 +407,7 @@ fn roads_child(
     meshes: &mut Assets<Mesh>,
     budget: &mut UploadBudget,
     assets: &ReliefAssets,
-    ribbons: Ribbons,
+    ribbons: MeshLists,
 ) -> (
     Name,
     ChunkRoads,

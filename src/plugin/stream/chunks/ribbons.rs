@@ -6,25 +6,11 @@
 use super::ChunkKey;
 use crate::network::{RoadClass, RoadLayer};
 use crate::plugin::stream::coords::to_bevy;
-use crate::plugin::stream::mesh::colored_mesh;
+use crate::plugin::stream::mesh::MeshLists;
 use crate::plugin::stream::settings::ViewSettings;
 use crate::terrain::{LaidGround, StreamLayer};
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
-
-/// Triangle-list geometry for the road ribbons of one chunk (same layout as
-/// the ground: Bevy-axis offsets from the chunk's south-west corner).
-#[derive(Clone, Debug, Default)]
-pub struct Ribbons {
-    /// Vertex positions.
-    pub positions: Vec<[f32; 3]>,
-    /// Vertex normals.
-    pub normals: Vec<[f32; 3]>,
-    /// Vertex colours.
-    pub colors: Vec<[f32; 4]>,
-    /// Triangle indices.
-    pub indices: Vec<u32>,
-}
 
 /// Footway stone (linear RGB): pale, with darker step nosings.
 pub const STAIR_COLOR: [f32; 4] = [0.50, 0.47, 0.41, 1.0];
@@ -46,7 +32,7 @@ pub fn build_ribbons(
     roads: &RoadLayer,
     streams: &StreamLayer,
     spans: &[Vec<(f64, f64)>],
-) -> Option<Ribbons> {
+) -> Option<MeshLists> {
     let size = key.size(view);
     let step = key.spacing(view);
     let min = key.corner(view);
@@ -92,7 +78,7 @@ pub fn build_ribbons(
         step,
         ground: &ground,
     };
-    let mut r = Ribbons::default();
+    let mut r = MeshLists::default();
     // A road on the natural ground (no profile) crosses water on a deck (a
     // bridge or a causeway) above the lake, on piers down to the lake bed; a
     // built road's bridges are structures.
@@ -103,7 +89,7 @@ pub fn build_ribbons(
         let deck = (!road.has_profile()).then_some(lake + DECK_HEIGHT);
         let width = road.width.max(least);
         let pts = road.points.as_slice();
-        let line = |r: &mut Ribbons, width: f64, color: [f32; 4], raise: f64| {
+        let line = |r: &mut MeshLists, width: f64, color: [f32; 4], raise: f64| {
             chunk.ribbon(r, pts, skip, width, color, raise, deck);
         };
         match road.class {
@@ -141,21 +127,11 @@ pub fn build_ribbons(
         let width = streams.width().max(least);
         chunk.ribbon(&mut r, &s.points, &[], width, water, 0.0, None);
     }
-    (!r.indices.is_empty()).then(|| {
-        // Trimmed here, on the worker, not when the mesh is made.
-        r.positions.shrink_to_fit();
-        r.normals.shrink_to_fit();
-        r.colors.shrink_to_fit();
-        r.indices.shrink_to_fit();
+    (!r.is_empty()).then(|| {
+        // Trimmed here, on the worker: they wait a while for their upload.
+        r.trim();
         r
     })
-}
-
-impl Ribbons {
-    /// The Bevy mesh.
-    pub fn into_mesh(self) -> Mesh {
-        colored_mesh(self.positions, self.normals, self.colors, self.indices)
-    }
 }
 
 /// Piers stand this far apart along a road over water (counted from the
@@ -171,7 +147,7 @@ const PIER_COLOR: [f32; 4] = [0.42, 0.42, 0.40, 1.0];
 /// across the road from a metre under the bed to the deck, each in the one
 /// chunk that holds its foot.
 fn piers(
-    r: &mut Ribbons,
+    r: &mut MeshLists,
     points: &[DVec2],
     width: f64,
     min: DVec2,
@@ -239,7 +215,7 @@ impl Chunk<'_> {
     #[allow(clippy::too_many_arguments)]
     fn ribbon(
         &self,
-        r: &mut Ribbons,
+        r: &mut MeshLists,
         points: &[DVec2],
         skip: &[(f64, f64)],
         width: f64,
@@ -308,7 +284,7 @@ impl Chunk<'_> {
     /// [`STEP_RUN`] metres (none on its bridges and tunnels).
     fn steps(
         &self,
-        r: &mut Ribbons,
+        r: &mut MeshLists,
         points: &[DVec2],
         skip: &[(f64, f64)],
         width: f64,

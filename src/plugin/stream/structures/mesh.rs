@@ -6,7 +6,7 @@ use super::{
 };
 use crate::network::{RoadClass, RoadNetwork};
 use crate::num::hash_unit;
-use crate::plugin::stream::buildings::{MeshLists, linear};
+use crate::plugin::stream::mesh::{MeshLists, linear};
 use crate::terrain::Terrain;
 use crate::world::{Structure, StructureKind};
 use bevy::math::{DVec2, DVec3};

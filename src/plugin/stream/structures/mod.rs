@@ -12,8 +12,8 @@
 //! ready. Finished meshes go to the renderer nearest first, within the
 //! frame's [`UploadBudget`] (what the ground left of it).
 
-use super::buildings::MeshLists;
 use super::coords::{FocusState, RenderOrigin, WorldAnchor};
+use super::mesh::MeshLists;
 use super::roads::LaidRoads;
 use super::settings::TerrainState;
 use super::tasks::{Job, ReliefWorkers};
