@@ -210,7 +210,12 @@ pub(crate) fn request_chunks(
         0
     };
     *ground_cursor = 0;
-    for (n, &key) in desired.iter().enumerate().skip(start) {
+    for (n, &key) in desired.iter().enumerate() {
+        // Before the cursor the check is done, but chunks the focus newly
+        // wants there (the nearest, at the list's head) are started: a check
+        // takes frames, and at 1,000 m/s the ground under the focus would
+        // wait for it.
+        let checking = check && n >= start;
         // What will be shown: the newest of the queued, waiting and shown
         // meshes built for this terrain (its ground print).
         let queued = (pending.get(&key))
@@ -219,14 +224,14 @@ pub(crate) fn request_chunks(
         let shown = (present.get(&key))
             .filter(|p| p.generation == generation)
             .map(|p| p.ground.1);
-        if !check && (queued.is_some() || shown.is_some()) {
+        if !checking && (queued.is_some() || shown.is_some()) {
             continue; // most chunks, most frames
         }
         let waiting = (ready.iter().rev())
             .find(|m| m.key == key && m.generation == generation)
             .map(|m| m.ground.1);
         let have = queued.or(waiting).or(shown);
-        if have.is_some() && !check {
+        if have.is_some() && !checking {
             continue;
         }
         let spent = prints > 0 && started.elapsed() > CHECK_BUDGET;
@@ -237,7 +242,7 @@ pub(crate) fn request_chunks(
             // The rest on a later frame.
             if check {
                 *ground_unchecked = true;
-                *ground_cursor = n;
+                *ground_cursor = n.max(start);
             }
             break;
         }
@@ -540,5 +545,35 @@ mod tests {
                 assert_eq!(n, 1, "at {p}");
             }
         }
+    }
+
+    #[test]
+    fn chunks_the_focus_newly_wants_start_while_a_ground_check_is_under_way() {
+        use crate::plugin::stream::settings::TerrainSettings;
+        use bevy::ecs::system::RunSystemOnce;
+        let state = TerrainState::new(&TerrainSettings::default()).unwrap();
+        let laid = LaidRoads::bare(state.terrain.clone());
+        let mut world = World::new();
+        world.insert_resource(FocusState {
+            world: Some(DVec3::new(0.0, 0.0, 300.0)),
+        });
+        world.insert_resource(state);
+        world.insert_resource(laid);
+        world.init_resource::<ReliefWorkers>();
+        // A check of every wanted chunk's ground is under way, its cursor
+        // past the chunks the focus now wants (it moved on meanwhile).
+        world.insert_resource(ChunkManager {
+            ground_unchecked: true,
+            ground_cursor: usize::MAX,
+            ..default()
+        });
+        world.run_system_once(request_chunks).unwrap();
+        let chunks = world.resource::<ChunkManager>();
+        let wanted = chunks.desired()[..8].to_vec();
+        // The nearest are started, up to the tasks allowed at once; the
+        // check resumes where it stopped.
+        assert!(wanted.iter().all(|k| chunks.pending.contains_key(k)));
+        assert!(chunks.ground_unchecked);
+        assert_eq!(chunks.ground_cursor, chunks.desired().len());
     }
 }
