@@ -4,12 +4,12 @@
 //! tiles out of view), built on a worker thread, each building standing on
 //! its base (the level pad the world built for it). The tiles go to the
 //! renderer within the frame's [`UploadBudget`] (a city may take several
-//! frames), and the city is shown once all are there. (Its streets are roads of the laid
-//! network, drawn as ribbons with the other roads.) A mesh is keyed on what
-//! it is built from (the buildings and the terrain), so re-laid roads
-//! rebuild only the cities whose buildings changed. A city no longer laid
-//! goes; a changed one's mesh is swapped when the new one is ready, so it
-//! never blinks out.
+//! frames), and the city is shown once all are there. (Its streets are
+//! roads of the laid network, drawn as ribbons with the other roads.) A
+//! mesh is keyed on what it is built from (the buildings and the terrain),
+//! so re-laid roads rebuild only the cities whose buildings changed. A city
+//! no longer laid goes; a changed one's mesh is swapped when the new one is
+//! ready, so it never blinks out.
 
 use super::buildings::add_building;
 use super::coords::{FocusState, RenderOrigin, WorldAnchor};

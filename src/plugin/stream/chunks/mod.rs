@@ -291,8 +291,7 @@ pub(crate) fn request_chunks(
 /// Collects finished meshes and uploads a few per frame (nearest first,
 /// `chunk_uploads_per_frame` at most), counted in the frame's
 /// [`UploadBudget`] but never held back by it: a missing chunk is a hole
-/// (near a city, where ribbons are heavy, holding them back left the focus
-/// without ground for a few frames at 1,000 m/s).
+/// (and near a city, where ribbons are heavy, two chunks may spend it).
 pub(crate) fn receive_chunks(
     mut commands: Commands,
     state: Res<TerrainState>,
