@@ -50,8 +50,8 @@ impl UploadBudget {
         self.spent
     }
 
-    /// Hands `mesh` to the renderer (for it alone: [`render_only`]) and
-    /// counts its bytes. (Meshes that cannot wait, such as a chunk's
+    /// Hands `mesh` to the renderer (for it alone: its data leave the main
+    /// world once uploaded) and counts its bytes. (Meshes that cannot wait, such as a chunk's
     /// re-laid road ribbons, are counted without asking [`open`](Self::open).)
     pub fn upload(&mut self, meshes: &mut Assets<Mesh>, mesh: Mesh) -> Handle<Mesh> {
         self.spent += mesh_bytes(&mesh);
