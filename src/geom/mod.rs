@@ -286,9 +286,8 @@ pub fn douglas_peucker(
     keep: impl Fn(usize) -> bool,
     mut farthest: impl FnMut(usize, usize) -> Option<usize>,
 ) -> Vec<bool> {
-    let kept: Vec<bool> = (0..n).map(|i| i == 0 || i + 1 == n || keep(i)).collect();
+    let mut kept: Vec<bool> = (0..n).map(|i| i == 0 || i + 1 == n || keep(i)).collect();
     let anchors: Vec<usize> = (0..n).filter(|&i| kept[i]).collect();
-    let mut kept = kept;
     let mut stack = Vec::new();
     for w in anchors.windows(2) {
         stack.push((w[0], w[1]));

@@ -235,6 +235,9 @@ pub(crate) fn update_cities(
     let Some(f) = focus.world.map(|f| f.truncate()) else {
         return;
     };
+    if cm.ready.is_empty() || !budget.open() {
+        return;
+    }
     // The nearest city first.
     let mut order: Vec<((i64, i64), f64)> = (cm.ready.iter())
         .map(|(id, c)| (*id, c.layout.city.centre.distance_squared(f)))

@@ -568,10 +568,14 @@ mod tests {
         });
         world.run_system_once(request_chunks).unwrap();
         let chunks = world.resource::<ChunkManager>();
-        let wanted = chunks.desired()[..8].to_vec();
-        // The nearest are started, up to the tasks allowed at once; the
-        // check resumes where it stopped.
-        assert!(wanted.iter().all(|k| chunks.pending.contains_key(k)));
+        // The nearest are started, nearest first, up to the tasks allowed
+        // at once or the frame's time for ground prints (one at least: how
+        // many fit in 0.25 ms depends on the machine); the check resumes
+        // where it stopped.
+        let started = chunks.pending.len();
+        assert!((1..=8).contains(&started), "{started} started");
+        let nearest = &chunks.desired()[..started];
+        assert!(nearest.iter().all(|k| chunks.pending.contains_key(k)));
         assert!(chunks.ground_unchecked);
         assert_eq!(chunks.ground_cursor, chunks.desired().len());
     }

@@ -161,6 +161,9 @@ fn take_within_budget(
     budget: &mut UploadBudget,
     meshes: &mut Assets<Mesh>,
 ) -> Vec<((i64, i64), u64, Option<Handle<Mesh>>, usize)> {
+    if ready.is_empty() || !budget.open() {
+        return Vec::new(); // most frames: nothing to order
+    }
     let mut order: Vec<((i64, i64), f64)> = (ready.keys())
         .map(|&c| (c, cell_centre(c).truncate().distance_squared(f)))
         .collect();

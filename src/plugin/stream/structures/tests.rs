@@ -248,10 +248,10 @@ fn built_cells_go_to_the_renderer_nearest_first_within_the_frames_budget() {
     assert_eq!(take(&mut ready, &mut budget), [0; 0]);
     let mut budget = UploadBudget::new(3000);
     assert_eq!(take(&mut ready, &mut budget), [0, 4, 5]);
-    // A budget smaller than any mesh still takes one cell a frame, and
-    // nothing is lost.
+    // The empty cell costs nothing; nothing is lost.
     assert_eq!(take(&mut ready, &mut UploadBudget::new(1)), [-2]);
     assert!(ready.is_empty());
+    // A mesh larger than the whole budget still goes (one a frame at least).
     let mut huge = BTreeMap::from([((0, 0), (0, built(1 << 20)))]);
     assert_eq!(take(&mut huge, &mut UploadBudget::new(1000)).len(), 1);
 }
