@@ -9,13 +9,16 @@
 //!
 //! `cargo bench --no-default-features --bench tensor [-- RUNS] [--no-peer]
 //! [--tolerance T]` (`--no-peer` skips the peer, e.g. under callgrind;
-//! `--generate-only` times only `generate`, for `perf stat`; `--tolerance`
+//! `--generate-only` times only `generate`, for `perf stat`; `--trace-only`
+//! times only trace+simplify and prints the raw points' fingerprint; `--tolerance`
 //! sets every level's integration tolerance, 0 for fixed steps)
 
 mod common;
 
 use bevy_relief::city::StreetsInput;
-use bevy_relief::city::tensor::{BasisField, Level, TensorField, TensorParams, TensorStreets};
+use bevy_relief::city::tensor::{
+    BasisField, Level, TensorField, TensorParams, TensorStreets, TracedStreets,
+};
 use common::time_ms;
 use glam::DVec2;
 use std::path::Path;
@@ -67,6 +70,21 @@ fn run_peer(runs: usize) -> Option<Peer> {
     })
 }
 
+/// An FNV-1a hash of every raw point's bits, to tell the same streets
+/// from changed ones.
+fn fingerprint(traced: &TracedStreets) -> u64 {
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    for p in traced.lines.iter().flat_map(|l| &l.points) {
+        for b in [p.x.to_bits(), p.y.to_bits()]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+        {
+            hash = (hash ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    hash
+}
+
 fn main() {
     let runs: usize = std::env::args()
         .skip(1)
@@ -107,6 +125,19 @@ fn main() {
     if std::env::args().any(|a| a == "--generate-only") {
         let (g_med, g_min, _) = time_ms(runs, || gen_.generate(&field, &input).expect("generates"));
         println!("ours  generate: median {g_med:.1} ms, min {g_min:.1} ms");
+        return;
+    }
+    if std::env::args().any(|a| a == "--trace-only") {
+        let (t_med, t_min, (traced, _)) = time_ms(runs, || {
+            let t = gen_.trace(&field, &input).expect("traces");
+            let simple = t.simplified();
+            (t, simple)
+        });
+        println!("ours  trace+simplify: median {t_med:.1} ms, min {t_min:.1} ms");
+        println!(
+            "ours  raw points' fingerprint {:016x}",
+            fingerprint(&traced)
+        );
         return;
     }
     let (t_med, t_min, traced) = time_ms(runs, || {
@@ -162,6 +193,10 @@ fn main() {
         raw += traced.raw_length(level);
         raw_pts += traced.raw_points(level);
     }
+    println!(
+        "ours  raw points' fingerprint {:016x}",
+        fingerprint(&traced)
+    );
     let final_len: f64 = (streets.network.roads.iter()).map(|r| r.length()).sum();
     println!(
         "ours  total raw {:.1} km ({raw_pts} points); final network {:.1} km incl. the 8 km ring, {} roads, {} blocks, {} junctions",

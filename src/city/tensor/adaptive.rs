@@ -17,7 +17,7 @@ use super::field::{MIN_EIGEN, SampledField};
 use super::pending::Pending;
 use super::region::{Region, StepCheck};
 use super::store::{Sample, Store};
-use super::trace::{Limits, Place, Stop, floor, sample};
+use super::trace::{Limits, Place, Scratch, Stop, floor, sample};
 use glam::DVec2;
 
 /// One Bogacki–Shampine step of size `h` from `p` (at `place`), continuing
@@ -219,11 +219,12 @@ impl Walker {
             // beyond reach, none can be near.)
             let far = lim.reach + lim.own_time + lim.max_h + 1.0;
             let other_near = x.distance_squared(other_p) < far * far;
-            for pend in [&self.pend, other_pend]
+            for (pend, own) in [(&self.pend, true), (other_pend, false)]
                 .into_iter()
                 .take(1 + other_near as usize)
             {
-                pend.lower(store, x, lim.reach, local, here, lim.own_time, &mut best);
+                let at = (here, own);
+                pend.lower(store, x, lim.reach, local, at, lim.own_time, &mut best);
             }
             let best = store.nearest_below(x, lim.reach, best, |s| {
                 s.line == line && (time_of(s) - here).abs() < lim.own_time
@@ -296,23 +297,28 @@ impl Walker {
     }
 
     /// Files the pending points and the last point if it was not, and
-    /// hands over points, times and stop.
-    fn finish(mut self, store: &mut Store, line: u32) -> (Vec<DVec2>, Vec<f64>, Stop) {
+    /// hands over points, times, its (emptied) pending buffer and stop.
+    fn finish(mut self, store: &mut Store, line: u32) -> (Vec<DVec2>, Vec<f64>, Pending, Stop) {
         self.pend.file_while(store, line, |_| true);
         if self.unfiled > 0
             && let Some(&last) = self.pts.last()
         {
             store.insert(last, line, self.sign * self.k);
         }
-        (self.pts, self.times, self.stop.unwrap_or(Stop::Length))
+        (
+            self.pts,
+            self.times,
+            self.pend,
+            self.stop.unwrap_or(Stop::Length),
+        )
     }
 }
 
 /// [`trace_both`](super::trace::trace_both) with adaptive steps, for the
 /// major (or, with `MINOR`, the minor) family: the two halves in step,
 /// filing as they go; the line ends at time `lim.max_time` (both halves)
-/// or `lim.max_steps`. The points' integration times replace the contents
-/// of `times`.
+/// or `lim.max_steps`. The points and their integration times replace the
+/// contents of `scratch.halves` and `scratch.times`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn trace_adaptive<const MINOR: bool>(
     field: &SampledField,
@@ -322,18 +328,19 @@ pub(crate) fn trace_adaptive<const MINOR: bool>(
     line: u32,
     lim: &Limits,
     budget: &mut u64,
-    bufs: &mut [Vec<DVec2>; 2],
-    times: &mut [Vec<f64>; 2],
+    scratch: &mut Scratch,
 ) -> [Stop; 2] {
     let mut halves = [
         Walker::new(field, seed, dir, 1, lim.h),
         Walker::new(field, seed, -dir, -1, lim.h),
     ];
-    for ((h, buf), t) in halves.iter_mut().zip(bufs.iter_mut()).zip(times.iter_mut()) {
-        buf.clear();
-        t.clear();
-        h.pts = std::mem::take(buf);
-        h.times = std::mem::take(t);
+    for (k, h) in halves.iter_mut().enumerate() {
+        h.pts = std::mem::take(&mut scratch.halves[k]);
+        h.times = std::mem::take(&mut scratch.times[k]);
+        h.pend = std::mem::take(&mut scratch.pends[k]);
+        h.pts.clear();
+        h.times.clear();
+        h.pend.clear();
     }
     let steps = lim.max_steps.min(*budget as usize);
     let [a, b] = &mut halves;
@@ -386,7 +393,8 @@ pub(crate) fn trace_adaptive<const MINOR: bool>(
     }
     *budget -= k as u64;
     let [a, b] = halves.map(|h| h.finish(store, line));
-    (bufs[0], bufs[1]) = (a.0, b.0);
-    (times[0], times[1]) = (a.1, b.1);
-    [a.2, b.2]
+    scratch.halves = [a.0, b.0];
+    scratch.times = [a.1, b.1];
+    scratch.pends = [a.2, b.2];
+    [a.3, b.3]
 }

@@ -23,6 +23,16 @@ pub(crate) struct Pending {
 }
 
 impl Pending {
+    /// Empties it, keeping its room.
+    pub fn clear(&mut self) {
+        self.xs.clear();
+        self.ys.clear();
+        self.ts.clear();
+        self.ps.clear();
+        self.idxs.clear();
+        self.head = 0;
+    }
+
     /// Holds `p`, step `idx` at signed time `t`.
     pub fn push(&mut self, store: &Store, p: DVec2, t: f64, idx: i32) {
         let (x, y) = store.local(p);
@@ -45,7 +55,10 @@ impl Pending {
     /// Lowers `best` (squared, f32, as [`Store::nearest_below`]) to the
     /// squared distance from `x` (local `q`) of each point closer than it
     /// that is not within `own_time` of signed time `here` and that the
-    /// store would find for a query of radius `r` at `x`.
+    /// store would find for a query of radius `r` at `x`. With `own` (the
+    /// query's own half, `here` beyond every point's time) the points
+    /// within `own_time` are the newest ones, so the scan stops at the
+    /// first.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub fn lower(
@@ -54,7 +67,7 @@ impl Pending {
         x: DVec2,
         r: f64,
         q: (f32, f32),
-        here: f64,
+        (here, own): (f64, bool),
         own_time: f64,
         best: &mut f32,
     ) {
@@ -69,6 +82,9 @@ impl Pending {
             let d2 = (xs[k] - qx) * (xs[k] - qx) + (ys[k] - qy) * (ys[k] - qy);
             // (As the store's skip test: NaN is not skipped.)
             let skipped = (ts[k] - here).abs() < own_time;
+            if own && skipped {
+                break;
+            }
             if d2 < *best && !skipped && store.spans(x, r, self.ps[self.head + k]) {
                 *best = d2;
             }
@@ -104,17 +120,26 @@ mod tests {
         }
         assert!(pend.head > 0 && pend.head < pend.ps.len());
         let own_time = 25.0;
-        for k in (1..200).step_by(3) {
-            let x = at(k) + DVec2::new(0.7, -0.4);
-            let here = k as f64;
+        // Queries anywhere along it (as the other half asks), and from
+        // beyond its newest point (as its own half asks: `own`).
+        let queries = (1..200).step_by(3).map(|k| (at(k), k as f64, false));
+        let ahead = (0..40).map(|j| {
+            (
+                at(199) + DVec2::new(0.3 * j as f64, -2.0),
+                199.0 + j as f64 * 0.5,
+                true,
+            )
+        });
+        for (p, here, own) in queries.chain(ahead) {
+            let x = p + DVec2::new(0.7, -0.4);
             let skip = |s: &super::super::store::Sample| {
                 s.line == 7 && (s.idx as f64 - here).abs() < own_time
             };
             for r in [4.0, 12.0, 30.0] {
                 let want = all.nearest_below(x, r, (r * r) as f32, skip);
                 let mut best = (r * r) as f32;
-                pend.lower(&part, x, r, part.local(x), here, own_time, &mut best);
-                assert_eq!(part.nearest_below(x, r, best, skip), want, "{k} {r}");
+                pend.lower(&part, x, r, part.local(x), (here, own), own_time, &mut best);
+                assert_eq!(part.nearest_below(x, r, best, skip), want, "{here} {r}");
             }
         }
     }

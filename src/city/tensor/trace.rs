@@ -5,6 +5,7 @@
 //! a line of its family (or loops back onto itself), or grows too long.
 
 use super::field::{Cell, MIN_EIGEN, SampledField};
+use super::pending::Pending;
 use super::region::{Hit, Region, StepCheck};
 use super::store::Store;
 use glam::DVec2;
@@ -243,6 +244,16 @@ pub(crate) struct Limits {
     pub max_time: f64,
 }
 
+/// The buffers a line is traced into, kept from line to line (no
+/// regrowing): its two halves' points (without the seed), with adaptive
+/// steps their integration times, and their pending filed points.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    pub halves: [Vec<DVec2>; 2],
+    pub times: [Vec<f64>; 2],
+    pub(super) pends: [Pending; 2],
+}
+
 /// One half of a line being traced.
 struct Half {
     pts: Vec<DVec2>,
@@ -358,10 +369,10 @@ impl Half {
 /// Traces line `line` from `seed` both ways (along `dir`, then against
 /// it), the two halves in step, filing their points in `store` (step
 /// indices `k` forward, `−k` backward). The points (without the seed)
-/// replace the contents of `bufs` (kept between lines: no regrowing).
-/// Fixed RK4 steps of `h` where `lim.tol` is 0, else adaptive ones
+/// replace the contents of `scratch.halves`. Fixed RK4 steps of `h` where
+/// `lim.tol` is 0, else adaptive ones
 /// ([`trace_adaptive`](super::adaptive::trace_adaptive)), their
-/// integration times in `times`.
+/// integration times in `scratch.times`.
 pub(crate) fn trace_both(
     field: &SampledField,
     region: &Region,
@@ -371,10 +382,10 @@ pub(crate) fn trace_both(
     line: u32,
     lim: &Limits,
     budget: &mut u64,
-    bufs: &mut [Vec<DVec2>; 2],
-    times: &mut [Vec<f64>; 2],
+    scratch: &mut Scratch,
 ) -> [Stop; 2] {
     use super::adaptive::trace_adaptive;
+    let bufs = &mut scratch.halves;
     match (family, lim.tol > 0.0) {
         (Family::Major, false) => {
             trace_family::<false>(field, region, store, seed, line, lim, budget, bufs)
@@ -383,10 +394,10 @@ pub(crate) fn trace_both(
             trace_family::<true>(field, region, store, seed, line, lim, budget, bufs)
         }
         (Family::Major, true) => {
-            trace_adaptive::<false>(field, region, store, seed, line, lim, budget, bufs, times)
+            trace_adaptive::<false>(field, region, store, seed, line, lim, budget, scratch)
         }
         (Family::Minor, true) => {
-            trace_adaptive::<true>(field, region, store, seed, line, lim, budget, bufs, times)
+            trace_adaptive::<true>(field, region, store, seed, line, lim, budget, scratch)
         }
     }
 }

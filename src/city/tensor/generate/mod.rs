@@ -16,7 +16,7 @@ use super::params::{StreamlineParams, TensorParams};
 use super::region::Region;
 use super::seeds::{Band, Density, SeedQueue, Walk};
 use super::store::Store;
-use super::trace::{Family, Limits, Stop, direction, trace_both};
+use super::trace::{Family, Limits, Scratch, Stop, direction, trace_both};
 use glam::DVec2;
 use std::collections::HashSet;
 
@@ -62,10 +62,8 @@ pub(crate) struct Generator<'a> {
     /// Gate points and whether a line passes through them.
     gates: Vec<(DVec2, bool)>,
     bounds: (DVec2, DVec2),
-    /// The two halves of the line being traced (reused).
-    halves: [Vec<DVec2>; 2],
-    /// Their points' integration times (adaptive steps only; reused).
-    times: [Vec<f64>; 2],
+    /// The buffers of the line being traced (reused).
+    scratch: Scratch,
     /// Per line, when some level steps adaptively: its points' times as
     /// fixed steps would count them (`dstep` a point; see [`Walk::Times`]).
     times_of: Vec<Vec<f64>>,
@@ -105,8 +103,7 @@ impl<'a> Generator<'a> {
             fixed,
             gates,
             bounds,
-            halves: Default::default(),
-            times: Default::default(),
+            scratch: Scratch::default(),
             times_of: Vec::new(),
         }
     }
@@ -327,10 +324,9 @@ impl<'a> Generator<'a> {
             id,
             &st.lim,
             &mut self.budget,
-            &mut self.halves,
-            &mut self.times,
+            &mut self.scratch,
         );
-        let [fwd, bwd] = &self.halves;
+        let [fwd, bwd] = &self.scratch.halves;
         let mut points = Vec::with_capacity(bwd.len() + 1 + fwd.len());
         points.extend(bwd.iter().rev());
         points.push(seed);
@@ -340,7 +336,7 @@ impl<'a> Generator<'a> {
             return None;
         }
         let times = if st.lim.tol > 0.0 {
-            let [fwd, bwd] = &self.times;
+            let [fwd, bwd] = &self.scratch.times;
             let t0 = bwd.last().copied().unwrap_or(0.0);
             let mut times = Vec::with_capacity(points.len());
             times.extend(bwd.iter().rev().map(|t| t0 - t));
@@ -353,7 +349,7 @@ impl<'a> Generator<'a> {
             Vec::new()
         };
         let ends = [stop_b, stop_f].map(|s| self.end_of(s));
-        st.offsets.push(self.halves[1].len() as i32);
+        st.offsets.push(self.scratch.halves[1].len() as i32);
         let line = Streamline {
             traced: 0..points.len(),
             points,
