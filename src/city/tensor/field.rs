@@ -288,31 +288,80 @@ impl Cell {
     }
 }
 
+/// Most threads that sample one eigen-field cache.
+const SAMPLING_THREADS: usize = 4;
+/// Fewest corners worth a thread of their own.
+const MIN_CORNERS_PER_THREAD: usize = 1 << 15;
+
+/// Fills `out` with the cells of rows `first..` (as many as it holds) of
+/// the grid of `nx` corners a row from `min`, cells of side `cell`: row
+/// by row, field by field (the sums of `average`, in its order), each row
+/// of cells from the corners of the row before and this one.
+fn sample_rows(
+    prepared: &[Prepared],
+    min: DVec2,
+    cell: f64,
+    nx: usize,
+    first: usize,
+    out: &mut [Cell],
+) {
+    let (mut sum, mut norm) = (vec![DVec2::ZERO; nx], vec![0.0; nx]);
+    let (mut below, mut above) = (Vec::with_capacity(nx), Vec::with_capacity(nx));
+    let last = first + out.len() / (nx - 1);
+    let mut rows = out.chunks_mut(nx - 1);
+    for j in first..=last {
+        let y = min.y + j as f64 * cell;
+        for f in prepared {
+            f.add_row(min.x, cell, y, &mut sum, &mut norm);
+        }
+        majors(&sum, &norm, &mut above);
+        sum.fill(DVec2::ZERO);
+        norm.fill(0.0);
+        if j > first {
+            let row = rows
+                .next()
+                .expect("a row of cells per corner row after the first");
+            for (i, c) in row.iter_mut().enumerate() {
+                *c = Cell::new([below[i], below[i + 1], above[i], above[i + 1]]);
+            }
+        }
+        std::mem::swap(&mut below, &mut above);
+    }
+}
+
 impl SampledField {
     /// The field of `field` over cells of side `cell` from `min`, with
-    /// `nx × ny` corners (both ≥ 2).
+    /// `nx × ny` corners (both ≥ 2). A large grid is sampled in bands of
+    /// rows on several threads (see [`SAMPLING_THREADS`]); every cell is
+    /// computed alike either way, so the result is the same.
     fn new(field: &TensorField, min: DVec2, cell: f64, nx: usize, ny: usize) -> Self {
         let prepared: Vec<Prepared> = field.fields.iter().map(BasisField::prepare).collect();
-        // Row by row, field by field (the sums of `average`, in its order);
-        // each row of cells from the corners of the row before and this one.
-        let (mut sum, mut norm) = (vec![DVec2::ZERO; nx], vec![0.0; nx]);
-        let (mut below, mut above) = (Vec::with_capacity(nx), Vec::with_capacity(nx));
-        let mut cells = Vec::with_capacity((nx - 1) * (ny - 1));
-        for j in 0..ny {
-            let y = min.y + j as f64 * cell;
-            for f in &prepared {
-                f.add_row(min.x, cell, y, &mut sum, &mut norm);
-            }
-            majors(&sum, &norm, &mut above);
-            sum.fill(DVec2::ZERO);
-            norm.fill(0.0);
-            if j > 0 {
-                cells.extend(
-                    (0..nx - 1)
-                        .map(|i| Cell::new([below[i], below[i + 1], above[i], above[i + 1]])),
-                );
-            }
-            std::mem::swap(&mut below, &mut above);
+        let rows = ny - 1;
+        let mut cells = vec![Cell::NAN; (nx - 1) * rows];
+        let threads = if nx * ny >= MIN_CORNERS_PER_THREAD * 2 {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            cores
+                .min(SAMPLING_THREADS)
+                .min(nx * ny / MIN_CORNERS_PER_THREAD)
+        } else {
+            1
+        };
+        let band = rows.div_ceil(threads.max(1));
+        let sample = |first: usize, out: &mut [Cell]| {
+            sample_rows(&prepared, min, cell, nx, first, out);
+        };
+        if threads <= 1 {
+            sample(0, &mut cells);
+        } else {
+            std::thread::scope(|s| {
+                let mut bands = cells.chunks_mut(band * (nx - 1)).enumerate();
+                // The first band on this thread, the others on their own.
+                let (_, first) = bands.next().expect("at least one row");
+                for (k, out) in bands {
+                    s.spawn(move || sample(k * band, out));
+                }
+                sample(0, first);
+            });
         }
         let shrink = |n: usize| (n - 1) as f64 * (1.0 - f64::EPSILON) - 1.0e-9;
         Self {
@@ -396,6 +445,36 @@ impl SampledField {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Cells sampled in bands of rows (as threads sample them) are the
+    /// cells sampled in one pass, bit for bit, whatever the bands.
+    #[test]
+    fn bands_of_rows_sample_the_same_cells() {
+        let mut field = TensorField::default();
+        field.add(BasisField::grid(DVec2::new(100.0, 80.0), 300.0, 2.0, 0.3));
+        field.add(BasisField::radial(DVec2::new(140.0, 60.0), 90.0, 5.0));
+        let prepared: Vec<Prepared> = field.fields.iter().map(BasisField::prepare).collect();
+        let (min, cell, nx, ny) = (DVec2::new(-3.0, -7.0), 2.5, 97, 83);
+        let mut whole = vec![Cell::NAN; (nx - 1) * (ny - 1)];
+        sample_rows(&prepared, min, cell, nx, 0, &mut whole);
+        let bits = |cells: &[Cell]| -> Vec<u32> {
+            cells.iter().flat_map(|c| c.0.map(f32::to_bits)).collect()
+        };
+        assert!(whole.iter().any(|c| c.0[0].is_nan()) && whole.iter().any(|c| !c.0[0].is_nan()));
+        for band in [1, 7, 40, 82] {
+            let mut banded = vec![Cell::NAN; whole.len()];
+            for (k, out) in banded.chunks_mut(band * (nx - 1)).enumerate() {
+                sample_rows(&prepared, min, cell, nx, k * band, out);
+            }
+            assert_eq!(bits(&banded), bits(&whole), "bands of {band} rows");
+        }
+        // A grid large enough for threads gives the one-pass cells too.
+        let (nx, ny) = (400, 300);
+        let big = SampledField::new(&field, min, cell, nx, ny);
+        let mut one = vec![Cell::NAN; (nx - 1) * (ny - 1)];
+        sample_rows(&prepared, min, cell, nx, 0, &mut one);
+        assert_eq!(bits(&big.cells), bits(&one));
+    }
 
     /// The paired eigenvectors are `major_of`'s, bit for bit, degenerate
     /// and odd inputs included.
