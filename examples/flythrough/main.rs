@@ -41,7 +41,9 @@
 //! the frame's threads waited for a core (Linux run delays; read outside
 //! the timed span), the part our `PostUpdate` sets take, frames with no ground
 //! mesh under the focus once it set off, chunks generated per second,
-//! peak entity count and resident memory at 10 s and at the end.
+//! peak entity count and resident memory at 10 s, at the end and by tenth
+//! of the flight, also less the meshes held (with no renderer they stay in
+//! memory; a game's renderer moves them to the GPU).
 //!
 //! The frame times count every frame, the hold at the start included.
 //! Exits non-zero when the focus was ever without ground once it set off,
@@ -60,6 +62,7 @@ use bevy_relief::plugin::{
     mesh_bytes,
 };
 use bevy_relief::prelude::*;
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 mod far;
@@ -105,9 +108,16 @@ struct Flight {
     /// and the largest one.
     mesh_bytes: Vec<u64>,
     largest_mesh: u64,
+    /// The bytes of each mesh asset held, and their sum: with no renderer
+    /// here they stay in memory, where a game's renderer moves them to the
+    /// GPU.
+    mesh_sizes: HashMap<AssetId<Mesh>, u64>,
+    meshes_held: u64,
     rss_10s: Option<u64>,
     /// The most resident memory in each tenth of the flight (from 10 s), KiB.
     rss_tenths: [u64; 10],
+    /// The same less the meshes held, KiB.
+    rss_less_meshes_tenths: [u64; 10],
     /// `--far`: memory is flat when the second half's peak is no higher
     /// than the first half's (a long flight passes several cities in each;
     /// the memory a city in reach takes is no growth).
@@ -281,8 +291,11 @@ fn main() -> AppExit {
         peak_entities: 0,
         mesh_bytes: Vec::new(),
         largest_mesh: 0,
+        mesh_sizes: HashMap::new(),
+        meshes_held: 0,
         rss_10s: None,
         rss_tenths: [0; 10],
+        rss_less_meshes_tenths: [0; 10],
         far,
         elapsed: 0.0,
         started: false,
@@ -393,7 +406,8 @@ fn frame_end(mut flight: ResMut<Flight>) {
     }
 }
 
-/// The bytes of the meshes added this frame (vertices and indices).
+/// The bytes of the meshes added this frame (vertices and indices), and
+/// of the meshes held.
 fn added_meshes(
     mut flight: ResMut<Flight>,
     mut events: MessageReader<AssetEvent<Mesh>>,
@@ -401,15 +415,24 @@ fn added_meshes(
 ) {
     let mut frame = 0;
     for e in events.read() {
-        let AssetEvent::Added { id } = e else {
-            continue;
-        };
-        let Some(mesh) = meshes.get(*id) else {
-            continue;
-        };
-        let bytes = mesh_bytes(mesh) as u64;
-        frame += bytes;
-        flight.largest_mesh = flight.largest_mesh.max(bytes);
+        match e {
+            AssetEvent::Added { id } => {
+                let Some(mesh) = meshes.get(*id) else {
+                    continue;
+                };
+                let bytes = mesh_bytes(mesh) as u64;
+                frame += bytes;
+                flight.largest_mesh = flight.largest_mesh.max(bytes);
+                flight.meshes_held += bytes;
+                flight.mesh_sizes.insert(*id, bytes);
+            }
+            AssetEvent::Removed { id } => {
+                if let Some(bytes) = flight.mesh_sizes.remove(id) {
+                    flight.meshes_held -= bytes;
+                }
+            }
+            _ => {}
+        }
     }
     if flight.started {
         flight.mesh_bytes.push(frame);
@@ -489,6 +512,9 @@ fn end(
             flight.rss_10s.get_or_insert(rss);
             let tenth = ((t / flight.seconds * 10.0) as usize).min(9);
             flight.rss_tenths[tenth] = flight.rss_tenths[tenth].max(rss);
+            let less = rss.saturating_sub(flight.meshes_held / 1024);
+            let slot = &mut flight.rss_less_meshes_tenths[tenth];
+            *slot = (*slot).max(less);
         }
     }
     if t >= flight.seconds {
@@ -600,12 +626,17 @@ fn report(flight: &Flight, stats: &ReliefStats, traffic: Option<&TrafficStats>) 
         flight.rss_tenths.iter().max().copied().unwrap_or(0) as f64 / 1024.0,
         rss_kib() as f64 / 1024.0
     );
-    if flight.far {
-        let mib = flight
-            .rss_tenths
-            .map(|k| format!("{:.0}", k as f64 / 1024.0));
-        println!("    peak by tenth of the flight: {} MiB", mib.join(", "));
-    }
+    let mib = flight
+        .rss_tenths
+        .map(|k| format!("{:.0}", k as f64 / 1024.0));
+    println!("    peak by tenth of the flight: {} MiB", mib.join(", "));
+    let less = flight
+        .rss_less_meshes_tenths
+        .map(|k| format!("{:.0}", k as f64 / 1024.0));
+    println!(
+        "    less the meshes held (a renderer keeps them on the GPU), peak by tenth: {} MiB",
+        less.join(", ")
+    );
     if let Some(v) = traffic {
         println!(
             "  traffic: {} vehicles at the end ({} wanted on {:.1} km of road), mean {:.0}, peak {}; {} routes ({} not found)",
