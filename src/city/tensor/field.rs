@@ -332,8 +332,9 @@ fn sample_rows(
 impl SampledField {
     /// The field of `field` over cells of side `cell` from `min`, with
     /// `nx × ny` corners (both ≥ 2). A large grid is sampled in bands of
-    /// rows on several threads (see [`SAMPLING_THREADS`]); every cell is
-    /// computed alike either way, so the result is the same.
+    /// rows on several threads (see [`SAMPLING_THREADS`]; they inherit the
+    /// caller's scheduling, e.g. the plugin workers' idle class); every
+    /// cell is computed alike either way, so the result is the same.
     fn new(field: &TensorField, min: DVec2, cell: f64, nx: usize, ny: usize) -> Self {
         let prepared: Vec<Prepared> = field.fields.iter().map(BasisField::prepare).collect();
         let rows = ny - 1;

@@ -6,8 +6,8 @@
 //!
 //! How a level is traced:
 //! - the field's major eigenvector is sampled once on a grid
-//!   ([`SampledField`], the seed's eigen-field cache) and interpolated per
-//!   cell; cells whose corners disagree by more than 60° (degenerate points,
+//!   ([`SampledField`], the seed's eigen-field cache; a large grid in
+//!   bands of rows on up to four threads) and interpolated per cell; cells whose corners disagree by more than 60° (degenerate points,
 //!   sharp bends) are degenerate;
 //! - lines are integrated by a classical RK4 at `dstep`, the field sampled
 //!   along the step with each sample's sign aligned to the direction before;
