@@ -339,30 +339,34 @@ impl SampledField {
         let prepared: Vec<Prepared> = field.fields.iter().map(BasisField::prepare).collect();
         let rows = ny - 1;
         let mut cells = vec![Cell::NAN; (nx - 1) * rows];
-        let threads = if nx * ny >= MIN_CORNERS_PER_THREAD * 2 {
-            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-            cores
-                .min(SAMPLING_THREADS)
-                .min(nx * ny / MIN_CORNERS_PER_THREAD)
-        } else {
-            1
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = cores
+            .min(SAMPLING_THREADS)
+            .min(nx * ny / MIN_CORNERS_PER_THREAD)
+            .max(1);
+        let band = rows.div_ceil(threads) * (nx - 1);
+        let sample = |k: usize, out: &mut [Cell]| {
+            sample_rows(&prepared, min, cell, nx, k * band / (nx - 1), out);
         };
-        let band = rows.div_ceil(threads.max(1));
-        let sample = |first: usize, out: &mut [Cell]| {
-            sample_rows(&prepared, min, cell, nx, first, out);
-        };
-        if threads <= 1 {
-            sample(0, &mut cells);
-        } else {
-            std::thread::scope(|s| {
-                let mut bands = cells.chunks_mut(band * (nx - 1)).enumerate();
-                // The first band on this thread, the others on their own.
-                let (_, first) = bands.next().expect("at least one row");
-                for (k, out) in bands {
-                    s.spawn(move || sample(k * band, out));
+        // The first band on this thread, the others on their own; a band
+        // whose thread cannot be started is sampled here afterwards.
+        let mut left = Vec::new();
+        std::thread::scope(|s| {
+            let mut bands = cells.chunks_mut(band).enumerate();
+            let first = bands.next();
+            for (k, out) in bands {
+                let spawned = std::thread::Builder::new().spawn_scoped(s, move || sample(k, out));
+                if spawned.is_err() {
+                    left.push(k);
                 }
-                sample(0, first);
-            });
+            }
+            if let Some((_, out)) = first {
+                sample(0, out);
+            }
+        });
+        for k in left {
+            let end = ((k + 1) * band).min(cells.len());
+            sample(k, &mut cells[k * band..end]);
         }
         let shrink = |n: usize| (n - 1) as f64 * (1.0 - f64::EPSILON) - 1.0e-9;
         Self {
