@@ -391,7 +391,7 @@ pub(crate) fn trace_adaptive<const MINOR: bool>(
     for h in halves.iter_mut().filter(|h| h.stop.is_none()) {
         h.stop = Some(end);
     }
-    *budget -= k as u64;
+    *budget = budget.saturating_sub(k as u64);
     let [a, b] = halves.map(|h| h.finish(store, line));
     scratch.halves = [a.0, b.0];
     scratch.times = [a.1, b.1];

@@ -139,6 +139,28 @@ fn a_run_past_its_step_budget_is_an_error() {
 }
 
 #[test]
+fn a_budget_that_ends_as_both_halves_step_is_not_overdrawn() {
+    // A line's two halves step together, so its last pair of steps can
+    // take one more than the budget left: the budget then ends at zero
+    // (an error naming the field), never below it.
+    let (field, ring) = (mixed_field(600.0), input(square(0.0, 600.0)));
+    for tolerance in [0.0, DEFAULT_TOLERANCE] {
+        let mut params = TensorParams::default();
+        for level in [&mut params.main, &mut params.major, &mut params.minor] {
+            level.tolerance = tolerance;
+            level.max_length = 400.0;
+        }
+        let g = TensorStreets::new(params).unwrap();
+        for short in 1_000..1_040 {
+            match g.trace_within(&field, &ring, short) {
+                Ok(_) | Err(TensorError::Budget { .. }) => {}
+                Err(e) => panic!("{short}: {e}"),
+            }
+        }
+    }
+}
+
+#[test]
 fn every_block_is_a_real_face_inside_the_ring() {
     let coarse = StreamlineParams {
         dstep: 100.0,

@@ -450,7 +450,7 @@ fn trace_family<const MINOR: bool>(
     for h in halves.iter_mut().filter(|h| h.stop.is_none()) {
         h.stop = Some(end);
     }
-    *budget -= (halves[0].k + halves[1].k) as u64;
+    *budget = budget.saturating_sub((halves[0].k + halves[1].k) as u64);
     let [a, b] = halves.map(|h| h.finish(store, line, lim.every));
     (bufs[0], bufs[1]) = (a.0, b.0);
     [a.1, b.1]
