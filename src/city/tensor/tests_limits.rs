@@ -151,10 +151,11 @@ fn a_budget_that_ends_as_both_halves_step_is_not_overdrawn() {
             level.max_length = 400.0;
         }
         let g = TensorStreets::new(params).unwrap();
+        // (A whole run takes tens of thousands of steps.)
         for short in 1_000..1_040 {
             match g.trace_within(&field, &ring, short) {
-                Ok(_) | Err(TensorError::Budget { .. }) => {}
-                Err(e) => panic!("{short}: {e}"),
+                Err(TensorError::Budget { .. }) => {}
+                other => panic!("{short}: {:?}", other.map(|t| t.lines.len())),
             }
         }
     }
