@@ -235,13 +235,16 @@ impl TerrainState {
 }
 
 /// Rebuilds the terrain when the settings change (the inspector, a loaded
-/// file, game code). Invalid settings keep the last good world.
+/// file, game code, a startup system before the first frame). Invalid
+/// settings keep the last good world.
 pub(crate) fn apply_settings(
     settings: Res<TerrainSettings>,
     mut state: ResMut<TerrainState>,
     mut errors: MessageWriter<ReliefError>,
 ) {
-    if !settings.is_changed() || settings.is_added() {
+    // (On the first frame they count as changed: the state was built from
+    // them as the plugin was added, and only what differs is applied.)
+    if !settings.is_changed() {
         return;
     }
     match settings.validate() {

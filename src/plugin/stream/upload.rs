@@ -27,6 +27,8 @@ pub struct UploadBudget {
     per_frame: usize,
     /// Bytes handed over this frame.
     spent: usize,
+    /// Of those, the bytes of meshes that could not wait.
+    forced: usize,
 }
 
 impl UploadBudget {
@@ -35,6 +37,7 @@ impl UploadBudget {
         Self {
             per_frame,
             spent: 0,
+            forced: 0,
         }
     }
 
@@ -50,12 +53,27 @@ impl UploadBudget {
         self.spent
     }
 
-    /// Hands `mesh` to the renderer (for it alone: its data leave the main
-    /// world once uploaded) and counts its bytes. (Meshes that cannot wait, such as a chunk's
-    /// re-laid road ribbons, are counted without asking [`open`](Self::open).)
+    /// Of [`spent`](Self::spent), the bytes handed over by
+    /// [`upload_now`](Self::upload_now).
+    pub fn forced(&self) -> usize {
+        self.forced
+    }
+
+    /// Hands `mesh`, one that can wait (ask [`open`](Self::open) first), to
+    /// the renderer (for it alone: its data leave the main world once
+    /// uploaded) and counts its bytes.
     pub fn upload(&mut self, meshes: &mut Assets<Mesh>, mesh: Mesh) -> Handle<Mesh> {
         self.spent += mesh_bytes(&mesh);
         meshes.add(render_only(mesh))
+    }
+
+    /// [`upload`](Self::upload) for a mesh that cannot wait, such as a new
+    /// chunk's ground (or it is a hole) or its re-laid road ribbons: counted
+    /// in the budget, which it may close for the meshes that can wait, but
+    /// not held back by it.
+    pub fn upload_now(&mut self, meshes: &mut Assets<Mesh>, mesh: Mesh) -> Handle<Mesh> {
+        self.forced += mesh_bytes(&mesh);
+        self.upload(meshes, mesh)
     }
 
     /// Starts a frame with `per_frame` bytes.
@@ -106,6 +124,12 @@ mod tests {
         budget.refill(1);
         assert!(budget.open(), "a new frame hands over one mesh at least");
         budget.upload(&mut meshes, house());
+        assert!(!budget.open());
+        // A mesh that cannot wait is counted apart, and closes the budget.
+        budget.refill(2 * bytes);
+        budget.upload_now(&mut meshes, house());
+        budget.upload_now(&mut meshes, house());
+        assert_eq!((budget.spent(), budget.forced()), (2 * bytes, 2 * bytes));
         assert!(!budget.open());
     }
 }

@@ -87,6 +87,30 @@ fn chunk_keys(app: &mut App) -> Vec<(TerrainChunk, Visibility)> {
 }
 
 #[test]
+fn settings_changed_before_the_first_frame_apply() {
+    // Game code (a startup system, or between adding the plugin and the
+    // first update) changes the settings: the first frame applies them.
+    let mut app = app_with(small_world());
+    let before = app.world().resource::<TerrainState>().generation;
+    app.add_systems(Startup, |mut s: ResMut<TerrainSettings>| {
+        s.view.object_radius = 123.0;
+    });
+    let mut settings = app.world_mut().resource_mut::<TerrainSettings>();
+    settings.view.upload_mib_per_frame = 0.25;
+    settings.params.lake_level += 10.0;
+    app.update();
+    let state = app.world().resource::<TerrainState>();
+    assert_eq!(state.view.object_radius, 123.0);
+    assert_eq!(state.view.upload_mib_per_frame, 0.25);
+    assert_eq!(state.generation, before + 1);
+    // Settings left alone rebuild nothing on the first frame.
+    let mut app = app_with(small_world());
+    let before = app.world().resource::<TerrainState>().generation;
+    app.update();
+    assert_eq!(app.world().resource::<TerrainState>().generation, before);
+}
+
+#[test]
 fn plugin_adds_to_a_minimal_app_and_rejects_bad_settings() {
     one_app_at_a_time();
     let mut app = App::new();

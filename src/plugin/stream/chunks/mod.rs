@@ -340,7 +340,7 @@ pub(crate) fn receive_chunks(
         let (key, generation, ground) = (data.key, data.generation, data.ground);
         let wet = view.water && data.min_height < lake;
         let ribbons = data.ribbons.take();
-        let handle = budget.upload(&mut meshes, data.into_mesh());
+        let handle = budget.upload_now(&mut meshes, data.into_mesh());
         let size = key.size(&view) as f32;
         let tag = TerrainChunk { key, generation };
         let entity = match chunks.present.get(&key) {
@@ -419,7 +419,7 @@ fn roads_child(
     Mesh3d,
     Option<Handle<StandardMaterial>>,
 ) {
-    let mesh = Mesh3d(budget.upload(meshes, ribbons.into_mesh()));
+    let mesh = Mesh3d(budget.upload_now(meshes, ribbons.into_mesh()));
     let road = assets.road.clone();
     (
         Name::new("roads"),
