@@ -309,12 +309,12 @@ mod tests {
         let mut cities = s.cities_in(&t, min, max);
         cities.retain(|c| [(1, 0), (2, 1)].contains(&c.id));
         assert_eq!(cities.len(), 2);
+        let ground = |p: DVec2| t.height(p.x, p.y);
         for city in cities {
             let layout = lay_out(&city, &t, &[], &CityParams::default()).unwrap();
             let mut m = MeshLists::default();
             let n = layout.buildings().count();
             for b in layout.buildings() {
-                let ground = |p: DVec2| t.height(p.x, p.y);
                 add_building(&mut m, &b.footprint, b.height, b.base, ground, DVec3::ZERO);
             }
             let triangles = m.indices.len() / 3;
