@@ -1,58 +1,29 @@
 //! Adaptive streamline integration (`StreamlineParams::tolerance` > 0): an
 //! embedded Bogacki–Shampine 3(2) pair on the eigen-field (each sample's
 //! sign aligned with the step's first, as in the fixed RK4), the step from
-//! the local error estimate within `[dstep, every · dstep]` (the filing
-//! interval). The separation tests are sampled along each step's chord as
-//! finely as the distance last found allows (at least every `dstep`), so no
-//! check is skipped; points are filed at most the filing interval (and
-//! `every` points) apart, as with fixed steps.
+//! the local error estimate within `[dstep, STRIDE × the filing interval]`.
+//! A step is cut into pieces of equal time along its cubic Hermite curve
+//! (the pair's own interpolant), each at most the filing interval long, and
+//! each piece is what a whole step was before: the separation tests are
+//! sampled along its chord as finely as the distance last found allows (at
+//! least every `dstep`), so no check is skipped, and its end is a point of
+//! the line; points are filed at most the filing interval (and `every`
+//! points) apart, as with fixed steps. So the field is sampled four times a
+//! step, not a piece (where the field is smooth, a step is eight pieces).
 //!
 //! What fixed steps count in steps is counted in integration time here
-//! (the sum of the step sizes, `dstep` per fixed step; a step is at most
-//! its size long): the own stretch a line does not collide with, the
-//! longest line, and the seeds laid along a line, so that the streets are
-//! the fixed steps' streets.
+//! (the sum of the step sizes, `dstep` per fixed step; a piece is at most
+//! its time long, or the filing interval): the own stretch a line does not
+//! collide with, the longest line, and the seeds laid along a line, so that
+//! the streets are the fixed steps' streets.
 
+use super::bs3::{Bs3, MAX_PIECES, bs3, pieces};
 use super::field::{MIN_EIGEN, SampledField};
 use super::pending::Pending;
 use super::region::{Region, StepCheck};
 use super::store::{Sample, Store};
-use super::trace::{Limits, Place, Scratch, Stop, floor, sample};
+use super::trace::{Limits, Place, Scratch, Stop, floor};
 use glam::DVec2;
-
-/// One Bogacki–Shampine step of size `h` from `p` (at `place`), continuing
-/// `prev`: the third-order displacement and the norm of its difference to
-/// the second-order one (metres; NaN where a sample is degenerate). `None`
-/// where the field degenerates at `p`.
-#[inline(always)]
-fn bs3<const MINOR: bool>(
-    field: &SampledField,
-    place: &Place,
-    p: DVec2,
-    prev: DVec2,
-    h: f64,
-) -> Option<(DVec2, f64)> {
-    let m = place.cell.eval::<MINOR>(place.u, place.v);
-    let s = 1.0f32.copysign(m[0] * prev.x as f32 + m[1] * prev.y as f32);
-    let k1 = [m[0] * s, m[1] * s];
-    // NaN (a degenerate cell) fails too.
-    if !(((MIN_EIGEN * MIN_EIGEN) as f32)..).contains(&(k1[0] * k1[0] + k1[1] * k1[1])) {
-        return None;
-    }
-    let c = (h * field.inv_cell()) as f32;
-    let by = |k: [f32; 2], f: f32| [k[0] * f, k[1] * f];
-    let k2 = sample::<MINOR, true>(field, place, p, by(k1, 0.5 * c), s, k1);
-    let k3 = sample::<MINOR, true>(field, place, p, by(k2, 0.75 * c), s, k1);
-    let y = |i: usize| (2.0 / 9.0) * k1[i] + (1.0 / 3.0) * k2[i] + (4.0 / 9.0) * k3[i];
-    let y = [y(0), y(1)];
-    let k4 = sample::<MINOR, true>(field, place, p, by(y, c), s, k1);
-    let e = |i: usize| {
-        (-5.0 / 72.0) * k1[i] + (1.0 / 12.0) * k2[i] + (1.0 / 9.0) * k3[i] - 0.125 * k4[i]
-    };
-    let (ex, ey) = (e(0), e(1));
-    let err = ((ex * ex + ey * ey) as f64).sqrt() * h;
-    Some((DVec2::new(y[0] as f64, y[1] as f64) * h, err))
-}
 
 /// Asks the processor to fetch `x`'s cache line (a hint; nothing where
 /// there is no such instruction).
@@ -126,69 +97,123 @@ impl Walker {
 
     /// The first try of the next step ([`bs3`] at `self.h`).
     #[inline(always)]
-    fn try_step<const MINOR: bool>(&self, field: &SampledField) -> Option<(DVec2, f64)> {
+    fn try_step<const MINOR: bool>(&self, field: &SampledField) -> Option<Bs3> {
         bs3::<MINOR>(field, &self.place, self.p, self.prev, self.h)
     }
 
     /// Takes one step, `first` its first try (shrunk until its error is
-    /// within the tolerance or it is `dstep`), unless it leaves the free
-    /// region or comes too close to the family; `other` is the other
-    /// half's `times` and pending points.
+    /// within the tolerance or it is `dstep`), in pieces of at most the
+    /// filing interval along the step's curve, each checked as a step of
+    /// its own (see [`piece`](Self::piece)), while the half has taken fewer
+    /// than `k_max` steps and traced for less than `t_max`; `other` is the
+    /// other half's `times`, pending points and position.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn step<const MINOR: bool>(
         &mut self,
-        first: Option<(DVec2, f64)>,
-        (other, other_pend, other_p): (&[f64], &Pending, DVec2),
+        first: Option<Bs3>,
+        other: (&[f64], &Pending, DVec2),
+        (k_max, t_max): (i32, f64),
         field: &SampledField,
         region: &Region,
         store: &mut Store,
         line: u32,
         lim: &Limits,
     ) {
-        let mut h = self.h;
         let mut tried = first;
-        let (d, err) = loop {
-            let Some((d, err)) = tried else {
+        let step = loop {
+            let Some(step) = tried else {
                 self.stop = Some(Stop::Degenerate);
                 return;
             };
-            if err <= lim.tol || h <= lim.h {
-                break (d, err);
+            if step.err <= lim.tol || step.h <= lim.h {
+                break step;
             }
             // NaN (a degenerate sample) shrinks the most.
-            h = (h * (0.9 * (lim.tol / err).cbrt()).max(0.2)).max(lim.h);
+            let h = (step.h * (0.9 * (lim.tol / step.err).cbrt()).max(0.2)).max(lim.h);
             tried = bs3::<MINOR>(field, &self.place, self.p, self.prev, h);
         };
+        let (h, err, d) = (step.h, step.err, step.d);
         // The next step: at most 5 times longer; the cube root only when
         // it matters (not at the longest step with room to spare).
-        self.h = if h >= lim.max_h && err <= 0.729 * lim.tol {
-            lim.max_h
+        self.h = if h >= lim.max_stride && err <= 0.729 * lim.tol {
+            lim.max_stride
         } else {
-            (h * (0.9 * (lim.tol / err).cbrt()).min(5.0)).clamp(lim.h, lim.max_h)
+            (h * (0.9 * (lim.tol / err).cbrt()).min(5.0)).clamp(lim.h, lim.max_stride)
         };
         let min_step = MIN_EIGEN * h;
-        let len2 = d.length_squared();
-        if !(min_step * min_step..).contains(&len2) {
+        if !(min_step * min_step..).contains(&d.length_squared()) {
             self.stop = Some(Stop::Degenerate);
             return;
         }
+        let start = self.p;
+        let mut ends = [DVec2::ZERO; MAX_PIECES];
+        let n = pieces(&step, start, lim.max_h, &mut ends);
+        let dt = h / n as f64;
+        for &q in &ends[..n] {
+            if self.k >= k_max || self.t >= t_max {
+                // Out of steps or time: the line ends here.
+                self.place = Place::of(field, self.p);
+                return;
+            }
+            if !self.piece(q, dt, other, region, store, line, lim) {
+                return;
+            }
+        }
+        self.place.advance(field, d, start + d);
+        self.prev = d;
+        // The cells the next step samples, fetched while this one ends.
+        let inv = field.inv_cell() as f32;
+        let ahead = (self.h / h) as f32 * inv;
+        for f in [0.5, 1.0] {
+            let (u, v) = (
+                self.place.u + f * ahead * d.x as f32,
+                self.place.v + f * ahead * d.y as f32,
+            );
+            if u.abs() < 1.0e6 && v.abs() < 1.0e6 {
+                let (i, j) = (self.place.i + floor(u), self.place.j + floor(v));
+                if let Some(cell) = field.cell(i, j) {
+                    prefetch(cell);
+                }
+            }
+        }
+    }
+
+    /// Goes on to `q`, `dt` later, unless that leaves the free region or
+    /// comes too close to the family (then it stops, and says so).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn piece(
+        &mut self,
+        q: DVec2,
+        dt: f64,
+        (other, other_pend, other_p): (&[f64], &Pending, DVec2),
+        region: &Region,
+        store: &mut Store,
+        line: u32,
+        lim: &Limits,
+    ) -> bool {
+        let d = q - self.p;
+        let len2 = d.length_squared();
+        if !(len2 > 0.0 && len2.is_finite()) {
+            self.stop = Some(Stop::Degenerate);
+            return false;
+        }
         let len = len2.sqrt();
-        let q = self.p + d;
         match region.step(self.p, q) {
             StepCheck::Clear => {}
             StepCheck::Hit(hit) => {
                 // At the end of the fixed step it falls in, as fixed steps
                 // count it (which the seeds laid along the line follow).
-                let t = self.t + h * hit.point.distance(self.p) / len;
+                let t = self.t + dt * hit.point.distance(self.p) / len;
                 let whole = ((t / lim.h).floor() + 1.0) * lim.h;
                 self.push(hit.point, whole - self.t);
                 self.stop = Some(Stop::Edge(hit));
-                return;
+                return false;
             }
             StepCheck::Blocked => {
                 self.stop = Some(Stop::Blocked);
-                return;
+                return false;
             }
         }
         // The collision tests along the chord: each query clears the
@@ -197,7 +222,7 @@ impl Walker {
         while self.safe < len - done {
             let at = (done + self.safe.max(lim.h)).min(len);
             let x = self.p + d * (at / len);
-            let here = self.sign as f64 * (self.t + h * at / len);
+            let here = self.sign as f64 * (self.t + dt * at / len);
             let time_of = |s: &Sample| -> f64 {
                 let own = (s.idx > 0) == (self.sign > 0);
                 let (times, sign) = if own {
@@ -215,8 +240,8 @@ impl Walker {
             let local = store.local(x);
             let mut best = (lim.reach * lim.reach) as f32;
             // (The other half's lie within `own_time + max_h` of where it
-            // is, steps being no longer than their time: once that is
-            // beyond reach, none can be near.)
+            // is, pieces being no longer than their time and the filing
+            // interval: once that is beyond reach, none can be near.)
             let far = lim.reach + lim.own_time + lim.max_h + 1.0;
             let other_near = x.distance_squared(other_p) < far * far;
             for (pend, own) in [(&self.pend, true), (other_pend, false)]
@@ -235,20 +260,21 @@ impl Walker {
                 // that failed.
                 let ok = done + self.safe.max(0.0);
                 if ok >= 0.5 * lim.h {
-                    self.push(self.p + d * (ok / len), h * ok / len);
+                    self.push(self.p + d * (ok / len), dt * ok / len);
                 }
                 self.stop = Some(Stop::Close);
-                return;
+                return false;
             }
             self.safe = near - lim.thr;
             done = at;
         }
         self.safe -= len - done;
-        self.push(q, h);
+        self.push(q, dt);
+        self.p = q;
         // Filed so that filed points are at most the filing interval (the
-        // next step is at most `self.h` in time, so in length too) and
-        // `every` points apart.
-        if self.since + self.h > lim.max_h || self.unfiled >= lim.every {
+        // next piece is at most that long, and at most `self.h` in time, so
+        // in length too) and `every` points apart.
+        if self.since + self.h.min(lim.max_h) > lim.max_h || self.unfiled >= lim.every {
             let t = self.t;
             self.pend
                 .push(store, q, self.sign as f64 * t, self.sign * self.k);
@@ -257,23 +283,7 @@ impl Walker {
             self.since = 0.0;
             self.unfiled = 0;
         }
-        self.place.advance(field, d, q);
-        self.p = q;
-        self.prev = d;
-        // The cells the next steps sample, fetched while this one ends.
-        let inv = field.inv_cell() as f32;
-        for f in [1.0, 2.0] {
-            let (u, v) = (
-                self.place.u + f * inv * d.x as f32,
-                self.place.v + f * inv * d.y as f32,
-            );
-            if u.abs() < 1.0e6 && v.abs() < 1.0e6 {
-                let (i, j) = (self.place.i + floor(u), self.place.j + floor(v));
-                if let Some(cell) = field.cell(i, j) {
-                    prefetch(cell);
-                }
-            }
-        }
+        true
     }
 
     /// Steps on alone until it stops, has taken `steps` steps or traced
@@ -290,9 +300,19 @@ impl Walker {
         line: u32,
         lim: &Limits,
     ) {
-        while self.stop.is_none() && (self.k as usize) < steps && self.t < until {
+        let k_max = steps.min(i32::MAX as usize) as i32;
+        while self.stop.is_none() && self.k < k_max && self.t < until {
             let first = self.try_step::<MINOR>(field);
-            self.step::<MINOR>(first, other, field, region, store, line, lim);
+            self.step::<MINOR>(
+                first,
+                other,
+                (k_max, until),
+                field,
+                region,
+                store,
+                line,
+                lim,
+            );
         }
     }
 
@@ -343,6 +363,8 @@ pub(crate) fn trace_adaptive<const MINOR: bool>(
         h.pend.clear();
     }
     let steps = lim.max_steps.min(*budget as usize);
+    // The most steps one half may have taken, the other having taken `k`.
+    let limit = |k: i32| (steps - (k as usize).min(steps)).min(i32::MAX as usize) as i32;
     let [a, b] = &mut halves;
     while a.stop.is_none()
         && b.stop.is_none()
@@ -354,6 +376,7 @@ pub(crate) fn trace_adaptive<const MINOR: bool>(
         a.step::<MINOR>(
             ta,
             (&b.times, &b.pend, b.p),
+            (limit(b.k), lim.max_time - b.t),
             field,
             region,
             store,
@@ -363,6 +386,7 @@ pub(crate) fn trace_adaptive<const MINOR: bool>(
         b.step::<MINOR>(
             tb,
             (&a.times, &a.pend, a.p),
+            (limit(a.k), lim.max_time - a.t),
             field,
             region,
             store,

@@ -55,6 +55,7 @@
 
 mod adaptive;
 mod basis;
+mod bs3;
 mod budget;
 mod field;
 mod generate;

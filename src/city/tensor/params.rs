@@ -31,8 +31,10 @@ pub struct StreamlineParams {
     /// `tolerance` the shortest step.
     pub dstep: f64,
     /// Local error allowed per integration step (metres): steps then grow
-    /// from `dstep` up to the filing interval (`dstep · ⌊dtest / 4dstep⌋`)
-    /// while an embedded error estimate stays within it. 0: fixed RK4
+    /// from `dstep` up to eight times the filing interval
+    /// (`dstep · ⌊dtest / 4dstep⌋`) while an embedded error estimate stays
+    /// within it, the line's points (and the separation tests) still along
+    /// each step's curve at most the filing interval apart. 0: fixed RK4
     /// steps of `dstep`.
     pub tolerance: f64,
     /// How far ahead a dangling end looks for a line to join.
@@ -126,8 +128,8 @@ impl StreamlineParams {
         ((self.dtest / (4.0 * self.dstep)).floor() as i32).max(1)
     }
 
-    /// The longest integration step: `dstep`, or with a tolerance the
-    /// filing interval.
+    /// The longest piece of the line one step makes: `dstep`, or with a
+    /// tolerance the filing interval.
     pub(crate) fn max_step(&self) -> f64 {
         if self.tolerance > 0.0 {
             self.every() as f64 * self.dstep

@@ -235,8 +235,12 @@ pub(crate) struct Limits {
     pub max_steps: usize,
     /// Local error allowed per step (metres); 0: fixed steps of `h`.
     pub tol: f64,
-    /// Longest adaptive step (the filing interval, `every · h`).
+    /// The filing interval (`every · h`): with adaptive steps the longest
+    /// piece a step is filed in.
     pub max_h: f64,
+    /// Longest adaptive step ([`STRIDE`](super::bs3::STRIDE) filing
+    /// intervals).
+    pub max_stride: f64,
     /// Adaptive: own points closer than this in integration time are not
     /// collisions (`window · h`).
     pub own_time: f64,

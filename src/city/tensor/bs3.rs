@@ -1,0 +1,110 @@
+//! The adaptive tracer's integration step: an embedded Bogacki–Shampine
+//! 3(2) pair on the eigen-field, and the pieces a step is cut into along
+//! its curve (see [`adaptive`](super::adaptive)).
+
+use super::field::{MIN_EIGEN, SampledField};
+use super::trace::{Place, sample};
+use glam::DVec2;
+
+/// A step is at most this many filing intervals long (in time; a little
+/// less, so that its pieces fit them).
+pub(crate) const STRIDE: f64 = 8.0;
+
+/// Most pieces a step is cut into: room for a piece more than [`STRIDE`]
+/// where its curve is a little longer than its time, and enough that
+/// pieces along its chord always fit.
+pub(super) const MAX_PIECES: usize = 2 * STRIDE as usize;
+
+/// One Bogacki–Shampine step of size `h` from `p` (at `place`), continuing
+/// `prev`.
+#[inline(always)]
+pub(super) fn bs3<const MINOR: bool>(
+    field: &SampledField,
+    place: &Place,
+    p: DVec2,
+    prev: DVec2,
+    h: f64,
+) -> Option<Bs3> {
+    let m = place.cell.eval::<MINOR>(place.u, place.v);
+    let s = 1.0f32.copysign(m[0] * prev.x as f32 + m[1] * prev.y as f32);
+    let k1 = [m[0] * s, m[1] * s];
+    // NaN (a degenerate cell) fails too.
+    if !(((MIN_EIGEN * MIN_EIGEN) as f32)..).contains(&(k1[0] * k1[0] + k1[1] * k1[1])) {
+        return None;
+    }
+    let c = (h * field.inv_cell()) as f32;
+    let by = |k: [f32; 2], f: f32| [k[0] * f, k[1] * f];
+    let k2 = sample::<MINOR, true>(field, place, p, by(k1, 0.5 * c), s, k1);
+    let k3 = sample::<MINOR, true>(field, place, p, by(k2, 0.75 * c), s, k1);
+    let y = |i: usize| (2.0 / 9.0) * k1[i] + (1.0 / 3.0) * k2[i] + (4.0 / 9.0) * k3[i];
+    let y = [y(0), y(1)];
+    let k4 = sample::<MINOR, true>(field, place, p, by(y, c), s, k1);
+    let e = |i: usize| {
+        (-5.0 / 72.0) * k1[i] + (1.0 / 12.0) * k2[i] + (1.0 / 9.0) * k3[i] - 0.125 * k4[i]
+    };
+    let (ex, ey) = (e(0), e(1));
+    let err = ((ex * ex + ey * ey) as f64).sqrt() * h;
+    let v = |k: [f32; 2]| DVec2::new(k[0] as f64, k[1] as f64);
+    Some(Bs3 {
+        d: v(y) * h,
+        err,
+        h,
+        k1: v(k1),
+        k4: v(k4),
+    })
+}
+
+/// A [`bs3`] step: its third-order displacement `d` over time `h`, the norm
+/// of its difference to the second-order one (metres; NaN where a sample is
+/// degenerate), and the directions at its ends (`k4`: at `p + d`), for the
+/// points along it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Bs3 {
+    pub d: DVec2,
+    pub err: f64,
+    pub h: f64,
+    pub k1: DVec2,
+    pub k4: DVec2,
+}
+
+impl Bs3 {
+    /// Where the step is at `θ` ∈ [0, 1] of its time, from its start: the
+    /// cubic Hermite curve through both ends with their directions (the
+    /// pair's own third-order interpolant).
+    #[inline(always)]
+    pub(super) fn at(&self, th: f64) -> DVec2 {
+        let (t2, t3) = (th * th, th * th * th);
+        let h01 = 3.0 * t2 - 2.0 * t3;
+        let h10 = t3 - 2.0 * t2 + th;
+        let h11 = t3 - t2;
+        self.d * h01 + (self.k1 * h10 + self.k4 * h11) * self.h
+    }
+}
+
+/// Fills `ends` with the ends of `step`'s pieces from `start`: of equal
+/// time, as few as keep each at most `most` long (its curve may be a
+/// little longer than its time), else [`MAX_PIECES`] along its chord
+/// (never longer than its time); how many.
+pub(super) fn pieces(step: &Bs3, start: DVec2, most: f64, ends: &mut [DVec2; MAX_PIECES]) -> usize {
+    let first = (step.h / most).ceil().clamp(1.0, MAX_PIECES as f64) as usize;
+    for n in first..=MAX_PIECES {
+        let mut from = start;
+        let mut fits = true;
+        for (j, end) in ends[..n].iter_mut().enumerate() {
+            *end = if j + 1 == n {
+                start + step.d
+            } else {
+                start + step.at((j + 1) as f64 / n as f64)
+            };
+            fits &= end.distance_squared(from) <= most * most;
+            from = *end;
+        }
+        if fits {
+            return n;
+        }
+    }
+    for (j, end) in ends.iter_mut().enumerate() {
+        *end = start + step.d * ((j + 1) as f64 / MAX_PIECES as f64);
+    }
+    MAX_PIECES
+}
