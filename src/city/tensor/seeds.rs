@@ -127,15 +127,11 @@ impl SeedQueue {
         (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
-    /// Queues a candidate with priority `density·(1 − jitter·u)`.
-    pub fn push(&mut self, family: Family, band: Band, pos: DVec2, gate: Option<u32>) {
-        self.push_if(family, band, pos, gate, |_, _| true);
-    }
-
-    /// [`push`](Self::push) if `keep(family, pos)` (the jitter is drawn
-    /// either way, so the other candidates keep their priorities).
+    /// Queues a candidate with priority `density·(1 − jitter·u)` if
+    /// `keep(family, pos)` (the jitter is drawn either way, so the other
+    /// candidates keep their priorities).
     #[inline]
-    fn push_if(
+    pub fn push_if(
         &mut self,
         family: Family,
         band: Band,
@@ -167,11 +163,19 @@ impl SeedQueue {
         self.heaps[family.index()].iter().all(BinaryHeap::is_empty)
     }
 
-    /// `n` random candidates of `family` in `[min, max]`.
-    pub fn random(&mut self, family: Family, n: u32, min: DVec2, max: DVec2) {
+    /// `n` random candidates of `family` in `[min, max]`; only those for
+    /// which `keep(family, pos)` holds are queued.
+    pub fn random(
+        &mut self,
+        family: Family,
+        n: u32,
+        min: DVec2,
+        max: DVec2,
+        keep: impl Fn(Family, DVec2) -> bool,
+    ) {
         for _ in 0..n {
             let p = min + (max - min) * DVec2::new(self.unit(), self.unit());
-            self.push(family, Band::Random, p, None);
+            self.push_if(family, Band::Random, p, None, &keep);
         }
     }
 

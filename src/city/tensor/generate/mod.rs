@@ -226,20 +226,25 @@ impl<'a> Generator<'a> {
     fn trace_level(&mut self, st: &mut LevelState, salt: u64) {
         let seed = self.params.seed ^ salt.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let mut queue = SeedQueue::new(seed, self.params.priority_jitter, self.density);
+        // Only candidates on free ground are queued (the region does not
+        // change, so a pop need not ask again), and none a pop would reject
+        // already (the stores only grow while the level is traced).
+        let (dsep, density) = (st.sp.dsep, self.density);
+        let apart = |stores: &[Store; 2], f: Family, p: DVec2| {
+            !stores[f.index()].any_within(p, dsep / density.at(p))
+        };
+        let keep = |region: &Region, stores: &[Store; 2], f: Family, p: DVec2| {
+            region.is_free(p) && apart(stores, f, p)
+        };
+        let free = |_: Family, p: DVec2| self.region.is_free(p);
         for family in [Family::Major, Family::Minor] {
             if st.level == Level::Main {
                 for (g, &(pos, _)) in self.gates.iter().enumerate() {
-                    queue.push(family, Band::Gate, pos, Some(g as u32));
+                    queue.push_if(family, Band::Gate, pos, Some(g as u32), free);
                 }
             }
-            queue.push(family, Band::Laid, self.density.centre(), None);
+            queue.push_if(family, Band::Laid, self.density.centre(), None, free);
         }
-        // A candidate a pop would reject already (the stores only grow
-        // while the level is traced) is not queued.
-        let (dsep, density) = (st.sp.dsep, self.density);
-        let keep = |region: &Region, stores: &[Store; 2], f: Family, p: DVec2| {
-            region.is_free(p) && !stores[f.index()].any_within(p, dsep / density.at(p))
-        };
         let dstep = st.sp.dstep;
         let field = &self.field;
         let vels =
@@ -262,7 +267,7 @@ impl<'a> Generator<'a> {
         }
         let (lo, hi) = self.bounds;
         for family in [Family::Major, Family::Minor] {
-            queue.random(family, st.sp.seed_tries, lo, hi);
+            queue.random(family, st.sp.seed_tries, lo, hi, free);
         }
         let mut family = Family::Major;
         while self.budget > 0 && !(queue.is_empty(Family::Major) && queue.is_empty(Family::Minor)) {
@@ -270,7 +275,7 @@ impl<'a> Generator<'a> {
                 family = family.other();
                 continue;
             };
-            if !keep(&self.region, &st.stores, family, c.pos) {
+            if !apart(&st.stores, family, c.pos) {
                 continue;
             }
             if let Some((line, times)) = self.trace_line(st, c.pos, family) {
