@@ -56,7 +56,8 @@ struct Walker {
     safe: f64,
     /// Its filed points the store does not hold yet.
     pend: Pending,
-    /// Time and points since the last filed point.
+    /// Since the last filed point: the pieces' times or lengths, whichever
+    /// is longer, and the points.
     since: f64,
     unfiled: i32,
     k: i32,
@@ -148,15 +149,24 @@ impl Walker {
         }
         let start = self.p;
         let mut ends = [DVec2::ZERO; MAX_PIECES];
-        let n = pieces(&step, start, lim.max_h, &mut ends);
+        let (n, longest) = pieces(&step, start, lim.max_h, &mut ends);
         let dt = h / n as f64;
-        for &q in &ends[..n] {
+        for (j, &q) in ends[..n].iter().enumerate() {
+            // The next piece's time or length, whichever is longer: this
+            // step's (its curve may be a little longer than its time), or
+            // at most the next step's (a piece of a step shorter than the
+            // filing interval is its chord, no longer than its time).
+            let next = if j + 1 < n {
+                dt.max(longest)
+            } else {
+                self.h.min(lim.max_h)
+            };
             if self.k >= k_max || self.t >= t_max {
                 // Out of steps or time: the line ends here.
                 self.place = Place::of(field, self.p);
                 return;
             }
-            if !self.piece(q, dt, other, region, store, line, lim) {
+            if !self.piece((q, dt, next), other, region, store, line, lim) {
                 return;
             }
         }
@@ -180,13 +190,12 @@ impl Walker {
     }
 
     /// Goes on to `q`, `dt` later, unless that leaves the free region or
-    /// comes too close to the family (then it stops, and says so).
+    /// comes too close to the family (then it stops, and says so); the
+    /// piece after it takes at most `next`.
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
     fn piece(
         &mut self,
-        q: DVec2,
-        dt: f64,
+        (q, dt, next): (DVec2, f64, f64),
         (other, other_pend, other_p): (&[f64], &Pending, DVec2),
         region: &Region,
         store: &mut Store,
@@ -270,11 +279,11 @@ impl Walker {
         }
         self.safe -= len - done;
         self.push(q, dt);
+        self.since += (len - dt).max(0.0);
         self.p = q;
-        // Filed so that filed points are at most the filing interval (the
-        // next piece is at most that long, and at most `self.h` in time, so
-        // in length too) and `every` points apart.
-        if self.since + self.h.min(lim.max_h) > lim.max_h || self.unfiled >= lim.every {
+        // Filed so that filed points are at most the filing interval (along
+        // the pieces' chords) and `every` points apart.
+        if self.since + next > lim.max_h || self.unfiled >= lim.every {
             let t = self.t;
             self.pend
                 .push(store, q, self.sign as f64 * t, self.sign * self.k);

@@ -2,13 +2,19 @@
 //! 3(2) pair on the eigen-field, and the pieces a step is cut into along
 //! its curve (see [`adaptive`](super::adaptive)).
 
-use super::field::{MIN_EIGEN, SampledField};
-use super::trace::{Place, sample};
+use super::field::SampledField;
+use super::trace::{Place, first_sample, sample};
 use glam::DVec2;
 
-/// A step is at most this many filing intervals long (in time; a little
-/// less, so that its pieces fit them).
-pub(crate) const STRIDE: f64 = 8.0;
+/// A step is at most this many filing intervals long (in time; see
+/// [`longest_step`]).
+pub(super) const STRIDE: f64 = 8.0;
+
+/// The longest step for filing interval `filing`: [`STRIDE`] intervals, a
+/// little less, so that a straight step's pieces fit them.
+pub(super) fn longest_step(filing: f64) -> f64 {
+    filing * STRIDE * 0.999
+}
 
 /// Most pieces a step is cut into: room for a piece more than [`STRIDE`]
 /// where its curve is a little longer than its time, and enough that
@@ -25,13 +31,7 @@ pub(super) fn bs3<const MINOR: bool>(
     prev: DVec2,
     h: f64,
 ) -> Option<Bs3> {
-    let m = place.cell.eval::<MINOR>(place.u, place.v);
-    let s = 1.0f32.copysign(m[0] * prev.x as f32 + m[1] * prev.y as f32);
-    let k1 = [m[0] * s, m[1] * s];
-    // NaN (a degenerate cell) fails too.
-    if !(((MIN_EIGEN * MIN_EIGEN) as f32)..).contains(&(k1[0] * k1[0] + k1[1] * k1[1])) {
-        return None;
-    }
+    let (k1, s) = first_sample::<MINOR>(place, prev)?;
     let c = (h * field.inv_cell()) as f32;
     let by = |k: [f32; 2], f: f32| [k[0] * f, k[1] * f];
     let k2 = sample::<MINOR, true>(field, place, p, by(k1, 0.5 * c), s, k1);
@@ -84,27 +84,33 @@ impl Bs3 {
 /// Fills `ends` with the ends of `step`'s pieces from `start`: of equal
 /// time, as few as keep each at most `most` long (its curve may be a
 /// little longer than its time), else [`MAX_PIECES`] along its chord
-/// (never longer than its time); how many.
-pub(super) fn pieces(step: &Bs3, start: DVec2, most: f64, ends: &mut [DVec2; MAX_PIECES]) -> usize {
+/// (never longer than its time); how many, and the longest's length.
+pub(super) fn pieces(
+    step: &Bs3,
+    start: DVec2,
+    most: f64,
+    ends: &mut [DVec2; MAX_PIECES],
+) -> (usize, f64) {
     let first = (step.h / most).ceil().clamp(1.0, MAX_PIECES as f64) as usize;
     for n in first..=MAX_PIECES {
         let mut from = start;
-        let mut fits = true;
+        let mut longest = 0.0f64;
         for (j, end) in ends[..n].iter_mut().enumerate() {
             *end = if j + 1 == n {
                 start + step.d
             } else {
                 start + step.at((j + 1) as f64 / n as f64)
             };
-            fits &= end.distance_squared(from) <= most * most;
+            // (NaN fails.)
+            longest = longest.max(end.distance_squared(from));
             from = *end;
         }
-        if fits {
-            return n;
+        if longest <= most * most {
+            return (n, longest.sqrt());
         }
     }
     for (j, end) in ends.iter_mut().enumerate() {
         *end = start + step.d * ((j + 1) as f64 / MAX_PIECES as f64);
     }
-    MAX_PIECES
+    (MAX_PIECES, step.d.length() / MAX_PIECES as f64)
 }

@@ -184,9 +184,9 @@ impl TensorStreets {
         self.trace_within(field, input, MAX_TRACE_STEPS)
     }
 
-    /// [`trace`](Self::trace) with at most `steps` integration steps (the
-    /// line that reaches the limit may take one more: its two halves step
-    /// together).
+    /// [`trace`](Self::trace) with at most `steps` integration steps (with
+    /// fixed steps, the line that reaches the limit may take one more: its
+    /// two halves step together).
     pub(crate) fn trace_within(
         &self,
         field: &TensorField,

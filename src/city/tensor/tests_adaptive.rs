@@ -302,9 +302,9 @@ fn default_tolerance_keeps_the_reference_streets_bit_for_bit() {
 /// too long for that is cut along its chord.
 #[test]
 fn steps_are_cut_into_pieces_that_fit_the_filing_interval() {
-    use super::bs3::{Bs3, MAX_PIECES, STRIDE, pieces};
+    use super::bs3::{Bs3, MAX_PIECES, STRIDE, longest_step, pieces};
     let most = 3.0;
-    let h = STRIDE * most * 0.999;
+    let h = longest_step(most);
     let start = v(100.0, -40.0);
     let step = |d: DVec2, k1: DVec2, k4: DVec2| Bs3 {
         d,
@@ -315,13 +315,16 @@ fn steps_are_cut_into_pieces_that_fit_the_filing_interval() {
     };
     let check = |s: &Bs3| -> usize {
         let mut ends = [DVec2::ZERO; MAX_PIECES];
-        let n = pieces(s, start, most, &mut ends);
+        let (n, longest) = pieces(s, start, most, &mut ends);
         assert_eq!(ends[n - 1], start + s.d);
-        let mut from = start;
+        let (mut from, mut most_seen) = (start, 0.0f64);
         for &e in &ends[..n] {
             assert!(e.distance(from) <= most && e != from, "{n} {e} {from}");
+            most_seen = most_seen.max(e.distance(from));
             from = e;
         }
+        // (The filing counts on it.)
+        assert!((longest - most_seen).abs() < 1e-12, "{longest} {most_seen}");
         n
     };
     // Straight: as few pieces as the time needs, evenly spaced.

@@ -122,20 +122,30 @@ fn rk4_at<const MINOR: bool>(
     prev: DVec2,
     h: f64,
 ) -> Option<DVec2> {
-    let m = place.cell.eval::<MINOR>(place.u, place.v);
-    let s = 1.0f32.copysign(m[0] * prev.x as f32 + m[1] * prev.y as f32);
-    let k1 = [m[0] * s, m[1] * s];
+    let (k1, s) = first_sample::<MINOR>(place, prev)?;
     let c = (0.5 * h * field.inv_cell()) as f32;
     let k2 = sample::<MINOR, false>(field, place, p, [k1[0] * c, k1[1] * c], s, k1);
     let k3 = sample::<MINOR, false>(field, place, p, [k2[0] * c, k2[1] * c], s, k1);
     let c2 = 2.0 * c;
     let k4 = sample::<MINOR, false>(field, place, p, [k3[0] * c2, k3[1] * c2], s, k1);
-    // NaN (a degenerate cell) fails too.
-    if !(((MIN_EIGEN * MIN_EIGEN) as f32)..).contains(&(k1[0] * k1[0] + k1[1] * k1[1])) {
-        return None;
-    }
     let sum = |i: usize| (k1[i] + 2.0 * (k2[i] + k3[i]) + k4[i]) as f64;
     Some(DVec2::new(sum(0), sum(1)) * (h / 6.0))
+}
+
+/// A step's first sample: the eigenvector at `place`, turned to agree
+/// with the direction `prev` the line comes from, and the sign that turned
+/// it (the step's other samples start inside the cell with it); `None`
+/// where it is shorter than [`MIN_EIGEN`] or NaN (a degenerate cell).
+#[inline(always)]
+pub(super) fn first_sample<const MINOR: bool>(
+    place: &Place,
+    prev: DVec2,
+) -> Option<([f32; 2], f32)> {
+    let m = place.cell.eval::<MINOR>(place.u, place.v);
+    let s = 1.0f32.copysign(m[0] * prev.x as f32 + m[1] * prev.y as f32);
+    let k1 = [m[0] * s, m[1] * s];
+    let long = (((MIN_EIGEN * MIN_EIGEN) as f32)..).contains(&(k1[0] * k1[0] + k1[1] * k1[1]));
+    long.then_some((k1, s))
 }
 
 /// The eigenvector `du` (cell units) from `place` (at point `p`) with
@@ -238,8 +248,7 @@ pub(crate) struct Limits {
     /// The filing interval (`every · h`): with adaptive steps the longest
     /// piece a step is filed in.
     pub max_h: f64,
-    /// Longest adaptive step ([`STRIDE`](super::bs3::STRIDE) filing
-    /// intervals).
+    /// Longest adaptive step ([`longest_step`](super::bs3::longest_step)).
     pub max_stride: f64,
     /// Adaptive: own points closer than this in integration time are not
     /// collisions (`window · h`).

@@ -181,8 +181,7 @@ impl<'a> Generator<'a> {
             max_steps,
             tol: sp.tolerance,
             max_h: sp.max_step(),
-            // (A little less, so that its pieces fit the interval.)
-            max_stride: sp.max_step() * super::bs3::STRIDE * 0.999,
+            max_stride: super::bs3::longest_step(sp.max_step()),
             own_time: window as f64 * h,
             max_time: max_steps as f64 * h,
         };
