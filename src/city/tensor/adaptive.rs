@@ -13,11 +13,11 @@
 //!
 //! What fixed steps count in steps is counted in integration time here
 //! (the sum of the step sizes, `dstep` per fixed step; a piece is at most
-//! its time long, or the filing interval): the own stretch a line does not
+//! the filing interval long, and about its time): the own stretch a line does not
 //! collide with, the longest line, and the seeds laid along a line, so that
 //! the streets are the fixed steps' streets.
 
-use super::bs3::{Bs3, MAX_PIECES, bs3, pieces};
+use super::bs3::{Bs3, MAX_PIECES, STRETCH, bs3, pieces};
 use super::field::{MIN_EIGEN, SampledField};
 use super::pending::Pending;
 use super::region::{Region, StepCheck};
@@ -249,9 +249,9 @@ impl Walker {
             let local = store.local(x);
             let mut best = (lim.reach * lim.reach) as f32;
             // (The other half's lie within `own_time + max_h` of where it
-            // is, pieces being no longer than their time and the filing
-            // interval: once that is beyond reach, none can be near.)
-            let far = lim.reach + lim.own_time + lim.max_h + 1.0;
+            // is in time, pieces being at most `STRETCH` times as long:
+            // once that is beyond reach, none can be near.)
+            let far = lim.reach + (lim.own_time + lim.max_h) * STRETCH + 1.0;
             let other_near = x.distance_squared(other_p) < far * far;
             for (pend, own) in [(&self.pend, true), (other_pend, false)]
                 .into_iter()

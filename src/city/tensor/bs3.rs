@@ -16,6 +16,11 @@ pub(super) fn longest_step(filing: f64) -> f64 {
     filing * STRIDE * 0.999
 }
 
+/// A piece is at most this many times as long as its time (else the step
+/// is cut along its chord, never longer than its time), so that what is
+/// near in time along a line is near in space.
+pub(super) const STRETCH: f64 = 1.01;
+
 /// Most pieces a step is cut into: room for a piece more than [`STRIDE`]
 /// where its curve is a little longer than its time, and enough that
 /// pieces along its chord always fit.
@@ -82,9 +87,9 @@ impl Bs3 {
 }
 
 /// Fills `ends` with the ends of `step`'s pieces from `start`: of equal
-/// time, as few as keep each at most `most` long (its curve may be a
-/// little longer than its time), else [`MAX_PIECES`] along its chord
-/// (never longer than its time); how many, and the longest's length.
+/// time, as few as keep each at most `most` long and at most [`STRETCH`]
+/// times its time (its curve may be a little longer than its time), else
+/// [`MAX_PIECES`] along its chord; how many, and the longest's length.
 pub(super) fn pieces(
     step: &Bs3,
     start: DVec2,
@@ -105,7 +110,8 @@ pub(super) fn pieces(
             longest = longest.max(end.distance_squared(from));
             from = *end;
         }
-        if longest <= most * most {
+        let dt = step.h / n as f64 * STRETCH;
+        if longest <= most * most && longest <= dt * dt {
             return (n, longest.sqrt());
         }
     }

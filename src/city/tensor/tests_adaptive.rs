@@ -302,7 +302,7 @@ fn default_tolerance_keeps_the_reference_streets_bit_for_bit() {
 /// too long for that is cut along its chord.
 #[test]
 fn steps_are_cut_into_pieces_that_fit_the_filing_interval() {
-    use super::bs3::{Bs3, MAX_PIECES, STRIDE, longest_step, pieces};
+    use super::bs3::{Bs3, MAX_PIECES, STRETCH, STRIDE, longest_step, pieces};
     let most = 3.0;
     let h = longest_step(most);
     let start = v(100.0, -40.0);
@@ -319,7 +319,9 @@ fn steps_are_cut_into_pieces_that_fit_the_filing_interval() {
         assert_eq!(ends[n - 1], start + s.d);
         let (mut from, mut most_seen) = (start, 0.0f64);
         for &e in &ends[..n] {
-            assert!(e.distance(from) <= most && e != from, "{n} {e} {from}");
+            let len = e.distance(from);
+            assert!(len <= most && e != from, "{n} {e} {from}");
+            assert!(len <= s.h / n as f64 * STRETCH, "{n} {len}");
             most_seen = most_seen.max(e.distance(from));
             from = e;
         }
@@ -341,6 +343,12 @@ fn steps_are_cut_into_pieces_that_fit_the_filing_interval() {
     // A curve far longer than its time: along the chord.
     let wild = step(v(h, 0.0), v(0.0, 40.0), v(0.0, -40.0));
     assert_eq!(check(&wild), MAX_PIECES);
+    // Pieces short enough but far longer than their time: along the chord.
+    let bent = Bs3 {
+        h: 4.0,
+        ..step(v(4.0, 0.0), v(0.0, 1.0), v(0.0, -1.0))
+    };
+    assert_eq!(check(&bent), MAX_PIECES);
     // A short step: one piece.
     let short = Bs3 {
         h: 1.0,
