@@ -233,7 +233,7 @@ impl<'a> Generator<'a> {
             !stores[f.index()].any_within(p, dsep / density.at(p))
         };
         let keep = |region: &Region, stores: &[Store; 2], f: Family, p: DVec2| {
-            region.is_free(p) && apart(stores, f, p)
+            apart(stores, f, p) && region.is_free(p)
         };
         let free = |_: Family, p: DVec2| self.region.is_free(p);
         for family in [Family::Major, Family::Minor] {
