@@ -190,6 +190,25 @@ impl LaidGround {
         Ok(())
     }
 
+    /// [`heights_grid`](Self::heights_grid), with the natural ground's
+    /// heights on the same grid in `natural`.
+    pub fn heights_grid_and_natural(
+        &self,
+        (x0, y0, step): (f64, f64, f64),
+        w: usize,
+        h: usize,
+        out: &mut Vec<f64>,
+        natural: &mut Vec<f64>,
+    ) -> Result<(), super::GridError> {
+        self.terrain.heights_grid(x0, y0, step, w, h, natural)?;
+        out.clear();
+        out.extend_from_slice(natural);
+        if let Some(relief) = &self.relief {
+            relief.shape_grid(x0, y0, step, w, h, out);
+        }
+        Ok(())
+    }
+
     /// Everything about the ground at a position, overlays and earthworks
     /// included. Order: paths and placed overrides, roads, lake, mud,
     /// features, towns, streams, city ground, vegetation; then where

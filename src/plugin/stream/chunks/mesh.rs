@@ -32,6 +32,33 @@ pub struct ChunkMesh {
     pub max_height: f64,
 }
 
+/// A jump of the built ground over the natural between two grid vertices of
+/// at least this much (metres), and four times the jump on the vertex's
+/// other side, is a step (a retaining wall) or a sharp edge of the built
+/// ground (the top of a cutting), not a slope to average over.
+const MIN_STEP: f64 = 0.5;
+
+/// The slope at a grid vertex along one axis from the heights `h` of it
+/// and its neighbours behind and ahead (cells of side `step`) and the
+/// built ground's excess over the natural there, `e`: the mean rise, as on
+/// natural ground, except across a step of the built ground, where the
+/// other side's, so that the ground beside a wall is lit as the level
+/// ground it is, not as a slope down the wall (a grid cannot follow the
+/// wall's line, and its triangles across it would otherwise shine as a
+/// saw-tooth).
+fn slope(h: [f64; 3], e: [f64; 3], step: f64) -> f64 {
+    let (jb, ja) = ((e[1] - e[0]).abs(), (e[2] - e[1]).abs());
+    if jb.max(ja) >= MIN_STEP && jb.max(ja) > 4.0 * jb.min(ja) {
+        if jb < ja {
+            (h[1] - h[0]) / step
+        } else {
+            (h[2] - h[1]) / step
+        }
+    } else {
+        (h[2] - h[0]) / (2.0 * step)
+    }
+}
+
 impl ChunkMesh {
     /// Builds the mesh of the built ground: a grid of `chunk_quads` quads per
     /// side with a skirt hanging from every edge (deep enough to hide the
@@ -45,11 +72,14 @@ impl ChunkMesh {
         let n = q + 1;
         let step = key.spacing(view);
         let min = key.corner(view);
-        let mut h = Vec::new();
-        ground
-            .heights_grid(min.x - step, min.y - step, step, n + 2, n + 2, &mut h)
-            .expect("chunk grids are small");
+        // The built ground, the natural, and how far the one lies above the
+        // other.
+        let (mut h, mut natural) = (Vec::new(), Vec::new());
         let w = n + 2;
+        let corner = (min.x - step, min.y - step, step);
+        (ground.heights_grid_and_natural(corner, w, w, &mut h, &mut natural))
+            .expect("chunk grids are small");
+        let excess: Vec<f64> = h.iter().zip(&natural).map(|(b, n)| b - n).collect();
         let height = |i: usize, j: usize| h[(j + 1) * w + i + 1];
         // The grid and its four skirts, exactly.
         let (vertices, indices) = (n * n + 4 * n, 6 * q * q + 24 * q);
@@ -75,8 +105,10 @@ impl ChunkMesh {
                 m.lists
                     .positions
                     .push(to_bevy(local, DVec2::ZERO).to_array());
-                let dzdx = (h[(j + 1) * w + i + 2] - h[(j + 1) * w + i]) / (2.0 * step);
-                let dzdy = (h[(j + 2) * w + i + 1] - h[j * w + i + 1]) / (2.0 * step);
+                // The vertex and its neighbours behind and `by` ahead.
+                let (at, by) = ((j + 1) * w + i + 1, [1, w]);
+                let along = |v: &[f64], d: usize| [v[at - d], v[at], v[at + d]];
+                let [dzdx, dzdy] = by.map(|d| slope(along(&h, d), along(&excess, d), step));
                 let nrm = DVec3::new(-dzdx, -dzdy, 1.0).normalize();
                 m.lists
                     .normals
@@ -222,6 +254,66 @@ mod tests {
         fn may_shape(&self, min: DVec2, max: DVec2) -> bool {
             min.x <= 19240.0 && max.x >= 19210.0
         }
+    }
+
+    /// A pad 20 m above the natural ground over x in [19213, 19237]: a
+    /// retaining wall at each edge, between the chunk's grid vertices.
+    #[derive(Debug)]
+    struct Raised;
+
+    impl crate::terrain::Relief for Raised {
+        fn built(&self, p: DVec2, natural: f64) -> Option<crate::terrain::Built> {
+            (19213.0..=19237.0)
+                .contains(&p.x)
+                .then_some(crate::terrain::Built {
+                    height: natural + 20.0,
+                    kind: crate::terrain::BuiltKind::Pad,
+                })
+        }
+
+        fn may_shape(&self, min: DVec2, max: DVec2) -> bool {
+            min.x <= 19237.0 && max.x >= 19213.0
+        }
+    }
+
+    #[test]
+    fn the_ground_beside_a_wall_is_lit_as_level_ground() {
+        use std::sync::Arc;
+        let t = Arc::new(crate::terrain::Terrain::default());
+        let bare = LaidGround::new(t.clone());
+        let raised = LaidGround::new(t).with_relief(Arc::new(Raised));
+        let view = ViewSettings::default();
+        let key = ChunkKey {
+            level: 0,
+            x: 300,
+            y: 20,
+        };
+        let (a, b) = (
+            ChunkMesh::build(&bare, key, 1, &view),
+            ChunkMesh::build(&raised, key, 1, &view),
+        );
+        let (min, step, n) = (key.corner(&view), key.spacing(&view), 33);
+        let mut beside = 0;
+        for j in 0..n {
+            for i in 0..n {
+                let x = min.x + i as f64 * step;
+                let k = j * n + i;
+                // The pad's gradient is the natural ground's, so every normal
+                // is the bare ground's: beside a wall from one side's rise,
+                // not both (the mean of the rises would tilt it by a 20 m step
+                // over two cells, about 79°, with a dot product near 0.2).
+                let (na, nb) = (
+                    Vec3::from(a.lists.normals[k]),
+                    Vec3::from(b.lists.normals[k]),
+                );
+                let edge = |e: f64| (x - e).abs() < step;
+                let near_wall = edge(19213.0) || edge(19237.0);
+                beside += near_wall as usize;
+                let least = if near_wall { 0.95 } else { 0.9999 };
+                assert!(na.dot(nb) > least, "({i}, {j}): {na} {nb}");
+            }
+        }
+        assert!(beside >= 2 * n, "{beside}");
     }
 
     #[test]
