@@ -301,7 +301,8 @@ mod tests {
                 // The pad's gradient is the natural ground's, so every normal
                 // is the bare ground's: beside a wall from one side's rise,
                 // not both (the mean of the rises would tilt it by a 20 m step
-                // over two cells, about 79°, with a dot product near 0.2).
+                // over two cells: by 79° on level ground, and by 36° at the
+                // first vertex beside the west wall here).
                 let (na, nb) = (
                     Vec3::from(a.lists.normals[k]),
                     Vec3::from(b.lists.normals[k]),
