@@ -38,15 +38,17 @@ pub struct ChunkMesh {
 /// ground (the top of a cutting), not a slope to average over.
 const MIN_STEP: f64 = 0.5;
 
-/// The slope at a grid vertex along one axis from the heights `h` of it
-/// and its neighbours behind and ahead (cells of side `step`) and the
-/// built ground's excess over the natural there, `e`: the mean rise, as on
+/// The slope at a grid vertex along one axis from the built heights `h` of
+/// it and its neighbours behind and ahead (cells of side `step`) and the
+/// natural heights there, `natural`: the mean rise, as on
 /// natural ground, except across a step of the built ground, where the
 /// other side's, so that the ground beside a wall is lit as the level
 /// ground it is, not as a slope down the wall (a grid cannot follow the
 /// wall's line, and its triangles across it would otherwise shine as a
 /// saw-tooth).
-fn slope(h: [f64; 3], e: [f64; 3], step: f64) -> f64 {
+fn slope(h: [f64; 3], natural: [f64; 3], step: f64) -> f64 {
+    // How far the built ground lies above the natural, and its jumps.
+    let e = [0, 1, 2].map(|k| h[k] - natural[k]);
     let (jb, ja) = ((e[1] - e[0]).abs(), (e[2] - e[1]).abs());
     if jb.max(ja) >= MIN_STEP && jb.max(ja) > 4.0 * jb.min(ja) {
         if jb < ja {
@@ -72,14 +74,12 @@ impl ChunkMesh {
         let n = q + 1;
         let step = key.spacing(view);
         let min = key.corner(view);
-        // The built ground, the natural, and how far the one lies above the
-        // other.
+        // The built ground and the natural.
         let (mut h, mut natural) = (Vec::new(), Vec::new());
         let w = n + 2;
         let corner = (min.x - step, min.y - step, step);
         (ground.heights_grid_and_natural(corner, w, w, &mut h, &mut natural))
             .expect("chunk grids are small");
-        let excess: Vec<f64> = h.iter().zip(&natural).map(|(b, n)| b - n).collect();
         let height = |i: usize, j: usize| h[(j + 1) * w + i + 1];
         // The grid and its four skirts, exactly.
         let (vertices, indices) = (n * n + 4 * n, 6 * q * q + 24 * q);
@@ -108,7 +108,7 @@ impl ChunkMesh {
                 // The vertex and its neighbours behind and `by` ahead.
                 let (at, by) = ((j + 1) * w + i + 1, [1, w]);
                 let along = |v: &[f64], d: usize| [v[at - d], v[at], v[at + d]];
-                let [dzdx, dzdy] = by.map(|d| slope(along(&h, d), along(&excess, d), step));
+                let [dzdx, dzdy] = by.map(|d| slope(along(&h, d), along(&natural, d), step));
                 let nrm = DVec3::new(-dzdx, -dzdy, 1.0).normalize();
                 m.lists
                     .normals
