@@ -7,7 +7,9 @@
 //! and without (goal ≤ 1.5 s with), and the built ground's grid
 //! (`LaidGround::heights_grid`) per sample against `Terrain::heights_grid`,
 //! where nothing is built (goal ≤ 1.5×) and over a city (goal ≤ 25 ns),
-//! and the same samples as point queries (`LaidGround::height`).
+//! and the same samples as point queries (`LaidGround::height`); and a
+//! chunk's grid over the city at coarse spacings, point-sampled and filtered
+//! (`LaidGround::heights_grid_filtered`).
 //!
 //! `cargo bench --no-default-features --bench world`
 
@@ -113,4 +115,22 @@ fn earthworks(t: &Terrain) {
     per("where nothing is built", -50_000.0, -50_000.0, 2.0);
     // Over the city: its lots and streets, 1 m apart.
     per("over the city (1 m)", 9600.0, 4000.0, 1.0);
+    // A chunk's grid over the city (35 × 35 with its border, as chunks of
+    // 32 quads mesh) at the coarser levels' spacings: one sample per vertex,
+    // and filtered to the spacing from sub-samples 2 m apart (the default
+    // `view.built_filter`).
+    let (mut h, mut natural) = (Vec::new(), Vec::new());
+    for step in [4.0, 8.0, 16.0, 32.0] {
+        let at = (9850.0 - 17.0 * step, 4250.0 - 17.0 * step, step);
+        let (_, point, _) = time_ms(9, || {
+            (ground.heights_grid_and_natural(at, 35, 35, &mut h, &mut natural)).expect("grid")
+        });
+        let (_, filtered, _) = time_ms(9, || {
+            (ground.heights_grid_filtered(at, (35, 35), 2.0, &mut h, &mut natural)).expect("grid")
+        });
+        let k = bevy_relief::terrain::subsamples(step, 2.0, 35, 35);
+        println!(
+            "chunk grid over the city at {step} m: one sample a vertex {point:.3} ms, filtered ({k} x {k} sub-samples) {filtered:.3} ms"
+        );
+    }
 }

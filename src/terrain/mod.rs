@@ -15,6 +15,7 @@
 //! town sums for callers that rule ground out without sampling it.
 
 mod bounds;
+mod filtered;
 mod grid;
 #[cfg(test)]
 mod hostile_tests;
@@ -29,6 +30,7 @@ mod streams;
 mod underground;
 
 pub use bounds::{HeightSlopeBound, TownBound};
+pub use filtered::{MAX_FILTER_SAMPLES, MAX_SUBSAMPLES, subsamples};
 pub use grid::{GridError, GridKernel, MAX_GRID_SAMPLES};
 pub use kinds::{ControlCode, Feature, Terra, TerrainKind};
 pub use laid::{

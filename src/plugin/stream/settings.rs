@@ -39,6 +39,11 @@ pub struct ViewSettings {
     /// A chunk splits into four while the focus is closer than this many
     /// chunk sizes: larger = finer detail further out.
     pub lod_factor: f64,
+    /// Chunks coarser than this mesh the built ground (pads, roads, cut and
+    /// fill) as its mean over each vertex's cell, from sub-samples about
+    /// this far apart (at most 4 a side), so that distant terraces do not
+    /// alias into spikes; metres, 0 = one sample per vertex.
+    pub built_filter: f64,
     /// Trees, features and buildings are placed to this distance, metres.
     pub object_radius: f64,
     /// Most chunk or object-cell tasks running at once.
@@ -67,6 +72,7 @@ impl Default for ViewSettings {
             min_chunk_size: 64.0,
             chunk_quads: 32,
             lod_factor: 1.5,
+            built_filter: 2.0,
             object_radius: 400.0,
             max_tasks: 8,
             chunk_uploads_per_frame: 6,
@@ -126,6 +132,7 @@ impl ViewSettings {
         }
         range("view.chunk_quads", self.chunk_quads as f64, 2.0, 256.0)?;
         range("view.lod_factor", self.lod_factor, 1.0, 8.0)?;
+        range("view.built_filter", self.built_filter, 0.0, 1000.0)?;
         range("view.object_radius", self.object_radius, 0.0, 5000.0)?;
         range("view.max_tasks", self.max_tasks as f64, 1.0, 256.0)?;
         range(

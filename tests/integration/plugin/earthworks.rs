@@ -48,7 +48,8 @@ fn line(x0: f64, x1: f64, y: f64, z: f64) -> Vec<DVec3> {
 }
 
 /// The region: the road on the terrace at `z`, a bridge (x 19000–19100),
-/// a tunnel (19300–19400) and a wall along the terrace's north edge.
+/// a tunnel (19300–19400) and a wall along the terrace's north edge
+/// (19150–19250, near the focus: drawn by the finest chunks).
 fn region(terrain: &Terrain, min: DVec2, max: DVec2, z: f64) -> Region {
     let mut road = Road::new(
         vec![DVec2::new(X0, Y), DVec2::new(X1, Y)],
@@ -76,7 +77,7 @@ fn region(terrain: &Terrain, min: DVec2, max: DVec2, z: f64) -> Region {
         Structure {
             kind: StructureKind::Wall,
             road: None,
-            line: line(19000.0, 19100.0, Y + HALF, z),
+            line: line(19150.0, 19250.0, Y + HALF, z),
             foot: vec![z - 5.0; 2],
         },
     ];
@@ -203,8 +204,21 @@ fn a_hand_made_region_is_built_into_the_world() {
         }
     }
     assert!(along > 100, "{along} ribbon vertices");
-    // The cells (256 m) hold the three structures: the deck and parapets
-    // on top, the piers down below the bridge's foot.
+    // The finest chunks draw the wall, up to its top (0.3 m over the
+    // terrace) along its line.
+    let mut wall = 0;
+    for (key, _, vs) in chunk_meshes(&mut app) {
+        for v in vs {
+            let on_line = (v.y - (Y + HALF)).abs() <= 0.31 && (19150.0..=19250.0).contains(&v.x);
+            if on_line && (v.z - (z + 0.3)).abs() < 1e-3 {
+                assert_eq!(key.level, 0, "{v}");
+                wall += 1;
+            }
+        }
+    }
+    assert!(wall >= 4, "{wall} vertices at the wall's top");
+    // The cells (256 m) hold the bridge and the tunnel: the deck and
+    // parapets on top, the piers down below the bridge's foot.
     let mut q = app
         .world_mut()
         .query::<(&ReliefStructures, &Mesh3d, &WorldAnchor)>();
@@ -216,7 +230,7 @@ fn a_hand_made_region_is_built_into_the_world() {
         "{} cells",
         cells.len()
     );
-    assert_eq!(cells.iter().map(|c| c.0.structures).sum::<usize>(), 3);
+    assert_eq!(cells.iter().map(|c| c.0.structures).sum::<usize>(), 2);
     let vs: Vec<DVec3> = (cells.iter())
         .flat_map(|c| vertices(&app, &c.1, c.2))
         .collect();

@@ -61,6 +61,30 @@ fn slope(h: [f64; 3], natural: [f64; 3], step: f64) -> f64 {
     }
 }
 
+/// A chunk's height grid, with a border of one vertex (`(quads + 3)²`
+/// samples, row by row from the south-west): the built ground filtered to
+/// the chunk's spacing (`view.built_filter`), which its mesh and its ribbons
+/// stand on, and the natural ground.
+pub struct ChunkGrid {
+    /// The built ground.
+    pub built: Vec<f64>,
+    /// The natural ground.
+    pub natural: Vec<f64>,
+}
+
+impl ChunkGrid {
+    /// The grid of chunk `key`.
+    pub fn of(ground: &LaidGround, key: ChunkKey, view: &ViewSettings) -> Self {
+        let (step, min) = (key.spacing(view), key.corner(view));
+        let w = view.chunk_quads as usize + 3;
+        let corner = (min.x - step, min.y - step, step);
+        let (mut built, mut natural) = (Vec::new(), Vec::new());
+        (ground.heights_grid_filtered(corner, (w, w), view.built_filter, &mut built, &mut natural))
+            .expect("chunk grids are small");
+        Self { built, natural }
+    }
+}
+
 impl ChunkMesh {
     /// Builds the mesh of the built ground: a grid of `chunk_quads` quads per
     /// side with a skirt hanging from every edge (deep enough to hide the
@@ -68,18 +92,32 @@ impl ChunkMesh {
     /// kind and snow (the natural ground's kind, or what is built there:
     /// carriageways as road, pads as town ground, embankments grassed, cuts
     /// gravel).
+    #[cfg(test)]
     pub fn build(ground: &LaidGround, key: ChunkKey, generation: u64, view: &ViewSettings) -> Self {
+        Self::build_on(
+            ground,
+            key,
+            generation,
+            view,
+            &ChunkGrid::of(ground, key, view),
+        )
+    }
+
+    /// [`build`](Self::build) on the chunk's grid, `grid`.
+    pub fn build_on(
+        ground: &LaidGround,
+        key: ChunkKey,
+        generation: u64,
+        view: &ViewSettings,
+        grid: &ChunkGrid,
+    ) -> Self {
         let terrain = ground.terrain();
         let q = view.chunk_quads as usize;
         let n = q + 1;
         let step = key.spacing(view);
         let min = key.corner(view);
-        // The built ground and the natural.
-        let (mut h, mut natural) = (Vec::new(), Vec::new());
+        let (h, natural) = (&grid.built, &grid.natural);
         let w = n + 2;
-        let corner = (min.x - step, min.y - step, step);
-        (ground.heights_grid_and_natural(corner, w, w, &mut h, &mut natural))
-            .expect("chunk grids are small");
         let height = |i: usize, j: usize| h[(j + 1) * w + i + 1];
         // The grid and its four skirts, exactly.
         let (vertices, indices) = (n * n + 4 * n, 6 * q * q + 24 * q);
@@ -108,7 +146,7 @@ impl ChunkMesh {
                 // The vertex and its neighbours behind and `by` ahead.
                 let (at, by) = ((j + 1) * w + i + 1, [1, w]);
                 let along = |v: &[f64], d: usize| [v[at - d], v[at], v[at + d]];
-                let [dzdx, dzdy] = by.map(|d| slope(along(&h, d), along(&natural, d), step));
+                let [dzdx, dzdy] = by.map(|d| slope(along(h, d), along(natural, d), step));
                 let nrm = DVec3::new(-dzdx, -dzdy, 1.0).normalize();
                 m.lists
                     .normals
@@ -315,6 +353,74 @@ mod tests {
             }
         }
         assert!(beside >= 2 * n, "{beside}");
+    }
+
+    /// Pads 10 m wide, alternately 6 m above the natural ground and level
+    /// with it: narrower than a distant chunk's cells.
+    #[derive(Debug)]
+    struct Stripes;
+
+    impl crate::terrain::Relief for Stripes {
+        fn built(&self, p: DVec2, natural: f64) -> Option<crate::terrain::Built> {
+            let raised = (p.x / 10.0).floor().rem_euclid(2.0) == 0.0;
+            Some(crate::terrain::Built {
+                height: natural + if raised { 6.0 } else { 0.0 },
+                kind: crate::terrain::BuiltKind::Pad,
+            })
+        }
+
+        fn may_shape(&self, _: DVec2, _: DVec2) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn a_distant_chunk_meshes_the_built_ground_filtered_to_its_spacing() {
+        use std::sync::Arc;
+        let t = Arc::new(crate::terrain::Terrain::default());
+        let ground = LaidGround::new(t).with_relief(Arc::new(Stripes));
+        let key = ChunkKey {
+            level: 3,
+            x: 37,
+            y: 2,
+        };
+        let heights = |view: &ViewSettings| -> Vec<f32> {
+            let m = ChunkMesh::build(&ground, key, 1, view);
+            (0..33 * 33).map(|k| m.lists.positions[k][1]).collect()
+        };
+        // The chunk's grid with a border of one vertex, as built.
+        let view = ViewSettings::default();
+        let (min, step) = (key.corner(&view), key.spacing(&view));
+        assert_eq!(step, 16.0);
+        let grid = |filter: f64| -> Vec<f32> {
+            let (mut h, mut natural) = (Vec::new(), Vec::new());
+            let at = (min.x - step, min.y - step, step);
+            (ground.heights_grid_filtered(at, (35, 35), filter, &mut h, &mut natural)).unwrap();
+            (0..33 * 33)
+                .map(|k| h[(k / 33 + 1) * 35 + k % 33 + 1] as f32)
+                .collect()
+        };
+        // By default each vertex stands on the mean over its cell ...
+        let filtered = heights(&view);
+        assert_eq!(filtered, grid(2.0));
+        // ... where with `built_filter` 0 it takes the one pad it lands on.
+        let point = heights(&ViewSettings {
+            built_filter: 0.0,
+            ..default()
+        });
+        assert_eq!(point, grid(0.0));
+        let t = ground.terrain();
+        let excess = (0..33 * 33).map(|k| {
+            let (i, j) = ((k % 33) as f64, (k / 33) as f64);
+            point[k] as f64 - t.height(min.x + i * step, min.y + j * step)
+        });
+        assert!(
+            excess
+                .clone()
+                .all(|e| e.abs() < 0.01 || (e - 6.0).abs() < 0.01)
+        );
+        let differ = (filtered.iter().zip(&point)).filter(|(f, p)| (**f - **p).abs() > 0.5);
+        assert!(differ.count() > 33 * 33 / 2);
     }
 
     #[test]

@@ -15,15 +15,16 @@ mod refresh;
 mod ribbons;
 mod select;
 
-pub use mesh::ChunkMesh;
+pub use mesh::{ChunkGrid, ChunkMesh};
 pub(crate) use refresh::update_ribbons;
-pub use ribbons::build_ribbons;
+pub use ribbons::{build_ribbons, build_ribbons_on};
 pub use select::{ChunkKey, select_chunks};
 
 use super::coords::{FocusState, RenderOrigin, WorldAnchor};
 use super::mesh::MeshLists;
 use super::roads::LaidRoads;
 use super::settings::{TerrainState, ViewSettings};
+use super::structures::add_walls_in;
 use super::tasks::{Job, ReliefWorkers};
 use super::upload::UploadBudget;
 use crate::plugin::ReliefAssets;
@@ -266,13 +267,23 @@ pub(crate) fn request_chunks(
                 laid.all_spans(),
             )
         });
+        // The retaining walls that start in it, where it is fine enough.
+        let walls = (key.draws_walls(view) && laid.region.is_some())
+            .then(|| (laid.structures.clone(), laid.structure_cells.clone()));
         let ground = Arc::clone(&laid.ground);
         let (view, version) = (view.clone(), laid.version);
         let job = workers.spawn(move || {
-            let mut m = ChunkMesh::build(&ground, key, generation, &view);
+            // One grid for the ground and the ribbons draped on it.
+            let grid = ChunkGrid::of(&ground, key, &view);
+            let mut m = ChunkMesh::build_on(&ground, key, generation, &view, &grid);
             m.ground = (version, print);
+            if let Some((all, cells)) = walls {
+                let size = DVec2::splat(key.size(&view));
+                add_walls_in(&mut m.lists, &all, &cells, (min, min + size));
+            }
             if let Some((rp, roads, streams, spans)) = ribbons {
-                let r = build_ribbons(&ground, key, &view, &roads, &streams, &spans);
+                let layers = (&*roads, &*streams, &spans[..]);
+                let r = build_ribbons_on(&ground, key, &view, || grid, layers);
                 m.ribbons = Some((version, rp, r));
             }
             m

@@ -4,6 +4,7 @@
 //! or tunnels are left out (structures draw them); footways are stairs.
 
 use super::ChunkKey;
+use super::mesh::ChunkGrid;
 use crate::network::{RoadClass, RoadLayer};
 use crate::plugin::stream::coords::to_bevy;
 use crate::plugin::stream::mesh::MeshLists;
@@ -20,10 +21,13 @@ pub const STEP_COLOR: [f32; 4] = [0.22, 0.21, 0.19, 1.0];
 pub const STEP_RUN: f64 = 1.2;
 /// Depth of a step's nosing band, metres.
 const STEP_BAND: f64 = 0.35;
+/// Steps are drawn on chunks at most this fine (vertex spacing, metres):
+/// on coarser ones, farther out, bands 1.2 m apart would shimmer.
+const STEP_MAX_SPACING: f64 = 2.0;
 
 /// The ribbons of the roads and streams over one chunk, draped on the
-/// chunk's own triangles (the same height grid of the built ground its
-/// mesh uses), leaving out each road's `spans` (its bridges and tunnels, as
+/// chunk's own triangles (its [`ChunkGrid`], the same heights of the built
+/// ground its mesh stands on), leaving out each road's `spans` (its bridges and tunnels, as
 /// arc-length intervals), or `None` where nothing crosses it.
 pub fn build_ribbons(
     ground: &LaidGround,
@@ -32,6 +36,19 @@ pub fn build_ribbons(
     roads: &RoadLayer,
     streams: &StreamLayer,
     spans: &[Vec<(f64, f64)>],
+) -> Option<MeshLists> {
+    let grid = || ChunkGrid::of(ground, key, view);
+    build_ribbons_on(ground, key, view, grid, (roads, streams, spans))
+}
+
+/// [`build_ribbons`] on the chunk's grid, made by `grid` if anything
+/// crosses the chunk (the same heights as its mesh's, to the bit).
+pub fn build_ribbons_on(
+    ground: &LaidGround,
+    key: ChunkKey,
+    view: &ViewSettings,
+    grid: impl FnOnce() -> ChunkGrid,
+    (roads, streams, spans): (&RoadLayer, &StreamLayer, &[Vec<(f64, f64)>]),
 ) -> Option<MeshLists> {
     let size = key.size(view);
     let step = key.spacing(view);
@@ -43,13 +60,8 @@ pub fn build_ribbons(
     }
     let terrain = ground.terrain();
     let q = view.chunk_quads as usize;
-    let n = q + 1;
-    // The same grid call as the ground mesh's, so the heights are the same bits.
-    let mut h = Vec::new();
-    let w = n + 2;
-    ground
-        .heights_grid(min.x - step, min.y - step, step, w, w, &mut h)
-        .ok()?;
+    let w = q + 3;
+    let h = grid().built;
     let height = |i: usize, j: usize| h[(j + 1) * w + i + 1];
     let ground = |p: DVec2| {
         // The height of this chunk's own triangles at p (clamped to the chunk).
@@ -103,7 +115,7 @@ pub fn build_ribbons(
             RoadClass::Highway => line(&mut r, width, [0.07, 0.07, 0.08, 1.0], 0.0),
             RoadClass::Path => {
                 line(&mut r, width, STAIR_COLOR, 0.0);
-                if step <= 4.0 {
+                if step <= STEP_MAX_SPACING {
                     chunk.steps(&mut r, pts, skip, width, deck);
                 }
             }
@@ -496,5 +508,11 @@ mod tests {
         assert!(count(STAIR_COLOR) > 0);
         let steps = count(STEP_COLOR) / 6;
         assert!((50..=56).contains(&steps), "{steps} steps");
+        // A coarser chunk over it draws the footway without steps.
+        let coarse = key.parent();
+        let r = build_ribbons(&g, coarse, &view, &roads, &StreamLayer::default(), &spans)
+            .expect("ribbons");
+        let count = |colour: [f32; 4]| r.colors.iter().filter(|c| **c == colour).count();
+        assert!(count(STAIR_COLOR) > 0 && count(STEP_COLOR) == 0);
     }
 }

@@ -7,6 +7,10 @@ use bevy::prelude::*;
 /// Road ribbons are drawn on chunks whose vertex spacing is at most this.
 const RIBBON_MAX_SPACING: f64 = 64.0;
 
+/// Chunks at most this fine (vertex spacing, metres) draw retaining walls
+/// (and the finest level always).
+const WALL_MAX_SPACING: f64 = 2.0;
+
 /// A chunk's place in the quadtree: level 0 is the finest; a chunk at level
 /// `l` is `min_chunk_size · 2^l` metres square with its south-west corner at
 /// `(x, y) · size`.
@@ -54,6 +58,14 @@ impl ChunkKey {
     /// Whether the chunk draws road and stream ribbons (fine enough to).
     pub fn draws_ribbons(&self, view: &ViewSettings) -> bool {
         self.spacing(view) <= RIBBON_MAX_SPACING
+    }
+
+    /// Whether the chunk draws the retaining walls that start in it: the
+    /// finest level, or any with vertices 2 m apart or less (a coarser grid
+    /// cannot meet a wall's foot and top: its triangles would cut across
+    /// the wall's face in a saw-tooth).
+    pub fn draws_walls(&self, view: &ViewSettings) -> bool {
+        self.level == 0 || self.spacing(view) <= WALL_MAX_SPACING
     }
 
     /// The chunk one level coarser that contains this one.

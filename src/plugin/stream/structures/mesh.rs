@@ -328,6 +328,13 @@ fn add_wall(m: &mut MeshLists, s: &Structure, anchor: DVec3) {
     );
 }
 
+/// Whether a structure can be drawn: two finite points or more, finite feet.
+fn drawable(s: &Structure) -> bool {
+    s.line.len() >= 2
+        && s.line.iter().all(|p| p.is_finite())
+        && s.foot.iter().all(|f| f.is_finite())
+}
+
 /// Adds one structure (its road, for bridges and tunnels, gives the width
 /// and surface); skipped when its line has fewer than two finite points.
 pub fn add_structure(
@@ -337,10 +344,7 @@ pub fn add_structure(
     terrain: &Terrain,
     anchor: DVec3,
 ) {
-    if s.line.len() < 2
-        || !s.line.iter().all(|p| p.is_finite())
-        || !s.foot.iter().all(|f| f.is_finite())
-    {
+    if !drawable(s) {
         return;
     }
     let road = s.road.and_then(|i| net.roads.get(i));
@@ -350,4 +354,34 @@ pub fn add_structure(
         StructureKind::Tunnel => add_portals(m, s, width, anchor),
         StructureKind::Wall => add_wall(m, s, anchor),
     }
+}
+
+/// Adds the retaining walls of `all` whose first point lies in `[min, max)`
+/// (found through their structure cells, `cells`), anchored at `min` at
+/// height 0; how many. Walls are drawn with the finest chunks of ground
+/// (`ChunkKey::draws_walls`): a coarser grid cannot meet a wall's foot and
+/// top, and would cut across its face.
+pub(crate) fn add_walls_in(
+    m: &mut MeshLists,
+    all: &[Structure],
+    cells: &super::StructureCells,
+    (min, max): (DVec2, DVec2),
+) -> usize {
+    let cell = |v: f64| (v / super::STRUCTURE_CELL).floor() as i64;
+    let ((x0, y0), (x1, y1)) = ((cell(min.x), cell(min.y)), (cell(max.x), cell(max.y)));
+    let mut n = 0;
+    // (The cells' map is ordered by x, then y: the columns in the box, and
+    // of them the cells in its rows.)
+    let columns = cells.range((x0, i64::MIN)..=(x1, i64::MAX));
+    for (_, (_, ids)) in columns.filter(|(c, _)| (y0..=y1).contains(&c.1)) {
+        for s in ids.iter().filter_map(|&i| all.get(i)) {
+            let first = s.line.first().map(|p| p.truncate());
+            let inside = first.is_some_and(|p| p.cmpge(min).all() && p.cmplt(max).all());
+            if s.kind == StructureKind::Wall && inside && drawable(s) {
+                add_wall(m, s, min.extend(0.0));
+                n += 1;
+            }
+        }
+    }
+    n
 }

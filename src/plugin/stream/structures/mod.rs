@@ -1,7 +1,8 @@
 //! Bridges, tunnels and retaining walls ([`Structure`]s of the laid region):
 //! bridge decks with parapets on piers down to the ground or the lake bed,
 //! stone portals at both ends of a tunnel (nothing is drawn inside the
-//! hill), stone walls from their top down to their foot. The road ribbons
+//! hill), stone walls from their top down to their foot (walls with the
+//! finest chunks of ground, which meet them: [`add_walls_in`]). The road ribbons
 //! leave out the stretches of road that are bridges and tunnels
 //! ([`road_spans`]).
 //!
@@ -32,6 +33,7 @@ mod mesh;
 mod tests;
 
 pub use mesh::add_structure;
+pub(crate) use mesh::add_walls_in;
 
 /// Side of a structure cell, metres: small enough that one cell's mesh is
 /// a small upload (near a city a 1,024 m cell held 14 MiB) and that cells
@@ -59,7 +61,8 @@ pub struct ReliefStructures {
     /// The cell: `(x, y)` of its first points, divided by
     /// [`STRUCTURE_CELL`] and rounded down.
     pub cell: (i64, i64),
-    /// How many structures the mesh holds.
+    /// How many structures the mesh holds (bridges and tunnels: walls are
+    /// drawn with the ground's finest chunks).
     pub structures: usize,
 }
 
@@ -326,12 +329,16 @@ pub(crate) fn update_structures(
             let job = workers.spawn(move || {
                 let mut m = MeshLists::default();
                 let anchor = cell_centre(c);
-                for &i in ids.iter() {
-                    add_structure(&mut m, &all[i], roads.network(), &terrain, anchor);
+                // (Walls are drawn with the finest ground: `add_walls_in`.)
+                let spans = ids.iter().map(|&i| &all[i]);
+                let spans: Vec<&Structure> =
+                    spans.filter(|s| s.kind != StructureKind::Wall).collect();
+                for s in &spans {
+                    add_structure(&mut m, s, roads.network(), &terrain, anchor);
                 }
                 Built {
                     mesh: (!m.is_empty()).then(|| m.into_mesh()),
-                    structures: ids.len(),
+                    structures: spans.len(),
                 }
             });
             sm.pending.insert(c, (key, job));

@@ -255,3 +255,57 @@ fn built_cells_go_to_the_renderer_nearest_first_within_the_frames_budget() {
     let mut huge = BTreeMap::from([((0, 0), (0, built(1 << 20)))]);
     assert_eq!(take(&mut huge, &mut UploadBudget::new(1000)).len(), 1);
 }
+
+#[test]
+fn walls_are_drawn_by_the_box_their_first_point_lies_in() {
+    let net = road();
+    let all = vec![
+        structure(
+            StructureKind::Wall,
+            None,
+            &[(10.0, 10.0, 5.0), (30.0, 10.0, 5.0)],
+            &[1.0; 2],
+        ),
+        // Starts in the next cell east, ends in the first.
+        structure(
+            StructureKind::Wall,
+            None,
+            &[(260.0, 20.0, 5.0), (250.0, 20.0, 5.0)],
+            &[1.0; 2],
+        ),
+        structure(
+            StructureKind::Bridge,
+            Some(0),
+            &[(40.0, 0.0, 5.0), (90.0, 0.0, 5.0)],
+            &[0.0; 2],
+        ),
+        // A bad line: skipped.
+        structure(
+            StructureKind::Wall,
+            None,
+            &[(20.0, 20.0, f64::NAN), (25.0, 20.0, 5.0)],
+            &[1.0; 2],
+        ),
+    ];
+    let cells = structure_cells(&all, &net, 1);
+    let count = |min: (f64, f64), max: (f64, f64)| {
+        let mut m = MeshLists::default();
+        let (min, max) = (DVec2::new(min.0, min.1), DVec2::new(max.0, max.1));
+        let n = add_walls_in(&mut m, &all, &cells, (min, max));
+        assert_eq!(n == 0, m.is_empty());
+        n
+    };
+    assert_eq!(count((0.0, 0.0), (64.0, 64.0)), 1);
+    assert_eq!(count((0.0, 0.0), (512.0, 512.0)), 2);
+    assert_eq!(count((256.0, 0.0), (320.0, 64.0)), 1);
+    // Half-open: a first point on the east edge belongs to the next box.
+    assert_eq!(count((-54.0, 0.0), (10.0, 64.0)), 0);
+    assert_eq!(count((-512.0, -512.0), (0.0, 0.0)), 0);
+    // Anchored at the box's corner: the first wall's vertices lie within
+    // it (and below its top, 0.3 m over 5 m).
+    let mut m = MeshLists::default();
+    add_walls_in(&mut m, &all, &cells, (DVec2::ZERO, DVec2::splat(64.0)));
+    assert!(m.positions.iter().all(|p| (0.0..=64.0).contains(&p[0])
+        && (-64.0..=0.0).contains(&p[2])
+        && p[1] <= 5.3 + 1.0e-4));
+}
