@@ -147,9 +147,11 @@ fn chunk_meshes(app: &mut App) -> Vec<(ChunkKey, AssetId<Mesh>, Vec<DVec3>)> {
         .collect()
 }
 
-/// Whether a point lies inside the terrace (off its edges).
+/// Whether a point lies inside the terrace, off its edges by more than a
+/// cell and a half of the coarsest chunks over it (8 m, 500 m from the
+/// focus), whose filtered ground mixes the terrace with the hillside there.
 fn on_terrace(p: DVec3) -> bool {
-    (p.y - Y).abs() < HALF - 0.5 && p.x > X0 + 0.5 && p.x < X1 - 0.5
+    (p.y - Y).abs() < HALF - 8.0 && p.x > X0 + 16.0 && p.x < X1 - 16.0
 }
 
 #[test]
