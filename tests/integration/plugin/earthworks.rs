@@ -331,3 +331,20 @@ fn a_new_region_re_meshes_only_the_chunks_its_earthworks_touch() {
         after.len()
     );
 }
+
+#[test]
+fn a_mesh_setting_changed_live_meshes_every_shown_chunk_again() {
+    let (mut app, _) = terrace_world(280.0);
+    run_until(&mut app, "the terrace world", built_and_shown);
+    let before: std::collections::HashSet<AssetId<Mesh>> =
+        (chunk_meshes(&mut app).into_iter()).map(|c| c.1).collect();
+    assert!(!before.is_empty());
+    // As the inspector would: one sample a vertex instead of the filter.
+    app.world_mut()
+        .resource_mut::<TerrainSettings>()
+        .view
+        .built_filter = 0.0;
+    run_until(&mut app, "every chunk meshed again", |app| {
+        built_and_shown(app) && chunk_meshes(app).iter().all(|c| !before.contains(&c.1))
+    });
+}

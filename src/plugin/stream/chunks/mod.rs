@@ -69,6 +69,17 @@ struct Present {
 /// fingerprint it was built for, and the ribbons.
 type RibbonResult = (ChunkKey, u64, u64, Option<MeshLists>);
 
+/// A shown chunk's ground print once its mesh is out of date whatever the
+/// ground (no print is this: prints are hashes, and 0 where nothing is built).
+const STALE: u64 = u64::MAX;
+
+/// Whether chunks meshed with `a` are as meshed with `b` (what a chunk's mesh
+/// is built from, besides its key and the ground).
+fn meshes_alike(a: &ViewSettings, b: &ViewSettings) -> bool {
+    (a.chunk_quads, a.min_chunk_size, a.built_filter)
+        == (b.chunk_quads, b.min_chunk_size, b.built_filter)
+}
+
 /// Most ground prints computed in a frame.
 const PRINTS_PER_FRAME: usize = 24;
 
@@ -167,6 +178,22 @@ pub(crate) fn request_chunks(
                 || v != view
         }
     };
+    // Settings a mesh is built from changed (live, in the inspector): every
+    // shown chunk is meshed again, its old mesh shown until the new one is in.
+    let remesh = (chunks.selected_at.as_ref()).is_some_and(|(_, _, v)| !meshes_alike(v, view));
+    if remesh {
+        let ChunkManager {
+            pending,
+            ready,
+            present,
+            ..
+        } = &mut *chunks;
+        pending.clear();
+        ready.clear();
+        present.values_mut().for_each(|p| p.ground.1 = STALE);
+        chunks.ground_unchecked = true;
+        chunks.ground_cursor = 0;
+    }
     if reselect {
         let desired = select_chunks(f2, view);
         chunks.desired_set = desired.iter().copied().collect();
