@@ -66,7 +66,8 @@ done
 # Issue 24 §3: the headless frame (app.update() wall time, 300 m/s) pinned to
 # 2, 4, 8 and 16 cores (as many as there are), with the default plugin (every
 # main schedule on one thread) and with Bevy's multi-threaded executor.
-# CORES="2 4" and CORE_SECONDS=S choose; CORES= leaves it out.
+# CORES="2 4" (a count twice: two runs), MODES=default (or --multi-threaded)
+# and CORE_SECONDS=S choose; CORES= leaves it out.
 cores=${CORES-2 4 8 16}
 if [[ -n $cores ]] && command -v taskset >/dev/null; then
     n=$(nproc --all)
@@ -74,7 +75,7 @@ if [[ -n $cores ]] && command -v taskset >/dev/null; then
     run=$(mktemp)
     for c in $cores; do
         ((c <= n)) || continue
-        for mode in default --multi-threaded; do
+        for mode in ${MODES:-default --multi-threaded}; do
             flag=$mode
             [[ $mode == default ]] && flag=
             taskset -c "0-$((c - 1))" "$bin" --seconds "${CORE_SECONDS:-12}" $flag 2>&1 \

@@ -154,6 +154,10 @@ fn main() -> AppExit {
     let mut json = None;
     let mut msaa = None;
     let mut prepass = false;
+    let mut occlusion = false;
+    let mut fxaa = false;
+    let mut no_gpu_timing = false;
+    let mut hide = Vec::new();
     let mut start = DVec3::new(19000.0, 1260.0, 600.0);
     let mut far = false;
     let mut args = std::env::args().skip(1);
@@ -177,6 +181,28 @@ fn main() -> AppExit {
         }
         if a == "--prepass" {
             prepass = true;
+            continue;
+        }
+        if a == "--occlusion" {
+            occlusion = true;
+            continue;
+        }
+        if a == "--fxaa" {
+            fxaa = true;
+            continue;
+        }
+        if a == "--no-gpu-timing" {
+            no_gpu_timing = true;
+            continue;
+        }
+        if a == "--hide" {
+            let kinds: Option<Vec<_>> =
+                (args.next()).and_then(|v| v.split(',').map(render::Kind::parse).collect());
+            let Some(kinds) = kinds else {
+                eprintln!("--hide needs a list of {}", render::Kind::NAMES);
+                return AppExit::from_code(2);
+            };
+            hide = kinds;
             continue;
         }
         if a == "--render" {
@@ -227,14 +253,17 @@ fn main() -> AppExit {
             }
             _ => {
                 eprintln!(
-                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--multi-threaded] [--from X,Y] [--traffic] [--density D] [--walkers D] [--physics | --avian (with --features physics)] [--far] [--render [--json PATH] [--msaa 1|2|4|8] [--prepass]]"
+                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--multi-threaded] [--from X,Y] [--traffic] [--density D] [--walkers D] [--physics | --avian (with --features physics)] [--far] [--render [--json PATH] [--msaa 1|2|4|8] [--prepass] [--occlusion] [--fxaa] [--no-gpu-timing] [--hide KIND,..]]"
                 );
                 return AppExit::from_code(2);
             }
         }
     }
-    if (json.is_some() || msaa.is_some() || prepass) && !render {
-        eprintln!("--json, --msaa and --prepass go with --render: add it");
+    let view_flags = [prepass, occlusion, fxaa, no_gpu_timing, !hide.is_empty()];
+    if (json.is_some() || msaa.is_some() || view_flags.contains(&true)) && !render {
+        eprintln!(
+            "--json, --msaa, --prepass, --occlusion, --fxaa, --no-gpu-timing and --hide go with --render: add it"
+        );
         return AppExit::from_code(2);
     }
     let relief = ReliefPlugin::default().plugins().build();
@@ -259,7 +288,15 @@ fn main() -> AppExit {
     app.insert_resource(workers.unwrap_or_default());
     if render {
         app.add_plugins((render::plugins(), relief));
-        render::add(&mut app, seconds, json, (msaa.unwrap_or_default(), prepass));
+        let view = render::View {
+            msaa: msaa.unwrap_or_default(),
+            prepass: prepass || occlusion,
+            occlusion,
+            fxaa,
+            no_gpu_timing,
+            hide,
+        };
+        render::add(&mut app, seconds, json, view);
     } else {
         app.add_plugins((
             MinimalPlugins.set(ScheduleRunnerPlugin::run_loop(Duration::from_secs_f64(

@@ -14,22 +14,28 @@
 //! allocator holds; `--json PATH` writes them.
 
 use super::{Flight, report, rss_kib, scene};
+use bevy::anti_alias::fxaa::Fxaa;
 use bevy::app::{AppExit, PluginGroupBuilder, ScheduleRunnerPlugin};
 use bevy::camera::RenderTarget;
+use bevy::camera::visibility::RenderLayers;
 use bevy::core_pipeline::core_3d::{AlphaMask3d, Opaque3d, Transparent3d};
 use bevy::diagnostic::DiagnosticsStore;
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
 use bevy::render::diagnostic::RenderDiagnosticsPlugin;
+use bevy::render::occlusion_culling::OcclusionCulling;
 use bevy::render::render_phase::{
     BinnedPhaseItem, SortedPhaseItem, ViewBinnedRenderPhases, ViewSortedRenderPhases,
 };
+use bevy::render::render_resource::PollType;
 use bevy::render::render_resource::TextureFormat;
-use bevy::render::renderer::{RenderAdapterInfo, RenderDevice};
+use bevy::render::renderer::{RenderAdapterInfo, RenderDevice, RenderQueue};
 use bevy::render::{Render, RenderApp, RenderSystems};
 use bevy::window::ExitCondition;
 use bevy::winit::WinitPlugin;
-use bevy_relief::plugin::TerrainQuery;
+use bevy_relief::plugin::{
+    ChunkRoads, ChunkWater, CityBuildings, ReliefObject, ReliefStructures, TerrainQuery,
+};
 use bevy_relief::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -69,30 +75,139 @@ pub fn plugins() -> PluginGroupBuilder {
         .disable::<WinitPlugin>()
 }
 
+/// How the route is seen: the camera's settings, and what it leaves out.
+#[derive(Clone, Default)]
+pub struct View {
+    /// The camera's multisampling (`--msaa N`; 4, Bevy's default and the
+    /// world example's, unless told).
+    pub msaa: Msaa,
+    /// A depth prepass (`--prepass`): the opaque pass shades each pixel
+    /// once.
+    pub prepass: bool,
+    /// Bevy's GPU two-phase occlusion culling (`--occlusion`, with the
+    /// prepass it needs).
+    pub occlusion: bool,
+    /// FXAA after the main pass (`--fxaa`: edges smoothed without MSAA).
+    pub fxaa: bool,
+    /// No timestamp queries (`--no-gpu-timing`): the CPU frame without the
+    /// cost of reading them back, and no GPU times.
+    pub no_gpu_timing: bool,
+    /// What the camera does not draw (`--hide ground,roads,..`): the GPU
+    /// time each kind costs is the difference.
+    pub hide: Vec<Kind>,
+}
+
+/// What the world draws, by the plugin's components.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// The ground chunks ([`TerrainChunk`]).
+    Ground,
+    /// The lakes on them ([`ChunkWater`]).
+    Water,
+    /// Their road ribbons ([`ChunkRoads`]).
+    Roads,
+    /// Trees and point features ([`ReliefObject`]).
+    Objects,
+    /// Cities' buildings (the tiles under [`CityBuildings`]).
+    Buildings,
+    /// Bridges and tunnels ([`ReliefStructures`]).
+    Structures,
+}
+
+impl Kind {
+    const ALL: [(Kind, &str); 6] = [
+        (Kind::Ground, "ground"),
+        (Kind::Water, "water"),
+        (Kind::Roads, "roads"),
+        (Kind::Objects, "objects"),
+        (Kind::Buildings, "buildings"),
+        (Kind::Structures, "structures"),
+    ];
+    pub const NAMES: &str = "ground, water, roads, objects, buildings, structures";
+
+    pub fn parse(name: &str) -> Option<Kind> {
+        (Self::ALL.iter()).find_map(|(k, n)| (*n == name).then_some(*k))
+    }
+
+    fn name(self) -> &'static str {
+        (Self::ALL.iter())
+            .find(|(k, _)| *k == self)
+            .map_or("", |(_, n)| n)
+    }
+}
+
+/// The render layer the camera does not see, for the hidden kinds.
+const HIDDEN_LAYER: usize = 1;
+
+/// Moves the new meshes of the hidden kinds to a layer the camera does not
+/// see (a chunk's visibility is the plugin's; its layer is not).
+#[allow(clippy::type_complexity)]
+fn hide_kinds(
+    mut commands: Commands,
+    bench: Res<Bench>,
+    added: Query<
+        (
+            Entity,
+            Option<&ChildOf>,
+            Has<TerrainChunk>,
+            Has<ChunkWater>,
+            Has<ChunkRoads>,
+            Has<ReliefObject>,
+            Has<ReliefStructures>,
+        ),
+        Added<Mesh3d>,
+    >,
+    cities: Query<(), With<CityBuildings>>,
+) {
+    if bench.view.hide.is_empty() {
+        return;
+    }
+    for (e, parent, ground, water, roads, object, structure) in &added {
+        let kind = if ground {
+            Kind::Ground
+        } else if water {
+            Kind::Water
+        } else if roads {
+            Kind::Roads
+        } else if object {
+            Kind::Objects
+        } else if structure {
+            Kind::Structures
+        } else if parent.is_some_and(|p| cities.contains(p.parent())) {
+            Kind::Buildings
+        } else {
+            continue;
+        };
+        if bench.view.hide.contains(&kind) {
+            commands.entity(e).insert(RenderLayers::layer(HIDDEN_LAYER));
+        }
+    }
+}
+
 /// Adds the route, the camera, the light and the counters.
-pub fn add(app: &mut App, seconds: f64, json: Option<String>, (msaa, prepass): (Msaa, bool)) {
+pub fn add(app: &mut App, seconds: f64, json: Option<String>, view: View) {
     let draws = DrawCount::default();
-    app.add_plugins((
-        ScheduleRunnerPlugin::run_loop(Duration::ZERO),
-        RenderDiagnosticsPlugin,
-    ))
-    .insert_resource(draws.clone())
-    .insert_resource(Bench {
-        frames: (seconds * FPS).round().max(2.0) as u64,
-        json,
-        msaa,
-        prepass,
-        ..default()
-    })
-    .add_systems(Startup, setup)
-    .add_systems(First, tick)
-    .add_systems(Update, follow_route)
-    .add_systems(
-        Last,
-        (gpu_times, note_meshes, count_scene, finish)
-            .chain()
-            .after(super::frame_end),
-    );
+    app.add_plugins(ScheduleRunnerPlugin::run_loop(Duration::ZERO));
+    if !view.no_gpu_timing {
+        app.add_plugins(RenderDiagnosticsPlugin);
+    }
+    app.insert_resource(draws.clone())
+        .insert_resource(Bench {
+            frames: (seconds * FPS).round().max(2.0) as u64,
+            json,
+            view,
+            ..default()
+        })
+        .add_systems(Startup, setup)
+        .add_systems(First, tick)
+        .add_systems(Update, follow_route)
+        .add_systems(PostUpdate, hide_kinds)
+        .add_systems(
+            Last,
+            (gpu_times, note_meshes, count_scene, finish)
+                .chain()
+                .after(super::frame_end),
+        );
     scene::sky(app);
     let clock = RenderClock::default();
     app.insert_resource(clock.clone());
@@ -115,6 +230,7 @@ pub fn add(app: &mut App, seconds: f64, json: Option<String>, (msaa, prepass): (
                     render_mark::<4>.after(R::PhaseSort).before(R::Prepare),
                     render_mark::<5>.after(R::Prepare).before(R::Render),
                     render_mark::<6>.after(R::Render).before(R::Cleanup),
+                    frames_in_flight.after(render_mark::<6>).before(R::Cleanup),
                     render_mark::<7>.after(R::PostCleanup),
                 ),
             );
@@ -130,8 +246,43 @@ const RENDER_STAGES: [&str; 7] = [
     "sort",
     "prepare (batches, buffers, bind groups)",
     "render graph (encode, submit)",
-    "cleanup",
+    "waiting for the GPU (at most 2 frames ahead), cleanup",
 ];
+
+/// Frames the CPU may run ahead of the GPU, as a window's swapchain allows
+/// (wgpu's default frame latency): rendering to an image has no swapchain
+/// to hold it back, so without this bound the CPU queues frames until the
+/// driver stalls it for a long one.
+const FRAMES_IN_FLIGHT: usize = 2;
+
+/// The frames in flight, oldest first: each waits for its marker
+/// submission to finish.
+#[derive(Default)]
+struct InFlight(std::collections::VecDeque<Box<dyn FnOnce(&RenderDevice) + Send + Sync>>);
+
+/// Ends a frame's GPU work with a marker submission and waits, if the CPU
+/// is more than [`FRAMES_IN_FLIGHT`] frames ahead, for the oldest to finish.
+fn frames_in_flight(
+    mut flight: Local<InFlight>,
+    queue: Res<RenderQueue>,
+    device: Res<RenderDevice>,
+) {
+    let marker = queue.submit([]);
+    flight.0.push_back(Box::new(move |device: &RenderDevice| {
+        let wait = PollType::Wait {
+            submission_index: Some(marker),
+            timeout: Some(Duration::from_secs(5)),
+        };
+        if let Err(e) = device.poll(wait) {
+            eprintln!("render: waiting for the GPU failed: {e}");
+        }
+    }));
+    while flight.0.len() > FRAMES_IN_FLIGHT {
+        if let Some(wait) = flight.0.pop_front() {
+            wait(&device);
+        }
+    }
+}
 
 /// Each frame's render-world stage times, shared with the main world.
 #[derive(Resource, Clone, Default)]
@@ -169,12 +320,7 @@ struct Bench {
     frames: u64,
     frame: u64,
     json: Option<String>,
-    /// The camera's multisampling (`--msaa N`; 4, Bevy's default and the
-    /// world example's, unless told).
-    msaa: Msaa,
-    /// A depth prepass (`--prepass`): the opaque pass shades each pixel
-    /// once.
-    prepass: bool,
+    view: View,
     last: Option<Instant>,
     /// Start to start, ms.
     intervals: Vec<f64>,
@@ -215,10 +361,16 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>, bench: Res<B
         Transform::default(),
         ReliefFocus,
         scene::haze(),
-        bench.msaa,
+        bench.view.msaa,
     ));
-    if bench.prepass {
+    if bench.view.prepass {
         camera.insert(bevy::core_pipeline::prepass::DepthPrepass);
+    }
+    if bench.view.occlusion {
+        camera.insert(OcclusionCulling);
+    }
+    if bench.view.fxaa {
+        camera.insert(Fxaa::default());
     }
 }
 
@@ -482,13 +634,29 @@ fn finish(
     let draws: Vec<f64> = bench.draws.iter().map(|&d| d as f64).collect();
     let tris: Vec<f64> = bench.triangles.iter().map(|&t| t as f64).collect();
     let ms = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.2} ms"));
+    let hidden: Vec<&str> = bench.view.hide.iter().map(|k| k.name()).collect();
     println!(
-        "render: {} frames at {}x{} on {gpu_name}, MSAA {}{}",
+        "render: {} frames at {}x{} on {gpu_name}, MSAA {}{}{}{}{}",
         bench.frame,
         SIZE.0,
         SIZE.1,
-        bench.msaa.samples(),
-        if bench.prepass { ", depth prepass" } else { "" }
+        bench.view.msaa.samples(),
+        if bench.view.prepass {
+            ", depth prepass"
+        } else {
+            ""
+        },
+        if bench.view.occlusion {
+            ", occlusion culling"
+        } else {
+            ""
+        },
+        if bench.view.fxaa { ", FXAA" } else { "" },
+        if hidden.is_empty() {
+            String::new()
+        } else {
+            format!(", without {}", hidden.join(", "))
+        }
     );
     println!(
         "  CPU frame (start to start): p50 {}, p99 {}",
@@ -576,7 +744,7 @@ fn finish(
     if let Some(path) = &bench.json {
         let num = |v: Option<f64>| v.map_or("null".to_string(), |v| format!("{v:.3}"));
         let json = format!(
-            "{{\"gpu\": {:?}, \"width\": {}, \"height\": {}, \"frames\": {}, \"cpu_ms_p50\": {}, \"cpu_ms_p99\": {}, \"gpu_ms_p50\": {}, \"gpu_ms_p99\": {}, \"draw_calls_p50\": {}, \"draw_calls_max\": {}, \"triangles_p50\": {}, \"triangles_max\": {}, \"entities_max\": {}, \"rss_mib_max\": {:.1}, \"gpu_mib_max\": {}, \"frames_without_ground\": {}}}\n",
+            "{{\"gpu\": {:?}, \"width\": {}, \"height\": {}, \"frames\": {}, \"cpu_ms_p50\": {}, \"cpu_ms_p99\": {}, \"gpu_ms_p50\": {}, \"gpu_ms_p99\": {}, \"draw_calls_p50\": {}, \"draw_calls_max\": {}, \"triangles_p50\": {}, \"triangles_max\": {}, \"entities_max\": {}, \"rss_mib_max\": {:.1}, \"gpu_mib_max\": {}, \"frames_without_ground\": {}, \"msaa\": {}, \"prepass\": {}, \"occlusion\": {}, \"fxaa\": {}, \"hidden\": {:?}}}\n",
             gpu_name,
             SIZE.0,
             SIZE.1,
@@ -592,7 +760,12 @@ fn finish(
             bench.entities,
             bench.rss_kib as f64 / 1024.0,
             num((bench.gpu_bytes > 0).then(|| bench.gpu_bytes as f64 / 1048576.0)),
-            flight.no_ground
+            flight.no_ground,
+            bench.view.msaa.samples(),
+            bench.view.prepass,
+            bench.view.occlusion,
+            bench.view.fxaa,
+            hidden,
         );
         if let Err(e) = std::fs::write(path, json) {
             eprintln!("could not write {path}: {e}");

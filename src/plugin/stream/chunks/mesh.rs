@@ -30,6 +30,10 @@ pub struct ChunkMesh {
     pub min_height: f64,
     /// Highest ground height.
     pub max_height: f64,
+    /// The part of the chunk a lake can show in: the grid cells beside its
+    /// vertices below the lake level, as local metres from its corner
+    /// (`[x0, y0, x1, y1]`); `None` where it is dry.
+    pub wet: Option<[f64; 4]>,
 }
 
 /// A jump of the built ground over the natural between two grid vertices of
@@ -119,6 +123,9 @@ impl ChunkMesh {
         let (h, natural) = (&grid.built, &grid.natural);
         let w = n + 2;
         let height = |i: usize, j: usize| h[(j + 1) * w + i + 1];
+        let lake = terrain.params().lake_level;
+        // The wet vertices' box, in grid indices.
+        let mut wet = [usize::MAX, usize::MAX, 0, 0];
         // The grid and its four skirts, exactly.
         let (vertices, indices) = (n * n + 4 * n, 6 * q * q + 24 * q);
         let mut m = ChunkMesh {
@@ -139,6 +146,9 @@ impl ChunkMesh {
                 let z = height(i, j);
                 m.min_height = m.min_height.min(z);
                 m.max_height = m.max_height.max(z);
+                if z < lake {
+                    wet = [wet[0].min(i), wet[1].min(j), wet[2].max(i), wet[3].max(j)];
+                }
                 let local = DVec3::new(i as f64 * step, j as f64 * step, z);
                 m.lists
                     .positions
@@ -163,6 +173,13 @@ impl ChunkMesh {
                 };
                 m.lists.colors.push([c[0], c[1], c[2], 1.0]);
             }
+        }
+        // The ground is below the lake only in the cells beside a vertex
+        // below it.
+        if wet[0] <= wet[2] {
+            let [i0, j0] = [wet[0], wet[1]].map(|v| v.saturating_sub(1) as f64 * step);
+            let [i1, j1] = [wet[2], wet[3]].map(|v| (v + 1).min(q) as f64 * step);
+            m.wet = Some([i0, j0, i1, j1]);
         }
         for j in 0..q as u32 {
             for i in 0..q as u32 {
@@ -218,6 +235,44 @@ impl ChunkMesh {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_water_covers_a_chunk_s_wet_cells_only() {
+        let t = crate::terrain::Terrain::default();
+        let lake = t.params().lake_level;
+        let ground = LaidGround::new(std::sync::Arc::new(t.clone()));
+        let view = ViewSettings::default();
+        let q = view.chunk_quads as usize;
+        // Around (-1811, 3062), in a lake: 256 m chunks over its shore.
+        let (mut wet, mut shore, mut dry) = (0, 0, 0);
+        for (x, y) in (-10..-6).flat_map(|x| (9..13).map(move |y| (x, y))) {
+            let key = ChunkKey { level: 2, x, y };
+            let m = ChunkMesh::build(&ground, key, 0, &view);
+            let Some([x0, y0, x1, y1]) = m.wet else {
+                assert!(m.min_height >= lake, "{key:?}");
+                dry += 1;
+                continue;
+            };
+            let size = key.size(&view);
+            assert!(0.0 <= x0 && x0 < x1 && x1 <= size, "{key:?}");
+            assert!(0.0 <= y0 && y0 < y1 && y1 <= size, "{key:?}");
+            wet += 1;
+            shore += ((x1 - x0) * (y1 - y0) < size * size) as usize;
+            // Every triangle of the ground with a vertex below the lake lies
+            // in the box (positions: east, up, south).
+            for tri in m.lists.indices[..6 * q * q].chunks(3) {
+                let p = [0, 1, 2].map(|k| m.lists.positions[tri[k] as usize]);
+                if p.iter().any(|p| (p[1] as f64) < lake - 1e-3) {
+                    for p in p {
+                        let (e, n) = (p[0] as f64, -p[2] as f64);
+                        let inside = x0 - 1e-3 <= e && e <= x1 + 1e-3;
+                        assert!(inside && y0 - 1e-3 <= n && n <= y1 + 1e-3, "{key:?}");
+                    }
+                }
+            }
+        }
+        assert!(wet > 0 && shore > 0 && dry > 0, "{wet} {shore} {dry}");
+    }
 
     #[test]
     fn chunk_mesh_matches_heights_and_has_skirts() {

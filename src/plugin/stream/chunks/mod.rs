@@ -376,10 +376,9 @@ pub(crate) fn receive_chunks(
         // Built on older roads: its ground is checked again.
         chunks.ground_unchecked |= data.ground.0 != laid.version;
         let (key, generation, ground) = (data.key, data.generation, data.ground);
-        let wet = view.water && data.min_height < lake;
+        let wet = data.wet.filter(|_| view.water);
         let ribbons = data.ribbons.take();
         let handle = budget.upload_now(&mut meshes, data.into_mesh());
-        let size = key.size(&view) as f32;
         let tag = TerrainChunk { key, generation };
         let entity = match chunks.present.get(&key) {
             Some(p) => {
@@ -429,9 +428,15 @@ pub(crate) fn receive_chunks(
             replace_child(&mut commands, entity, &mut p.road, child);
         }
         // The water surface is a child of the chunk.
-        let water = wet.then(|| {
-            let tf = Transform::from_xyz(size / 2.0, lake as f32, -size / 2.0)
-                .with_scale(Vec3::new(size, 1.0, size));
+        // Over the chunk's wet part only: the GPU draws no water under the
+        // rest of its ground.
+        let water = wet.map(|[x0, y0, x1, y1]| {
+            let (mid, span) = (
+                DVec2::new(x0 + x1, y0 + y1) / 2.0,
+                DVec2::new(x1 - x0, y1 - y0),
+            );
+            let tf = Transform::from_xyz(mid.x as f32, lake as f32, -mid.y as f32)
+                .with_scale(Vec3::new(span.x as f32, 1.0, span.y as f32));
             (
                 Name::new("water"),
                 ChunkWater,
