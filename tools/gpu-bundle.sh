@@ -10,7 +10,7 @@
 #   device run:  command "bash tools/gpu-bench.sh .gpu/flythrough.gz $OUT"
 #                carry [".gpu"], timeout_s 540 (on an H100 the route took
 #                about 25 s and the frame by cores about 16 s a run, 8 runs;
-#                RENDERS, CORES, ROUTE_SECONDS in front of the command: see
+#                RENDERS, CORES, MODES, ROUTE_SECONDS in front of the command: see
 #                gpu-bench.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -11,7 +11,10 @@
 //! calls (counted from the render phases: one per multi-draw batch set,
 //! batchable bin, unbatchable mesh and sorted item), the triangles of the
 //! visible meshes, entities, resident memory and the GPU memory wgpu's
-//! allocator holds; `--json PATH` writes them.
+//! allocator holds; `--json PATH` writes them. The CPU runs at most
+//! `FRAMES_IN_FLIGHT` frames ahead of the GPU, as behind a window's
+//! swapchain. `--msaa`, `--prepass`, `--occlusion` and `--fxaa` set the
+//! camera; `--hide KIND,..` leaves kinds of mesh out (see `View`).
 
 use super::{Flight, report, rss_kib, scene};
 use bevy::anti_alias::fxaa::Fxaa;
