@@ -162,37 +162,26 @@ fn main() -> AppExit {
     let mut far = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
-        if a == "--multi-threaded" {
-            multi_threaded = true;
-            continue;
-        }
-        if a == "--physics" && cfg!(feature = "physics") {
-            physics = true;
-            continue;
-        }
-        if a == "--avian" && cfg!(feature = "physics") {
-            avian = true;
+        // Switches.
+        let physics_build = cfg!(feature = "physics");
+        let switch = match a.as_str() {
+            "--multi-threaded" => Some(&mut multi_threaded),
+            "--physics" if physics_build => Some(&mut physics),
+            "--avian" if physics_build => Some(&mut avian),
+            "--prepass" => Some(&mut prepass),
+            "--occlusion" => Some(&mut occlusion),
+            "--fxaa" => Some(&mut fxaa),
+            "--no-gpu-timing" => Some(&mut no_gpu_timing),
+            "--render" => Some(&mut render),
+            _ => None,
+        };
+        if let Some(on) = switch {
+            *on = true;
             continue;
         }
         if a == "--far" {
             (far, seconds, speed) = (true, 1000.0, 1000.0);
             start = DVec3::new(0.0, 0.0, 600.0);
-            continue;
-        }
-        if a == "--prepass" {
-            prepass = true;
-            continue;
-        }
-        if a == "--occlusion" {
-            occlusion = true;
-            continue;
-        }
-        if a == "--fxaa" {
-            fxaa = true;
-            continue;
-        }
-        if a == "--no-gpu-timing" {
-            no_gpu_timing = true;
             continue;
         }
         if a == "--hide" {
@@ -203,10 +192,6 @@ fn main() -> AppExit {
                 return AppExit::from_code(2);
             };
             hide = kinds;
-            continue;
-        }
-        if a == "--render" {
-            render = true;
             continue;
         }
         if a == "--json" {
