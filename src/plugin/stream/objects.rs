@@ -13,8 +13,9 @@
 //! laid, so nothing stands on a road; a cell is keyed on the roads it stands
 //! on (their fingerprint), so when roads are re-laid, exactly the cells
 //! whose roads changed are rebuilt. Trees of cells [`FAR_TREES`] or more
-//! from the focus wear their far mesh (chosen before the frame's spawns, so
-//! a cell's trees always agree).
+//! from the focus, across the ground and down from a focus above them, wear
+//! their far mesh (chosen before the frame's spawns, so a cell's trees always
+//! agree).
 
 use super::coords::{FocusState, RenderOrigin, WorldAnchor, to_bevy};
 use super::roads::{LaidRoads, RoadManager};
@@ -49,6 +50,19 @@ impl CellKey {
     fn distance(&self, p: DVec2) -> f64 {
         let c = self.corner();
         p.clamp(c, c + DVec2::splat(OBJECT_CELL)).distance(p)
+    }
+
+    /// How far the focus `f` is from what stands in the cell, whose highest
+    /// ground contact is at `top`: across the ground and, from above, down
+    /// to it (trees under a camera 300 m up are as far as trees 300 m off).
+    pub fn view_distance(&self, f: DVec3, top: f64) -> f64 {
+        let across = self.distance(f.truncate());
+        let down = if top.is_finite() {
+            (f.z - top).max(0.0)
+        } else {
+            0.0
+        };
+        across.hypot(down)
     }
 }
 
@@ -96,6 +110,23 @@ pub struct CellContents {
     /// The fingerprint of the roads it was placed around.
     print: u64,
     instances: Vec<Instance>,
+}
+
+/// The highest ground contact of a cell's objects (−∞ with none).
+fn top_of(instances: &[Instance]) -> f64 {
+    (instances.iter()).fold(f64::NEG_INFINITY, |t, i| t.max(i.world.z))
+}
+
+/// Whether a cell's trees wear their far mesh, `far` now: far from
+/// [`FAR_TREES`] plus [`DETAIL_STEP`], near again below [`FAR_TREES`] (so that
+/// they do not flicker at the edge).
+fn far_trees(key: &CellKey, f: DVec3, top: f64, far: bool) -> bool {
+    let d = key.view_distance(f, top);
+    if far {
+        d >= FAR_TREES
+    } else {
+        d >= FAR_TREES + DETAIL_STEP
+    }
 }
 
 /// Everything in one cell of the laid ground, in a canonical order.
@@ -150,10 +181,11 @@ pub fn cell_contents(ground: &LaidGround, key: CellKey) -> Vec<Instance> {
 #[derive(Resource, Default)]
 pub struct ObjectManager {
     /// Cells alive: their entity, the roads fingerprint they were placed
-    /// around, and whether their trees are drawn as from afar.
-    cells: HashMap<CellKey, (Entity, u64, bool)>,
+    /// around, whether their trees are drawn as from afar, and the highest
+    /// ground contact of their objects.
+    cells: HashMap<CellKey, (Entity, u64, bool, f64)>,
     /// Where the trees' detail was last chosen.
-    detail_at: Option<DVec2>,
+    detail_at: Option<DVec3>,
     pending: HashMap<CellKey, Job<CellContents>>,
     /// Cells whose contents wait to be spawned: the entity and what is left.
     spawning: VecDeque<(CellKey, Entity, Vec<Instance>)>,
@@ -240,7 +272,7 @@ pub(crate) fn request_cells(
     if om.roads_version != laid.version {
         om.roads_version = laid.version;
         let changed: Vec<CellKey> = (om.cells.iter())
-            .filter(|(k, (_, print, _))| {
+            .filter(|(k, (_, print, ..))| {
                 let (lo, hi) = cell_box(k, &laid);
                 laid.fingerprint(lo, hi) != *print
             })
@@ -346,10 +378,9 @@ pub(crate) fn spawn_cells(
                 Visibility::Inherited,
             ))
             .id();
-        let far = focus
-            .world
-            .is_some_and(|f| c.key.distance(f.truncate()) >= FAR_TREES);
-        om.cells.insert(c.key, (e, c.print, far));
+        let top = top_of(&c.instances);
+        let far = (focus.world).is_some_and(|f| far_trees(&c.key, f, top, true));
+        om.cells.insert(c.key, (e, c.print, far, top));
         om.spawning.push_back((c.key, e, c.instances));
     }
     let mut budget = state.view.object_spawns_per_frame;
@@ -362,7 +393,7 @@ pub(crate) fn spawn_cells(
         let take = list.len().min(budget);
         let cell = *cell;
         let trees = match om.cells.get(key) {
-            Some((.., true)) => &assets.far_trees,
+            Some((_, _, true, _)) => &assets.far_trees,
             _ => &assets.trees,
         };
         for inst in list.drain(..take) {
@@ -409,7 +440,7 @@ pub(crate) fn spawn_cells(
 
 /// The focus moves this far before the trees' detail is chosen again,
 /// metres; a cell goes far at [`FAR_TREES`] plus this, near again below
-/// [`FAR_TREES`] (so that it does not flicker at the edge).
+/// [`FAR_TREES`] (see [`far_trees`]).
 const DETAIL_STEP: f64 = 8.0;
 
 /// Gives the trees of cells that crossed [`FAR_TREES`] their near or far
@@ -421,7 +452,7 @@ pub(crate) fn tree_detail(
     children: Query<&Children, With<ObjectCell>>,
     mut trees: Query<(&ReliefObject, &mut Mesh3d)>,
 ) {
-    let Some(f) = focus.world.map(|f| f.truncate()) else {
+    let Some(f) = focus.world else {
         return;
     };
     let om = &mut *objects;
@@ -429,13 +460,8 @@ pub(crate) fn tree_detail(
         return;
     }
     om.detail_at = Some(f);
-    for (key, (e, _, far)) in om.cells.iter_mut() {
-        let d = key.distance(f);
-        let now = if *far {
-            d >= FAR_TREES
-        } else {
-            d >= FAR_TREES + DETAIL_STEP
-        };
+    for (key, (e, _, far, top)) in om.cells.iter_mut() {
+        let now = far_trees(key, f, *top, *far);
         if now == *far {
             continue;
         }
@@ -464,6 +490,33 @@ pub fn feature_index(f: Feature) -> usize {
 mod tests {
     use super::*;
     use crate::terrain::Terrain;
+
+    #[test]
+    fn a_cell_is_as_far_as_its_nearest_point_across_and_its_top_below() {
+        let key = CellKey { x: 1, y: 0 }; // x 128..256, y 0..128
+        // Beside it, level with its top: the distance across.
+        assert_eq!(key.view_distance(DVec3::new(100.0, 64.0, 50.0), 50.0), 28.0);
+        // Above it: the height over its top; below its top: none.
+        assert_eq!(
+            key.view_distance(DVec3::new(200.0, 64.0, 350.0), 50.0),
+            300.0
+        );
+        assert_eq!(key.view_distance(DVec3::new(200.0, 64.0, 10.0), 50.0), 0.0);
+        // Both: 3, 4, 5.
+        assert_eq!(key.view_distance(DVec3::new(98.0, 64.0, 90.0), 50.0), 50.0);
+        // An empty cell: across only.
+        let empty = top_of(&[]);
+        assert_eq!(
+            key.view_distance(DVec3::new(100.0, 64.0, 900.0), empty),
+            28.0
+        );
+        // Near below FAR_TREES, far from 8 m beyond it, either between.
+        let at = |h: f64| DVec3::new(200.0, 64.0, 50.0 + h);
+        assert!(!far_trees(&key, at(FAR_TREES - 1.0), 50.0, true));
+        assert!(far_trees(&key, at(FAR_TREES + 1.0), 50.0, true));
+        assert!(!far_trees(&key, at(FAR_TREES + 1.0), 50.0, false));
+        assert!(far_trees(&key, at(FAR_TREES + DETAIL_STEP), 50.0, false));
+    }
 
     #[test]
     fn cell_contents_are_deterministic_and_on_the_ground() {

@@ -439,15 +439,20 @@ fn a_contour_road_edit_rebuilds_no_city_mesh() {
 /// moves. Returns (near, far) trees counted, and prints the trees'
 /// triangles against all near meshes.
 fn tree_meshes_follow_the_distance(app: &mut App, focus: Entity) -> (usize, usize) {
-    use bevy_relief::plugin::{FAR_TREES, OBJECT_CELL, ObjectCell, ReliefAssets};
+    use bevy_relief::plugin::{CellKey, FAR_TREES, ObjectCell, ReliefAssets};
     let assets = app.world().resource::<ReliefAssets>().clone();
     let origin = *app.world().resource::<RenderOrigin>();
-    let f = origin
-        .to_world(app.world().get::<Transform>(focus).unwrap().translation)
-        .truncate();
+    let f = origin.to_world(app.world().get::<Transform>(focus).unwrap().translation);
     let mut q = app
         .world_mut()
         .query::<(&ReliefObject, &Mesh3d, &ChildOf)>();
+    // Each cell's highest ground contact, over all its objects.
+    let mut tops: HashMap<CellKey, f64> = HashMap::new();
+    for (o, _, parent) in q.iter(app.world()) {
+        let key = app.world().get::<ObjectCell>(parent.parent()).unwrap().0;
+        let top = tops.entry(key).or_insert(f64::NEG_INFINITY);
+        *top = top.max(o.world.z);
+    }
     let meshes = app.world().resource::<Assets<Mesh>>();
     let tris = |h: &Handle<Mesh>| meshes.get(h).map_or(0, |m| m.count_vertices() / 3);
     let (mut near, mut far, mut drawn, mut all_near) = (0, 0, 0, 0);
@@ -456,8 +461,7 @@ fn tree_meshes_follow_the_distance(app: &mut App, focus: Entity) -> (usize, usiz
             continue;
         };
         let key = app.world().get::<ObjectCell>(parent.parent()).unwrap().0;
-        let c = key.corner();
-        let d = f.clamp(c, c + DVec2::splat(OBJECT_CELL)).distance(f);
+        let d = key.view_distance(f, tops[&key]);
         let v = v as usize % assets.trees.len();
         drawn += tris(&mesh.0);
         all_near += tris(&assets.trees[v]);
@@ -494,4 +498,14 @@ fn far_trees_wear_their_far_mesh_and_change_over_as_the_focus_moves() {
     app.update();
     let (near, far) = tree_meshes_follow_the_distance(&mut app, focus);
     assert!(near > 100 && far > 100, "{near} near, {far} far");
+    // 400 m up: every tree is far below.
+    app.world_mut()
+        .get_mut::<Transform>(focus)
+        .unwrap()
+        .translation
+        .y += 400.0;
+    run_until(&mut app, "the objects", settled);
+    app.update();
+    let (near, far) = tree_meshes_follow_the_distance(&mut app, focus);
+    assert!(near == 0 && far > 100, "{near} near, {far} far");
 }

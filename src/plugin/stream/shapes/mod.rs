@@ -23,8 +23,9 @@ use solid::{Solid, place, shade, srgb, v3};
 /// Number of tree varieties (the terrain's selector gives 0..4).
 pub const TREE_VARIETIES: usize = 4;
 /// Object cells this far from the focus (metres, to the cell's nearest
-/// point) show their trees with a far mesh of a quarter of the triangles
-/// or fewer.
+/// point across the ground and down to its highest object, see
+/// [`CellKey::view_distance`](crate::plugin::CellKey::view_distance)) show
+/// their trees with a far mesh of a quarter of the triangles or fewer.
 pub const FAR_TREES: f64 = 300.0;
 
 /// Tree variety `v` (0: conifer/spruce — dark green cone tiers on a brown
