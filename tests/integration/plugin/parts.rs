@@ -484,28 +484,22 @@ fn tree_meshes_follow_the_distance(app: &mut App, focus: Entity) -> (usize, usiz
 fn far_trees_wear_their_far_mesh_and_change_over_as_the_focus_moves() {
     let mut app = app_with(small_world().object_radius(500.0));
     let focus = spawn_focus(&mut app, Vec3::new(285.0, 400.0, -389.0));
-    run_until(&mut app, "the objects", settled);
-    app.update();
-    let (near, far) = tree_meshes_follow_the_distance(&mut app, focus);
+    // Moves the focus by `by` (render axes), waits for the objects, counts.
+    let after = |app: &mut App, by: Vec3| {
+        app.world_mut()
+            .get_mut::<Transform>(focus)
+            .unwrap()
+            .translation += by;
+        run_until(app, "the objects", settled);
+        app.update();
+        tree_meshes_follow_the_distance(app, focus)
+    };
+    let (near, far) = after(&mut app, Vec3::ZERO);
     assert!(near > 100 && far > 100, "{near} near, {far} far");
     // 250 m east: trees that were far are near now, and the other way.
-    app.world_mut()
-        .get_mut::<Transform>(focus)
-        .unwrap()
-        .translation
-        .x += 250.0;
-    run_until(&mut app, "the objects", settled);
-    app.update();
-    let (near, far) = tree_meshes_follow_the_distance(&mut app, focus);
+    let (near, far) = after(&mut app, Vec3::X * 250.0);
     assert!(near > 100 && far > 100, "{near} near, {far} far");
     // 400 m up: every tree is far below.
-    app.world_mut()
-        .get_mut::<Transform>(focus)
-        .unwrap()
-        .translation
-        .y += 400.0;
-    run_until(&mut app, "the objects", settled);
-    app.update();
-    let (near, far) = tree_meshes_follow_the_distance(&mut app, focus);
+    let (near, far) = after(&mut app, Vec3::Y * 400.0);
     assert!(near == 0 && far > 100, "{near} near, {far} far");
 }
