@@ -177,13 +177,23 @@ pub fn cell_contents(ground: &LaidGround, key: CellKey) -> Vec<Instance> {
     out
 }
 
+/// A cell whose objects are spawned (or being spawned).
+struct LiveCell {
+    /// The cell's parent entity.
+    entity: Entity,
+    /// The roads fingerprint its objects were placed around.
+    print: u64,
+    /// Whether its trees wear the far mesh.
+    far: bool,
+    /// The highest ground contact of its objects.
+    top: f64,
+}
+
 /// Object cell bookkeeping.
 #[derive(Resource, Default)]
 pub struct ObjectManager {
-    /// Cells alive: their entity, the roads fingerprint they were placed
-    /// around, whether their trees are drawn as from afar, and the highest
-    /// ground contact of their objects.
-    cells: HashMap<CellKey, (Entity, u64, bool, f64)>,
+    /// Cells alive.
+    cells: HashMap<CellKey, LiveCell>,
     /// Where the trees' detail was last chosen.
     detail_at: Option<DVec3>,
     pending: HashMap<CellKey, Job<CellContents>>,
@@ -252,8 +262,8 @@ pub(crate) fn request_cells(
     let om = &mut *objects;
     if om.generation != state.generation {
         // New world: everything goes and comes back.
-        for (_, (e, ..)) in om.cells.drain() {
-            commands.entity(e).despawn();
+        for (_, cell) in om.cells.drain() {
+            commands.entity(cell.entity).despawn();
         }
         om.pending.clear();
         om.spawning.clear();
@@ -262,9 +272,9 @@ pub(crate) fn request_cells(
     }
     // Leave with a cell of slack, so cells at the edge do not flicker.
     let mut gone = Vec::new();
-    for (k, (e, ..)) in &om.cells {
+    for (k, cell) in &om.cells {
         if !wanted(k, f, &state, OBJECT_CELL) {
-            gone.push((*k, *e));
+            gone.push((*k, cell.entity));
         }
     }
     // Roads laid anew: cells whose roads changed are placed again (the old
@@ -272,9 +282,9 @@ pub(crate) fn request_cells(
     if om.roads_version != laid.version {
         om.roads_version = laid.version;
         let changed: Vec<CellKey> = (om.cells.iter())
-            .filter(|(k, (_, print, ..))| {
+            .filter(|(k, cell)| {
                 let (lo, hi) = cell_box(k, &laid);
-                laid.fingerprint(lo, hi) != *print
+                laid.fingerprint(lo, hi) != cell.print
             })
             .map(|(k, _)| *k)
             .collect();
@@ -362,10 +372,10 @@ pub(crate) fn spawn_cells(
             continue;
         }
         // A cell placed again replaces its old objects.
-        if let Some((old, ..)) = om.cells.remove(&c.key) {
-            om.objects -= counts.get(old).map_or(0, |ch| ch.len());
+        if let Some(old) = om.cells.remove(&c.key) {
+            om.objects -= counts.get(old.entity).map_or(0, |ch| ch.len());
             om.spawning.retain(|s| s.0 != c.key);
-            commands.entity(old).despawn();
+            commands.entity(old.entity).despawn();
         }
         let corner = c.key.corner();
         let anchor = WorldAnchor(DVec3::new(corner.x, corner.y, 0.0));
@@ -380,7 +390,13 @@ pub(crate) fn spawn_cells(
             .id();
         let top = top_of(&c.instances);
         let far = (focus.world).is_some_and(|f| far_trees(&c.key, f, top, true));
-        om.cells.insert(c.key, (e, c.print, far, top));
+        let cell = LiveCell {
+            entity: e,
+            print: c.print,
+            far,
+            top,
+        };
+        om.cells.insert(c.key, cell);
         om.spawning.push_back((c.key, e, c.instances));
     }
     let mut budget = state.view.object_spawns_per_frame;
@@ -393,7 +409,7 @@ pub(crate) fn spawn_cells(
         let take = list.len().min(budget);
         let cell = *cell;
         let trees = match om.cells.get(key) {
-            Some((_, _, true, _)) => &assets.far_trees,
+            Some(c) if c.far => &assets.far_trees,
             _ => &assets.trees,
         };
         for inst in list.drain(..take) {
@@ -460,18 +476,18 @@ pub(crate) fn tree_detail(
         return;
     }
     om.detail_at = Some(f);
-    for (key, (e, _, far, top)) in om.cells.iter_mut() {
-        let now = far_trees(key, f, *top, *far);
-        if now == *far {
+    for (key, cell) in om.cells.iter_mut() {
+        let now = far_trees(key, f, cell.top, cell.far);
+        if now == cell.far {
             continue;
         }
-        *far = now;
+        cell.far = now;
         let meshes = if now {
             &assets.far_trees
         } else {
             &assets.trees
         };
-        for &c in children.get(*e).into_iter().flatten() {
+        for &c in children.get(cell.entity).into_iter().flatten() {
             if let Ok((o, mut mesh)) = trees.get_mut(c)
                 && let ObjectKind::Tree(v) = o.kind
             {
