@@ -1,7 +1,8 @@
 //! Worker threads for a smooth frame on few cores.
 //!
 //! Chunks, ribbons, object cells, roads and the map overlay are built on
-//! [`ReliefWorkers`]: threads of our own fed through a lock-free queue. The
+//! [`ReliefWorkers`]: threads of our own fed through a lock-free queue (a
+//! job wakes one parked worker, none while all are busy). The
 //! frame never takes a lock a worker could hold: with Bevy's async pool,
 //! spawning a task locks the executor's task list, which a low-priority
 //! worker finishing a task also locks; when that worker is preempted mid-way
@@ -57,6 +58,10 @@ struct Shared {
     threads: OnceLock<Vec<Thread>>,
     /// How many of them are workers.
     workers: OnceLock<usize>,
+    /// Per worker, whether it is parked (or about to be) for want of a job.
+    sleeping: Box<[AtomicBool]>,
+    /// Workers woken for a job, in all.
+    woken: AtomicU64,
     stop: AtomicBool,
     /// When a worker last took a job or the queue last filled from empty,
     /// microseconds since `epoch`: the reserve's clock.
@@ -80,24 +85,38 @@ impl ReliefWorkers {
             queue: ConcurrentQueue::unbounded(),
             threads: OnceLock::new(),
             workers: OnceLock::new(),
+            sleeping: (0..threads.max(1))
+                .map(|_| AtomicBool::new(false))
+                .collect(),
+            woken: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             progress: AtomicU64::new(0),
             epoch: Instant::now(),
         });
-        let spawn = |name: String, reserve: bool| {
+        // Worker `i`, or the reserve thread for `None`.
+        let spawn = |name: String, worker: Option<usize>| {
             let s = Arc::clone(&shared);
             std::thread::Builder::new()
                 .name(name)
-                .spawn(move || if reserve { run_reserve(&s) } else { run(&s) })
+                .spawn(move || match worker {
+                    Some(i) => run(&s, i),
+                    None => run_reserve(&s),
+                })
                 .ok()
                 .map(|h| h.thread().clone())
         };
-        let mut handles: Vec<Thread> = (0..threads.max(1))
-            .filter_map(|i| spawn(format!("relief worker {i}"), false))
-            .collect();
+        // (A worker that could not be started is left out; the ones after
+        // it keep their slots, so slot and thread are matched by index.)
+        let mut handles: Vec<Thread> = Vec::new();
+        for i in 0..threads.max(1) {
+            match spawn(format!("relief worker {i}"), Some(handles.len())) {
+                Some(t) => handles.push(t),
+                None => break,
+            }
+        }
         let workers = handles.len();
         let _ = shared.workers.set(workers);
-        handles.extend(spawn("relief reserve".into(), true));
+        handles.extend(spawn("relief reserve".into(), None));
         let _ = shared.threads.set(handles);
         Self(Arc::new(Owner(shared)))
     }
@@ -129,7 +148,7 @@ impl ReliefWorkers {
             shared.progress.store(shared.now_us(), Ordering::Release);
         }
         if shared.queue.push(job).is_ok() {
-            shared.wake(false);
+            shared.wake_one();
         }
         Job(slot)
     }
@@ -143,11 +162,25 @@ impl ReliefWorkers {
 }
 
 impl Shared {
-    /// Wakes the workers, and the reserve too when `all`.
-    fn wake(&self, all: bool) {
+    /// Wakes one parked worker for a job just queued, if any is parked
+    /// (busy ones take it when they finish theirs): a job wakes one thread,
+    /// not every core's.
+    fn wake_one(&self) {
+        // Pairs with the worker's fence between saying it sleeps and looking
+        // at the queue: either it sees the job or this sees it sleeping.
+        std::sync::atomic::fence(Ordering::SeqCst);
         let threads = self.threads.get().map_or(&[][..], Vec::as_slice);
-        let workers = self.workers.get().copied().unwrap_or(threads.len());
-        for t in &threads[..if all { threads.len() } else { workers }] {
+        let asleep = (self.sleeping.iter().zip(threads))
+            .find(|(s, _)| s.load(Ordering::Relaxed) && s.swap(false, Ordering::AcqRel));
+        if let Some((_, t)) = asleep {
+            self.woken.fetch_add(1, Ordering::Relaxed);
+            t.unpark();
+        }
+    }
+
+    /// Wakes every thread, the reserve too (to stop).
+    fn wake_all(&self) {
+        for t in self.threads.get().map_or(&[][..], Vec::as_slice) {
             t.unpark();
         }
     }
@@ -157,19 +190,30 @@ impl Drop for Owner {
     fn drop(&mut self) {
         self.0.stop.store(true, Ordering::Release);
         self.0.queue.close();
-        self.0.wake(true);
+        self.0.wake_all();
     }
 }
 
-fn run(shared: &Shared) {
+/// Worker `i`: runs jobs, and parks while there are none.
+fn run(shared: &Shared, i: usize) {
     enter_idle_class();
+    let sleeping = &shared.sleeping[i];
     while !shared.stop.load(Ordering::Acquire) {
         match shared.queue.pop() {
             Ok(job) => {
                 shared.progress.store(shared.now_us(), Ordering::Release);
                 run_job(job);
             }
-            Err(_) => std::thread::park(),
+            Err(_) => {
+                sleeping.store(true, Ordering::Release);
+                // (See `wake_one`.) A job queued before the flag was seen
+                // is seen here.
+                std::sync::atomic::fence(Ordering::SeqCst);
+                if shared.queue.is_empty() && !shared.stop.load(Ordering::Acquire) {
+                    std::thread::park();
+                }
+                sleeping.store(false, Ordering::Release);
+            }
         }
     }
 }
@@ -358,6 +402,44 @@ mod tests {
         assert_eq!(sum, (0..100u64).map(|i| i * i).sum::<u64>());
         // Taken once.
         assert!(jobs[0].take().is_none() && jobs[0].is_finished());
+    }
+
+    /// A job queued while the workers park, or just after, is never left
+    /// waiting (a job wakes one parked worker, not all of them).
+    #[test]
+    fn jobs_queued_as_the_workers_park_are_taken() {
+        let w = ReliefWorkers::new(4);
+        for round in 0..300u64 {
+            // Alone, then in a burst; the workers park in between (or are
+            // parking when the next comes).
+            let n = 1 + round % 5;
+            let mut jobs: Vec<Job<u64>> = (0..n).map(|i| w.spawn(move || round + i)).collect();
+            let sum: u64 = jobs.iter_mut().map(wait).sum();
+            assert_eq!(sum, n * round + n * (n - 1) / 2);
+            if round % 3 == 0 {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        }
+        // Every worker parks, and its flag says so (idle-class threads may
+        // wait for a core on a busy machine).
+        let sleeping = &w.0.0.sleeping;
+        let all_asleep = || {
+            let t0 = Instant::now();
+            while !sleeping.iter().all(|s| s.load(Ordering::Acquire)) {
+                assert!(
+                    t0.elapsed() < Duration::from_secs(10),
+                    "a worker never parked"
+                );
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        };
+        all_asleep();
+        // One job wakes one of them.
+        let woken = w.0.0.woken.load(Ordering::Acquire);
+        let mut one = w.spawn(|| 1);
+        assert_eq!(wait(&mut one), 1);
+        assert_eq!(w.0.0.woken.load(Ordering::Acquire), woken + 1);
+        all_asleep();
     }
 
     #[test]
