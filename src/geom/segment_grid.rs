@@ -74,17 +74,21 @@ impl SegmentGrid {
         }
         let ((r0, c0), (r1, c1)) = (self.cell_of(min), self.cell_of(max));
         let rows = (r1 as i128 - r0 as i128 + 1) as f64;
+        // A cell's entries come line by line: each line's run is taken once
+        // (a city's cells hold many segments of few lines).
+        let mut take = |e: &((i64, i64), u32, u32)| {
+            if out.last() != Some(&(e.1 as usize)) {
+                out.push(e.1 as usize);
+            }
+        };
         if rows * 4.0 > self.filed.len() as f64 {
             // A box larger than what is filed: scan the entries instead.
-            out.extend(
-                self.filed
-                    .iter()
-                    .filter(|e| (r0..=r1).contains(&e.0.0) && (c0..=c1).contains(&e.0.1))
-                    .map(|e| e.1 as usize),
-            );
+            (self.filed.iter())
+                .filter(|e| (r0..=r1).contains(&e.0.0) && (c0..=c1).contains(&e.0.1))
+                .for_each(take);
         } else {
             for r in r0..=r1 {
-                out.extend(self.row_range(r, c0, c1).iter().map(|e| e.1 as usize));
+                self.row_range(r, c0, c1).iter().for_each(&mut take);
             }
         }
         out.sort_unstable();

@@ -46,7 +46,9 @@ pub(crate) fn update_ribbons(
         chunks.ribbons_version = laid.version;
         chunks.ribbons_unchecked = true;
     }
-    if !chunks.ribbons_unchecked {
+    // Nothing to check, or no room for a task: the check waits (a full
+    // queue would stop it at the first chunk whose ribbons changed).
+    if !chunks.ribbons_unchecked || chunks.ribbon_tasks.len() >= view.max_tasks {
         return;
     }
     chunks.ribbons_unchecked = false;
@@ -60,14 +62,11 @@ pub(crate) fn update_ribbons(
         ..
     } = &mut *chunks;
     // Nearest first (the desired list's order), then any other shown chunk.
-    let keys: Vec<ChunkKey> = desired
-        .iter()
-        .copied()
-        .filter(|k| present.contains_key(k))
-        .chain(present.keys().copied().filter(|k| !desired_set.contains(k)))
+    let others: Vec<ChunkKey> = (present.keys().copied())
+        .filter(|k| !desired_set.contains(k))
         .collect();
     let (started, mut checked) = (Instant::now(), 0);
-    for key in keys {
+    for &key in desired.iter().chain(&others) {
         let Some(p) = present.get_mut(&key) else {
             continue;
         };

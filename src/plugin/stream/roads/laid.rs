@@ -2,13 +2,15 @@
 //! fingerprints that say what changed where when a new region is laid.
 
 use crate::city::{CityGround, CityLayout};
+use crate::network::Road;
 use crate::network::RoadLayer;
 use crate::plugin::stream::structures::StructureCells;
 use crate::terrain::{LaidGround, StreamLayer, Terrain};
 use crate::world::Structure;
 use bevy::math::DVec2;
+use bevy::platform::hash::FixedHasher;
 use bevy::prelude::*;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::Arc;
 
 /// What is laid on the ground around the focus: the ground everything reads
@@ -38,6 +40,9 @@ pub struct LaidRoads {
     /// Every road, then every stream, then every city, summed up for
     /// [`Self::fingerprint`].
     pub(super) lines: Arc<Vec<LineSum>>,
+    /// For each road, a hash of each segment (its ends and their heights),
+    /// for [`Self::ground_print`].
+    pub(super) segments: Arc<Vec<Vec<u64>>>,
     /// For each road, the stretches (arc-length intervals, ascending) that
     /// are bridges or tunnels: drawn by structures, not ribbons.
     pub(super) spans: Arc<Vec<Vec<(f64, f64)>>>,
@@ -65,6 +70,7 @@ impl LaidRoads {
             structure_cells: Arc::default(),
             version: 0,
             lines: Arc::default(),
+            segments: Arc::default(),
             spans: Arc::default(),
             bridges: Arc::default(),
             terrain,
@@ -129,7 +135,7 @@ impl LaidRoads {
         let net = self.roads.network();
         let nr = net.roads.len();
         let ns = self.streams.streams().len();
-        let lines = &self.lines;
+        let (lines, segments) = (&self.lines, &self.segments);
         let small = (hi - lo).max_element() <= SMALL_BOX;
         let candidates: Vec<usize> = if small {
             self.roads.roads_in(lo, hi)
@@ -149,15 +155,13 @@ impl LaidRoads {
                     return lines[i].hash;
                 }
                 let r = &net.roads[i];
-                let mut h = std::hash::DefaultHasher::new();
+                let mut h = FixedHasher.build_hasher();
                 (r.width.to_bits(), r.class as u8).hash(&mut h);
-                let z = |k: usize| r.z.get(k).map_or(0, |z| z.to_bits());
-                for (k, w) in r.points.windows(2).enumerate() {
+                let hashes = segments.get(i).map_or(&[][..], Vec::as_slice);
+                for (w, s) in r.points.windows(2).zip(hashes) {
                     let (a, b) = (w[0].min(w[1]), w[0].max(w[1]));
                     if a.cmple(hi + LINE_PAD).all() && b.cmpge(lo - LINE_PAD).all() {
-                        let (p, q) = (w[0], w[1]);
-                        (p.x.to_bits(), p.y.to_bits(), z(k)).hash(&mut h);
-                        (q.x.to_bits(), q.y.to_bits(), z(k + 1)).hash(&mut h);
+                        h.write_u64(*s);
                     }
                 }
                 h.finish()
@@ -170,16 +174,14 @@ impl LaidRoads {
                 .map(|l| l.hash),
         );
         near.sort_unstable();
-        let mut h = std::hash::DefaultHasher::new();
-        (self.salt, near).hash(&mut h);
-        h.finish() | 1
+        FixedHasher.hash_one((self.salt, near)) | 1
     }
 
     /// A hash of every road and stream near `[min, max]` (and of whether the
     /// box lies in the laid region): equal fingerprints mean the same roads
     /// there, so whatever was built over the box still stands.
     pub fn fingerprint(&self, min: DVec2, max: DVec2) -> u64 {
-        let mut h = std::hash::DefaultHasher::new();
+        let mut h = FixedHasher.build_hasher();
         (self.covers(min, max), self.salt).hash(&mut h);
         let (nr, lines) = (self.roads.network().roads.len(), &self.lines);
         let mut near: Vec<u64> = if (max - min).max_element() <= SMALL_BOX {
@@ -234,7 +236,7 @@ impl LineSum {
     }
 
     pub(super) fn new(points: &[DVec2], extra: u64) -> Self {
-        let mut h = std::hash::DefaultHasher::new();
+        let mut h = FixedHasher.build_hasher();
         extra.hash(&mut h);
         let (mut lo, mut hi) = (DVec2::INFINITY, DVec2::NEG_INFINITY);
         for p in points {
@@ -247,4 +249,23 @@ impl LineSum {
             hi,
         }
     }
+}
+
+/// A hash of each of `road`'s segments: its ends and their heights (see
+/// [`LaidRoads::ground_print`]).
+pub(super) fn segment_hashes(road: &Road) -> Vec<u64> {
+    let z = |k: usize| road.z.get(k).map_or(0, |z| z.to_bits());
+    (road.points.windows(2).enumerate())
+        .map(|(k, w)| {
+            let (p, q) = (w[0], w[1]);
+            FixedHasher.hash_one((
+                p.x.to_bits(),
+                p.y.to_bits(),
+                z(k),
+                q.x.to_bits(),
+                q.y.to_bits(),
+                z(k + 1),
+            ))
+        })
+        .collect()
 }

@@ -27,8 +27,9 @@ use crate::roads::{RoadError, RoadGenerator};
 use crate::terrain::{LaidGround, LaidKind, StreamCache, StreamLayer, Terrain};
 use crate::world::{Region, RoadSystem, Structure};
 use bevy::math::DVec2;
+use bevy::platform::hash::FixedHasher;
 use bevy::prelude::*;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
 mod laid;
@@ -164,6 +165,7 @@ struct Laid {
     layouts: Vec<Arc<CityLayout>>,
     region: (DVec2, DVec2),
     lines: Vec<LineSum>,
+    segments: Vec<Vec<u64>>,
 }
 
 /// What a network is generated for: the snapped centre, the terrain's
@@ -300,9 +302,7 @@ pub(crate) fn update_roads(
         Source::Regions(_) => (0, crate::world::EarthworkParams::default().max_reach),
         Source::System(_) => {
             let e = &settings.roads.earthworks;
-            let mut h = std::hash::DefaultHasher::new();
-            format!("{e:?}").hash(&mut h);
-            (h.finish(), e.max_reach)
+            (FixedHasher.hash_one(format!("{e:?}")), e.max_reach)
         }
     };
     roads.target = Some(wanted);
@@ -327,7 +327,7 @@ pub(crate) fn update_roads(
         let bridges = super::structures::road_spans(&net, &structures, &[Bridge]);
         let lines = (net.roads.iter().enumerate())
             .map(|(i, r)| {
-                let mut h = std::hash::DefaultHasher::new();
+                let mut h = FixedHasher.build_hasher();
                 (r.width.to_bits(), r.class as u64).hash(&mut h);
                 (r.z.iter().map(|z| z.to_bits())).for_each(|z| z.hash(&mut h));
                 (spans[i].iter()).for_each(|&(a, b)| (a.to_bits(), b.to_bits()).hash(&mut h));
@@ -336,7 +336,7 @@ pub(crate) fn update_roads(
             .chain(streams.iter().map(|s| LineSum::new(&s.points, 1)))
             .chain(cities.iter().map(|c| {
                 // A town's ground follows its lots and buildings.
-                let mut h = std::hash::DefaultHasher::new();
+                let mut h = FixedHasher.build_hasher();
                 for l in layouts.iter().filter(|l| l.city.id == c.id) {
                     for lot in &l.lots {
                         (lot.polygon.iter())
@@ -349,6 +349,7 @@ pub(crate) fn update_roads(
                 LineSum::new(&c.boundary, h.finish() ^ 2)
             }))
             .collect();
+        let segments = net.roads.iter().map(laid::segment_hashes).collect();
         let streams = Arc::new(StreamLayer::new(streams, StreamLayer::WIDTH));
         // The built ground, with the streams laid on it too.
         let ground = (*ground).clone().with(LaidKind::Stream, streams.clone());
@@ -367,6 +368,7 @@ pub(crate) fn update_roads(
             layouts,
             region: (min, max),
             lines,
+            segments,
         })
     }));
 }
@@ -388,6 +390,7 @@ impl Laid {
             layouts: Vec::new(),
             region,
             lines: Vec::new(),
+            segments: Vec::new(),
         }
     }
 }
@@ -416,6 +419,7 @@ fn lay(
         structure_cells: new.structure_cells,
         version,
         lines: Arc::new(new.lines),
+        segments: Arc::new(new.segments),
         spans: Arc::new(new.spans),
         bridges: Arc::new(new.bridges),
         terrain: state.terrain.clone(),
