@@ -28,7 +28,6 @@ use crate::terrain::{Feature, LaidGround};
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
 use std::collections::{HashMap, VecDeque};
-use std::sync::Arc;
 
 /// Side of an object cell, metres.
 pub const OBJECT_CELL: f64 = 128.0;
@@ -197,6 +196,9 @@ pub struct ObjectManager {
     /// Where the trees' detail was last chosen.
     detail_at: Option<DVec3>,
     pending: HashMap<CellKey, Job<CellContents>>,
+    /// The check of the live cells against newly laid roads, on a worker:
+    /// the cells whose roads changed, with the prints they had.
+    recheck: Option<Job<Vec<(CellKey, u64)>>>,
     /// Cells whose contents wait to be spawned: the entity and what is left.
     spawning: VecDeque<(CellKey, Entity, Vec<Instance>)>,
     generation: u64,
@@ -214,9 +216,13 @@ impl ObjectManager {
         self.cells.len()
     }
 
-    /// Cells being computed or spawned.
+    /// Cells being computed or spawned (and the check against newly laid
+    /// roads, while it runs).
     pub fn pending_count(&self) -> usize {
-        self.pending.len() + self.spawning.len() + self.stale.len()
+        self.pending.len()
+            + self.spawning.len()
+            + self.stale.len()
+            + self.recheck.is_some() as usize
     }
 }
 
@@ -266,6 +272,7 @@ pub(crate) fn request_cells(
             commands.entity(cell.entity).despawn();
         }
         om.pending.clear();
+        om.recheck = None;
         om.spawning.clear();
         om.objects = 0;
         om.generation = state.generation;
@@ -278,19 +285,30 @@ pub(crate) fn request_cells(
         }
     }
     // Roads laid anew: cells whose roads changed are placed again (the old
-    // objects stay until the new ones come).
+    // objects stay until the new ones come). A worker compares the prints
+    // (a few hundred microseconds for a city's cells); a newer laying
+    // replaces the check, which cancels it.
     if om.roads_version != laid.version {
         om.roads_version = laid.version;
-        let changed: Vec<CellKey> = (om.cells.iter())
-            .filter(|(k, cell)| {
-                let (lo, hi) = cell_box(k, &laid);
-                laid.fingerprint(lo, hi) != cell.print
-            })
-            .map(|(k, _)| *k)
-            .collect();
-        for k in changed {
-            om.pending.remove(&k);
-            om.stale.insert(k);
+        let cells: Vec<(CellKey, u64)> = om.cells.iter().map(|(k, c)| (*k, c.print)).collect();
+        let laid = laid.clone();
+        om.recheck = Some(workers.spawn(move || {
+            (cells.into_iter())
+                .filter(|(k, print)| {
+                    let (lo, hi) = cell_box(k, &laid);
+                    laid.fingerprint(lo, hi) != *print
+                })
+                .collect()
+        }));
+    }
+    if let Some(changed) = om.recheck.as_mut().and_then(Job::take) {
+        om.recheck = None;
+        for (k, print) in changed {
+            // (Not a cell placed again since, on these roads.)
+            if om.cells.get(&k).is_some_and(|c| c.print == print) {
+                om.pending.remove(&k);
+                om.stale.insert(k);
+            }
         }
     }
     om.stale.retain(|k| om.cells.contains_key(k));
@@ -340,17 +358,18 @@ pub(crate) fn request_cells(
             break;
         }
         om.stale.remove(&k);
-        let ground = Arc::clone(&laid.ground);
+        let laid = laid.clone();
         let generation = state.generation;
-        let (lo, hi) = cell_box(&k, &laid);
-        let print = laid.fingerprint(lo, hi);
         om.pending.insert(
             k,
-            workers.spawn(move || CellContents {
-                key: k,
-                generation,
-                print,
-                instances: cell_contents(&ground, k),
+            workers.spawn(move || {
+                let (lo, hi) = cell_box(&k, &laid);
+                CellContents {
+                    key: k,
+                    generation,
+                    print: laid.fingerprint(lo, hi),
+                    instances: cell_contents(&laid.ground, k),
+                }
             }),
         );
     }
@@ -537,7 +556,7 @@ mod tests {
     #[test]
     fn cell_contents_are_deterministic_and_on_the_ground() {
         let t = Terrain::default();
-        let ground = LaidGround::new(Arc::new(t.clone()));
+        let ground = LaidGround::new(std::sync::Arc::new(t.clone()));
         // A cell with a known mine shaft at (285, 389).
         let key = CellKey { x: 2, y: 3 };
         let a = cell_contents(&ground, key);
