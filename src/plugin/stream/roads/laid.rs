@@ -2,8 +2,7 @@
 //! fingerprints that say what changed where when a new region is laid.
 
 use crate::city::{CityGround, CityLayout};
-use crate::network::Road;
-use crate::network::RoadLayer;
+use crate::network::{Road, RoadLayer};
 use crate::plugin::stream::structures::StructureCells;
 use crate::terrain::{LaidGround, StreamLayer, Terrain};
 use crate::world::Structure;
