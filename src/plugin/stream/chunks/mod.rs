@@ -32,7 +32,6 @@ use bevy::math::{DVec2, DVec3};
 use bevy::platform::collections::{HashMap, HashSet};
 use bevy::prelude::*;
 use std::collections::VecDeque;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Marks every terrain chunk entity.
@@ -281,37 +280,30 @@ pub(crate) fn request_chunks(
             continue;
         }
         // A task for other ground (or another terrain) is replaced, which
-        // cancels it.
-        // Its ribbons come with it, draped on the same ground: they are
-        // swapped in together.
-        let ribbons = (key.draws_ribbons(view) && laid.region.is_some()).then(|| {
-            let max = min + DVec2::splat(key.size(view));
-            let print = laid.fingerprint(min, max);
-            (
-                print,
-                laid.roads.clone(),
-                laid.streams.clone(),
-                laid.all_spans(),
-            )
-        });
-        // The retaining walls that start in it, where it is fine enough.
-        let walls = (key.draws_walls(view) && laid.region.is_some())
-            .then(|| (laid.structures.clone(), laid.structure_cells.clone()));
-        let ground = Arc::clone(&laid.ground);
-        let (view, version) = (view.clone(), laid.version);
+        // cancels it. Its ribbons come with it, draped on the same ground
+        // (they are swapped in together), and where it is fine enough the
+        // retaining walls that start in it; their prints are taken there too.
+        let (laid, view) = (laid.clone(), view.clone());
         let job = workers.spawn(move || {
+            let max = min + DVec2::splat(key.size(&view));
+            let ground = &laid.ground;
             // One grid for the ground and the ribbons draped on it.
-            let grid = ChunkGrid::of(&ground, key, &view);
-            let mut m = ChunkMesh::build_on(&ground, key, generation, &view, &grid);
-            m.ground = (version, print);
-            if let Some((all, cells)) = walls {
-                let size = DVec2::splat(key.size(&view));
-                add_walls_in(&mut m.lists, &all, &cells, (min, min + size));
+            let grid = ChunkGrid::of(ground, key, &view);
+            let mut m = ChunkMesh::build_on(ground, key, generation, &view, &grid);
+            m.ground = (laid.version, print);
+            if laid.region.is_some() && key.draws_walls(&view) {
+                add_walls_in(
+                    &mut m.lists,
+                    &laid.structures,
+                    &laid.structure_cells,
+                    (min, max),
+                );
             }
-            if let Some((rp, roads, streams, spans)) = ribbons {
-                let layers = (&*roads, &*streams, &spans[..]);
-                let r = build_ribbons_on(&ground, key, &view, || grid, layers);
-                m.ribbons = Some((version, rp, r));
+            if laid.region.is_some() && key.draws_ribbons(&view) {
+                let (rp, spans) = (laid.fingerprint(min, max), laid.all_spans());
+                let layers = (&*laid.roads, &*laid.streams, &spans[..]);
+                let r = build_ribbons_on(ground, key, &view, || grid, layers);
+                m.ribbons = Some((laid.version, rp, r));
             }
             m
         });
