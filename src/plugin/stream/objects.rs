@@ -106,8 +106,10 @@ pub struct Instance {
 pub struct CellContents {
     key: CellKey,
     generation: u64,
-    /// The fingerprint of the roads it was placed around.
+    /// The fingerprint of the roads it was placed around, and their
+    /// laid-roads version.
     print: u64,
+    version: u64,
     instances: Vec<Instance>,
 }
 
@@ -368,6 +370,7 @@ pub(crate) fn request_cells(
                     key: k,
                     generation,
                     print: laid.fingerprint(lo, hi),
+                    version: laid.version,
                     instances: cell_contents(&laid.ground, k),
                 }
             }),
@@ -382,6 +385,7 @@ pub(crate) fn spawn_cells(
     origin: Res<RenderOrigin>,
     assets: Res<ReliefAssets>,
     focus: Res<FocusState>,
+    laid: Res<LaidRoads>,
     mut objects: ResMut<ObjectManager>,
     counts: Query<&Children, With<ObjectCell>>,
 ) {
@@ -389,6 +393,14 @@ pub(crate) fn spawn_cells(
     for c in super::take_finished(&mut om.pending) {
         if c.generation != state.generation {
             continue;
+        }
+        // Placed on roads laid over since (after the check of the live
+        // cells): shown now, and placed again if its roads changed.
+        if c.version != laid.version {
+            let (lo, hi) = cell_box(&c.key, &laid);
+            if laid.fingerprint(lo, hi) != c.print {
+                om.stale.insert(c.key);
+            }
         }
         // A cell placed again replaces its old objects.
         if let Some(old) = om.cells.remove(&c.key) {

@@ -105,8 +105,8 @@ impl ReliefWorkers {
                 .ok()
                 .map(|h| h.thread().clone())
         };
-        // (A worker that could not be started is left out; the ones after
-        // it keep their slots, so slot and thread are matched by index.)
+        // Workers start until one cannot (then there are fewer); worker `i`
+        // is `threads[i]` and has `sleeping[i]`.
         let mut handles: Vec<Thread> = Vec::new();
         for i in 0..threads.max(1) {
             match spawn(format!("relief worker {i}"), Some(handles.len())) {
