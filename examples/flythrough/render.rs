@@ -224,17 +224,31 @@ pub fn add(app: &mut App, seconds: f64, json: Option<String>, view: View) {
                 (
                     count_draws.after(R::PhaseSort).before(R::Render),
                     render_mark::<0>.before(R::ExtractCommands),
-                    (render_mark::<1>
+                    render_mark::<1>
+                        .after(R::ExtractCommands)
+                        .before(R::PrepareAssets),
+                    render_mark::<2>
                         .after(R::PrepareAssets)
-                        .after(R::PrepareMeshes))
-                    .before(R::CreateViews),
-                    render_mark::<2>.after(R::PrepareViews).before(R::Queue),
-                    render_mark::<3>.after(R::Queue).before(R::PhaseSort),
-                    render_mark::<4>.after(R::PhaseSort).before(R::Prepare),
-                    render_mark::<5>.after(R::Prepare).before(R::Render),
-                    render_mark::<6>.after(R::Render).before(R::Cleanup),
-                    frames_in_flight.after(render_mark::<6>).before(R::Cleanup),
-                    render_mark::<7>.after(R::PostCleanup),
+                        .before(R::PrepareMeshes),
+                    render_mark::<3>
+                        .after(R::PrepareMeshes)
+                        .before(R::CreateViews),
+                    render_mark::<4>.after(R::PrepareViews).before(R::Queue),
+                    render_mark::<5>.after(R::Queue).before(R::PhaseSort),
+                    render_mark::<6>.after(R::PhaseSort).before(R::Prepare),
+                    render_mark::<7>
+                        .after(R::PrepareResources)
+                        .before(R::PrepareResourcesBatchPhases),
+                    render_mark::<8>
+                        .after(R::PrepareResourcesBatchPhases)
+                        .before(R::PrepareResourcesWritePhaseBuffers),
+                    render_mark::<9>
+                        .after(R::PrepareResourcesFlush)
+                        .before(R::PrepareBindGroups),
+                    render_mark::<10>.after(R::Prepare).before(R::Render),
+                    render_mark::<11>.after(R::Render).before(R::Cleanup),
+                    frames_in_flight.after(render_mark::<11>).before(R::Cleanup),
+                    render_mark::<12>.after(R::PostCleanup),
                 ),
             );
     }
@@ -242,12 +256,17 @@ pub fn add(app: &mut App, seconds: f64, json: Option<String>, view: View) {
 
 /// The render world's stages, timed by [`render_mark`] (wall time on the
 /// render thread, ms).
-const RENDER_STAGES: [&str; 7] = [
-    "extract commands, prepare assets and meshes",
+const RENDER_STAGES: [&str; 12] = [
+    "extract commands",
+    "prepare assets (uploads)",
+    "prepare meshes (allocator)",
     "views, specialize",
     "queue",
     "sort",
-    "prepare (batches, buffers, bind groups)",
+    "prepare resources",
+    "prepare: batch phases",
+    "prepare: write and collect phase buffers, flush",
+    "prepare: bind groups",
     "render graph (encode, submit)",
     "waiting for the GPU (at most 2 frames ahead), cleanup",
 ];
@@ -294,8 +313,8 @@ struct RenderClock(Arc<Mutex<RenderTimes>>);
 #[derive(Default)]
 struct RenderTimes {
     prev: Option<Instant>,
-    now: [f64; 7],
-    frames: Vec<[f64; 7]>,
+    now: [f64; RENDER_STAGES.len()],
+    frames: Vec<[f64; RENDER_STAGES.len()]>,
 }
 
 /// Mark `I` of the render schedule: the stage before it took this long.
@@ -712,6 +731,16 @@ fn finish(
         for (i, name) in RENDER_STAGES.iter().enumerate() {
             let v: Vec<f64> = t.frames.iter().map(|f| f[i]).collect();
             println!("    {name}: {} / {}", ms(q(&v, 0.5)), ms(q(&v, 0.99)));
+        }
+        // The slowest render frames, by stage (those over a tenth of it).
+        let mut order: Vec<usize> = (0..total.len()).collect();
+        order.sort_by(|a, b| total[*b].total_cmp(&total[*a]));
+        for &i in order.iter().take(6) {
+            let parts: Vec<String> = (RENDER_STAGES.iter().zip(&t.frames[i]))
+                .filter(|(_, s)| **s > 0.1 * total[i])
+                .map(|(n, s)| format!("{n} {s:.2}"))
+                .collect();
+            println!("    slow, {:.2} ms: {}", total[i], parts.join("; "));
         }
     }
     println!("  by leg of the route, CPU frame p50 / p99, GPU frame p50 / p99 (ms):");

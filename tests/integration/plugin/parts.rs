@@ -404,15 +404,7 @@ fn every_system_of_ours_is_in_a_relief_set() {
 /// once the world settles nothing stands on a road of the new network.
 #[test]
 fn objects_make_way_for_roads_laid_anew() {
-    let mut app = app_with(small_world());
-    spawn_focus(&mut app, Vec3::new(0.0, 600.0, 0.0));
-    app.update();
-    app.world_mut().resource_mut::<RenderOrigin>().0 = DVec2::new(19000.0, 1260.0);
-    let settled = |app: &mut App| {
-        let s = app.world().resource::<ReliefStats>();
-        s.complete && s.objects_pending == 0 && s.roads > 0
-    };
-    run_until(&mut app, "roads and objects", settled);
+    let mut app = world_over_roads(|_| {});
     let (version, roads) = (
         app.world().resource::<LaidRoads>().version,
         app.world().resource::<ReliefStats>().roads,
@@ -422,19 +414,13 @@ fn objects_make_way_for_roads_laid_anew() {
         .contour
         .density *= 2.0;
     run_until(&mut app, "the denser roads", |app| {
-        app.world().resource::<LaidRoads>().version > version && settled(app)
+        app.world().resource::<LaidRoads>().version > version && roads_settled(app)
     });
     let laid = app.world().resource::<LaidRoads>().clone();
     assert!(app.world().resource::<ReliefStats>().roads > roads);
-    let mut q = app.world_mut().query::<&ReliefObject>();
-    let (mut objects, mut on_roads) = (0, 0);
-    for o in q.iter(app.world()) {
-        if matches!(o.kind, ObjectKind::Tree(_) | ObjectKind::Feature(_)) {
-            objects += 1;
-            let cell = DVec2::new(o.world.x.round(), o.world.y.round());
-            on_roads += laid.roads.on_road(cell) as usize;
-        }
-    }
+    let (objects, on_roads) = objects_on_roads(&mut app, &laid.roads, |k| {
+        matches!(k, ObjectKind::Tree(_) | ObjectKind::Feature(_))
+    });
     assert!(objects > 100, "{objects}");
     assert_eq!(on_roads, 0, "of {objects} objects");
 }
