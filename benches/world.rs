@@ -8,8 +8,9 @@
 //! (`LaidGround::heights_grid`) per sample against `Terrain::heights_grid`,
 //! where nothing is built (goal ≤ 1.5×) and over a city (goal ≤ 25 ns),
 //! and the same samples as point queries (`LaidGround::height`); and a
-//! chunk's grid over the city at coarse spacings, point-sampled and filtered
-//! (`LaidGround::heights_grid_filtered`).
+//! chunk's grid over the city at coarse spacings, point-sampled, filtered
+//! (`LaidGround::heights_grid_filtered`) and filtered with each cell's mix
+//! of built kinds (`heights_grid_filtered_mix`, what a chunk's colours take).
 //!
 //! `cargo bench --no-default-features --bench world`
 
@@ -128,9 +129,14 @@ fn earthworks(t: &Terrain) {
         let (_, filtered, _) = time_ms(9, || {
             (ground.heights_grid_filtered(at, (35, 35), 2.0, &mut h, &mut natural)).expect("grid")
         });
+        let mut mix = Vec::new();
+        let (_, mixed, _) = time_ms(9, || {
+            let grids = (&mut h, &mut natural);
+            (ground.heights_grid_filtered_mix(at, (35, 35), 2.0, grids, &mut mix)).expect("grid")
+        });
         let k = bevy_relief::terrain::subsamples(step, 2.0, 35, 35);
         println!(
-            "chunk grid over the city at {step} m: one sample a vertex {point:.3} ms, filtered ({k} x {k} sub-samples) {filtered:.3} ms"
+            "chunk grid over the city at {step} m: one sample a vertex {point:.3} ms, filtered ({k} x {k} sub-samples) {filtered:.3} ms, with what each cell is built of (its colour) {mixed:.3} ms"
         );
     }
 }

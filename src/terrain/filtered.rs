@@ -6,9 +6,11 @@
 //! height over its cell, from a finer grid of sub-samples: the built height
 //! where something is built, else the natural height at the vertex itself.
 //! Where nothing is built the heights are the natural ones, and on a level
-//! pad the pad's, bit for bit.
+//! pad the pad's, bit for bit. The same sub-samples tell what each vertex's
+//! cell is built of ([`BuiltMix`]), so that its colour can be their mean
+//! too, rather than whichever cut face or pad the vertex lands on.
 
-use super::{GridError, LaidGround};
+use super::{BuiltKind, GridError, LaidGround};
 
 /// Most sub-samples per side of a vertex's cell (16 a vertex: a 35 × 35
 /// chunk grid over a city then costs a few milliseconds at most).
@@ -34,7 +36,77 @@ pub fn subsamples(step: f64, sub: f64, w: usize, h: usize) -> usize {
     k
 }
 
+/// The sub-samples of a `k × k` cell its colour is judged by, as (column,
+/// row): all of a 2 × 2 or coarser set, else one a row with each column once
+/// (a rotated grid, as multisampling lays its samples), so that an edge
+/// along either axis is seen at a quarter of the cost.
+fn colour_samples(k: usize) -> impl Iterator<Item = (usize, usize)> {
+    const _: () = assert!(MAX_SUBSAMPLES <= 4, "rotated grids up to 4 × 4");
+    let rook: &'static [usize] = match k {
+        3 => &[0, 2, 1],
+        4 => &[1, 3, 0, 2],
+        _ => &[],
+    };
+    (0..k).flat_map(move |b| {
+        (0..k).filter_map(move |a| (rook.is_empty() || rook[b] == a).then_some((a, b)))
+    })
+}
+
+/// What a filtered vertex's cell is built of: of the `of` sub-samples it is
+/// judged by (see [`colour_samples`]), how many each [`BuiltKind`] shapes
+/// (`kinds`, in the order of [`BuiltKind::ALL`]); the rest are natural
+/// ground.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BuiltMix {
+    /// Sub-samples of each kind.
+    pub kinds: [u8; 4],
+    /// Sub-samples judged.
+    pub of: u8,
+}
+
+impl BuiltMix {
+    /// The sub-samples of natural ground.
+    pub fn natural(&self) -> u8 {
+        self.of - self.kinds.iter().sum::<u8>()
+    }
+
+    /// The mean of `of_kind` for each built sub-sample and `natural` for
+    /// the rest, component by component.
+    pub fn mean<const N: usize>(
+        &self,
+        of_kind: impl Fn(BuiltKind) -> [f32; N],
+        natural: [f32; N],
+    ) -> [f32; N] {
+        let mut sum = natural.map(|c| c * self.natural() as f32);
+        for (kind, &n) in BuiltKind::ALL.into_iter().zip(&self.kinds) {
+            if n > 0 {
+                let c = of_kind(kind);
+                for (s, c) in sum.iter_mut().zip(c) {
+                    *s += c * n as f32;
+                }
+            }
+        }
+        sum.map(|s| s / self.of.max(1) as f32)
+    }
+}
+
 impl LaidGround {
+    /// [`heights_grid_filtered`](Self::heights_grid_filtered), and in `mix`
+    /// what each vertex's cell is built of ([`LaidGround::built`] at some of
+    /// the same sub-samples, see [`BuiltMix`]). `mix` is left empty where nothing is filtered (a grid
+    /// no coarser than `sub`, no relief, or nothing built in reach): each
+    /// vertex is then its own point sample.
+    pub fn heights_grid_filtered_mix(
+        &self,
+        corner: (f64, f64, f64),
+        size: (usize, usize),
+        sub: f64,
+        (out, natural): (&mut Vec<f64>, &mut Vec<f64>),
+        mix: &mut Vec<BuiltMix>,
+    ) -> Result<(), GridError> {
+        self.filtered(corner, size, sub, out, natural, Some(mix))
+    }
+
     /// [`heights_grid_and_natural`](Self::heights_grid_and_natural) with the
     /// built ground filtered to the grid's spacing: `out[j*w + i]` is the
     /// mean at `k × k` points spread evenly over the `step`-square cell
@@ -54,6 +126,22 @@ impl LaidGround {
         out: &mut Vec<f64>,
         natural: &mut Vec<f64>,
     ) -> Result<(), GridError> {
+        self.filtered((x0, y0, step), (w, h), sub, out, natural, None)
+    }
+
+    /// The filtered grid, with the cells' mixes where `mix` is given.
+    fn filtered(
+        &self,
+        (x0, y0, step): (f64, f64, f64),
+        (w, h): (usize, usize),
+        sub: f64,
+        out: &mut Vec<f64>,
+        natural: &mut Vec<f64>,
+        mut mix: Option<&mut Vec<BuiltMix>>,
+    ) -> Result<(), GridError> {
+        if let Some(m) = mix.as_deref_mut() {
+            m.clear();
+        }
         let k = subsamples(step, sub, w, h);
         let relief = match self.relief() {
             Some(relief) if k > 1 => relief,
@@ -83,6 +171,9 @@ impl LaidGround {
         laid.extend_from_slice(&bare);
         relief.shape_grid(fx0, fy0, fine, fw, fh, &mut laid);
         let per = (k * k) as f64;
+        if let Some(m) = mix.as_deref_mut() {
+            m.resize(w * h, BuiltMix::default());
+        }
         for j in 0..h {
             for i in 0..w {
                 // Each sub-sample: the built height where something is built,
@@ -100,6 +191,23 @@ impl LaidGround {
                 }
                 // All alike (a pad, or nothing built): that height exactly.
                 out[j * w + i] = if lo == hi { lo } else { sum / per };
+                let Some(m) = mix.as_deref_mut() else {
+                    continue;
+                };
+                // What the colour sub-samples stand on.
+                let mut cell = BuiltMix::default();
+                for (a, b) in colour_samples(k) {
+                    let at = (j * k + b) * fw + i * k + a;
+                    cell.of += 1;
+                    let p = glam::DVec2::new(
+                        fx0 + (i * k + a) as f64 * fine,
+                        fy0 + (j * k + b) as f64 * fine,
+                    );
+                    if let Some(built) = relief.built(p, bare[at]) {
+                        cell.kinds[built.kind.index()] += 1;
+                    }
+                }
+                m[j * w + i] = cell;
             }
         }
         Ok(())
@@ -221,6 +329,75 @@ mod tests {
                 assert!((o - want).abs() < 1.0e-9, "{x}: {o} {want}");
             } else {
                 assert_eq!(o, n, "{x}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_cell_s_mix_counts_its_built_sub_samples_by_kind() {
+        let g = ground(Some(Arc::new(Pad)));
+        let (x0, y0, step) = (19000.0, 1200.0, 8.0);
+        let (mut out, mut natural, mut mix) = (Vec::new(), Vec::new(), Vec::new());
+        let grids = (&mut out, &mut natural);
+        g.heights_grid_filtered_mix((x0, y0, step), (30, 4), 2.0, grids, &mut mix)
+            .unwrap();
+        // The same heights as without the mixes.
+        let (mut plain, mut bare) = (Vec::new(), Vec::new());
+        g.heights_grid_filtered((x0, y0, step), (30, 4), 2.0, &mut plain, &mut bare)
+            .unwrap();
+        assert_eq!((&out, &natural), (&plain, &bare));
+        assert_eq!(mix.len(), 30 * 4);
+        let pad = BuiltKind::Pad.index();
+        for (k, m) in mix.iter().enumerate() {
+            let x = x0 + (k % 30) as f64 * step;
+            // Four colour sub-samples, one in each column (x − 3, x − 1,
+            // x + 1, x + 3): at the pad's edges, one of them is off it.
+            let on = if (19112.0..=19128.0).contains(&x) {
+                4
+            } else if x == 19104.0 || x == 19136.0 {
+                3
+            } else {
+                0
+            };
+            let mut want = [0; 4];
+            want[pad] = on;
+            assert_eq!(*m, BuiltMix { kinds: want, of: 4 }, "{x}");
+            assert_eq!(m.natural(), 4 - on);
+        }
+        // The mean: a quarter natural at the pad's edge.
+        let edge = mix[13];
+        let c = edge.mean(|k| [k.index() as f32, 1.0], [10.0, 0.0]);
+        assert_eq!(c, [(3.0 * pad as f32 + 10.0) / 4.0, 0.75]);
+        // Where nothing is built, all natural.
+        let nothing = ground(Some(Arc::new(Nothing)));
+        let grids = (&mut out, &mut natural);
+        (nothing.heights_grid_filtered_mix((x0, y0, step), (6, 2), 2.0, grids, &mut mix)).unwrap();
+        assert!(mix.iter().all(|m| *m
+            == BuiltMix {
+                kinds: [0; 4],
+                of: 4
+            }));
+        // Nothing filtered: no mixes (each vertex is its own sample).
+        for (g, step) in [(ground(Some(Arc::new(Pad))), 2.0), (ground(None), 8.0)] {
+            let grids = (&mut out, &mut natural);
+            g.heights_grid_filtered_mix((x0, y0, step), (30, 4), 2.0, grids, &mut mix)
+                .unwrap();
+            assert!(mix.is_empty());
+        }
+    }
+
+    #[test]
+    fn colour_sub_samples_take_each_row_and_column_once() {
+        for k in 1..=MAX_SUBSAMPLES {
+            let s: Vec<(usize, usize)> = colour_samples(k).collect();
+            if k <= 2 {
+                assert_eq!(s.len(), k * k);
+                continue;
+            }
+            assert_eq!(s.len(), k);
+            for c in 0..k {
+                assert_eq!(s.iter().filter(|p| p.0 == c).count(), 1, "{k}: column {c}");
+                assert_eq!(s.iter().filter(|p| p.1 == c).count(), 1, "{k}: row {c}");
             }
         }
     }

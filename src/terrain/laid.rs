@@ -28,6 +28,16 @@ pub enum BuiltKind {
     Cut,
 }
 
+impl BuiltKind {
+    /// Every kind, in the order of [`Self::index`].
+    pub const ALL: [Self; 4] = [Self::Carriageway, Self::Pad, Self::Fill, Self::Cut];
+
+    /// Its place in [`Self::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
 /// The built ground at a point.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Built {

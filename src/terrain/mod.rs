@@ -30,7 +30,7 @@ mod streams;
 mod underground;
 
 pub use bounds::{HeightSlopeBound, TownBound};
-pub use filtered::{MAX_FILTER_SAMPLES, MAX_SUBSAMPLES, subsamples};
+pub use filtered::{BuiltMix, MAX_FILTER_SAMPLES, MAX_SUBSAMPLES, subsamples};
 pub use grid::{GridError, GridKernel, MAX_GRID_SAMPLES};
 pub use kinds::{ControlCode, Feature, Terra, TerrainKind};
 pub use laid::{

@@ -6,7 +6,7 @@ use super::ChunkKey;
 use crate::plugin::stream::coords::to_bevy;
 use crate::plugin::stream::mesh::{MeshLists, SNOW, built_color, kind_color};
 use crate::plugin::stream::settings::ViewSettings;
-use crate::terrain::LaidGround;
+use crate::terrain::{BuiltMix, LaidGround};
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
 
@@ -74,18 +74,40 @@ pub struct ChunkGrid {
     pub built: Vec<f64>,
     /// The natural ground.
     pub natural: Vec<f64>,
+    /// What each vertex's cell is built of, for its colour (empty where
+    /// the vertices are point samples, or not asked for).
+    pub mix: Vec<BuiltMix>,
 }
 
 impl ChunkGrid {
-    /// The grid of chunk `key`.
+    /// The grid of chunk `key`, without the mixes (what ribbons need).
     pub fn of(ground: &LaidGround, key: ChunkKey, view: &ViewSettings) -> Self {
+        Self::make(ground, key, view, false)
+    }
+
+    /// The grid of chunk `key` with the mixes its mesh is coloured by.
+    pub fn for_mesh(ground: &LaidGround, key: ChunkKey, view: &ViewSettings) -> Self {
+        Self::make(ground, key, view, true)
+    }
+
+    fn make(ground: &LaidGround, key: ChunkKey, view: &ViewSettings, mixes: bool) -> Self {
         let (step, min) = (key.spacing(view), key.corner(view));
         let w = view.chunk_quads as usize + 3;
         let corner = (min.x - step, min.y - step, step);
-        let (mut built, mut natural) = (Vec::new(), Vec::new());
-        (ground.heights_grid_filtered(corner, (w, w), view.built_filter, &mut built, &mut natural))
-            .expect("chunk grids are small");
-        Self { built, natural }
+        let (mut built, mut natural, mut mix) = (Vec::new(), Vec::new(), Vec::new());
+        let filter = view.built_filter;
+        if mixes {
+            let grids = (&mut built, &mut natural);
+            ground.heights_grid_filtered_mix(corner, (w, w), filter, grids, &mut mix)
+        } else {
+            ground.heights_grid_filtered(corner, (w, w), filter, &mut built, &mut natural)
+        }
+        .expect("chunk grids are small");
+        Self {
+            built,
+            natural,
+            mix,
+        }
     }
 }
 
@@ -95,7 +117,7 @@ impl ChunkMesh {
     /// step to a coarser neighbour), normals from the height field, colours by
     /// kind and snow (the natural ground's kind, or what is built there:
     /// carriageways as road, pads as town ground, embankments grassed, cuts
-    /// gravel).
+    /// gravel; on a filtered grid, the mean over each vertex's cell).
     #[cfg(test)]
     pub fn build(ground: &LaidGround, key: ChunkKey, generation: u64, view: &ViewSettings) -> Self {
         Self::build_on(
@@ -103,7 +125,7 @@ impl ChunkMesh {
             key,
             generation,
             view,
-            &ChunkGrid::of(ground, key, view),
+            &ChunkGrid::for_mesh(ground, key, view),
         )
     }
 
@@ -163,13 +185,18 @@ impl ChunkMesh {
                     .push([nrm.x as f32, nrm.z as f32, -nrm.y as f32]);
                 let (x, y) = (min.x + local.x, min.y + local.y);
                 // The ground's own colour, or what is built there (roads and
-                // streams themselves are drawn by ribbons of their own).
+                // streams themselves are drawn by ribbons of their own): on
+                // a filtered grid, the mean over the vertex's cell.
                 let t = terrain.terra(x, y);
-                let built = ground.built(DVec2::new(x, y), t.height);
-                let c = match built.map(|b| b.kind) {
-                    _ if t.snow => SNOW,
-                    Some(b) => built_color(b),
-                    None => kind_color(t.kind),
+                let c = if t.snow {
+                    SNOW
+                } else if let Some(mix) = grid.mix.get((j + 1) * w + i + 1) {
+                    mix.mean(built_color, kind_color(t.kind))
+                } else {
+                    match ground.built(DVec2::new(x, y), t.height) {
+                        Some(b) => built_color(b.kind),
+                        None => kind_color(t.kind),
+                    }
                 };
                 m.lists.colors.push([c[0], c[1], c[2], 1.0]);
             }
@@ -476,6 +503,85 @@ mod tests {
         );
         let differ = (filtered.iter().zip(&point)).filter(|(f, p)| (**f - **p).abs() > 0.5);
         assert!(differ.count() > 33 * 33 / 2);
+    }
+
+    /// Town ground on pads 10 m wide every 20 m, 6 m above the natural
+    /// ground; nothing built between them.
+    #[derive(Debug)]
+    struct Lots;
+
+    impl crate::terrain::Relief for Lots {
+        fn built(&self, p: DVec2, natural: f64) -> Option<crate::terrain::Built> {
+            ((p.x / 10.0).floor().rem_euclid(2.0) == 0.0).then_some(crate::terrain::Built {
+                height: natural + 6.0,
+                kind: crate::terrain::BuiltKind::Pad,
+            })
+        }
+
+        fn may_shape(&self, _: DVec2, _: DVec2) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn a_distant_chunk_s_colours_are_the_mean_over_its_cells() {
+        use crate::terrain::BuiltKind;
+        use std::sync::Arc;
+        let t = Arc::new(crate::terrain::Terrain::default());
+        let ground = LaidGround::new(t.clone()).with_relief(Arc::new(Lots));
+        let key = ChunkKey {
+            level: 3,
+            x: 37,
+            y: 2,
+        };
+        let view = ViewSettings::default();
+        let (min, step) = (key.corner(&view), key.spacing(&view));
+        let filtered = ChunkMesh::build(&ground, key, 1, &view);
+        let point = ChunkMesh::build(
+            &ground,
+            key,
+            1,
+            &ViewSettings {
+                built_filter: 0.0,
+                ..default()
+            },
+        );
+        let pad = built_color(BuiltKind::Pad);
+        let (mut mixed, mut vertices) = (0, 0);
+        for k in 0..33 * 33 {
+            let (x, y) = (
+                min.x + (k % 33) as f64 * step,
+                min.y + (k / 33) as f64 * step,
+            );
+            let terra = t.terra(x, y);
+            if terra.snow {
+                continue;
+            }
+            vertices += 1;
+            let natural = kind_color(terra.kind);
+            let on = |x: f64| (x / 10.0).floor().rem_euclid(2.0) == 0.0;
+            let rgb = |c: [f32; 4]| [c[0], c[1], c[2]];
+            // One sample: the pad's colour or the natural one, whichever it
+            // lands on.
+            let want = if on(x) { pad } else { natural };
+            assert_eq!(rgb(point.lists.colors[k]), want, "({x}, {y})");
+            // Filtered: 4 × 4 sub-samples 4 m apart over the 16 m cell, one
+            // in each column (x − 6, x − 2, x + 2, x + 6) judged.
+            let n = [-6.0, -2.0, 2.0, 6.0].iter().filter(|d| on(x + *d)).count() as f32;
+            let want: Vec<f32> = (0..3)
+                .map(|c| (n * pad[c] + (4.0 - n) * natural[c]) / 4.0)
+                .collect();
+            let got = rgb(filtered.lists.colors[k]);
+            assert!(
+                (0..3).all(|c| (got[c] - want[c]).abs() < 1.0e-6),
+                "({x}, {y}): {got:?} {want:?}"
+            );
+            mixed += (n > 0.0 && n < 4.0) as usize;
+        }
+        assert!(
+            vertices > 500 && mixed * 2 > vertices,
+            "{mixed} of {vertices}"
+        );
     }
 
     #[test]

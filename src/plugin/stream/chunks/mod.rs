@@ -288,7 +288,7 @@ pub(crate) fn request_chunks(
             let max = min + DVec2::splat(key.size(&view));
             let ground = &laid.ground;
             // One grid for the ground and the ribbons draped on it.
-            let grid = ChunkGrid::of(ground, key, &view);
+            let grid = ChunkGrid::for_mesh(ground, key, &view);
             let mut m = ChunkMesh::build_on(ground, key, generation, &view, &grid);
             m.ground = (laid.version, print);
             if laid.region.is_some() && key.draws_walls(&view) {
