@@ -109,6 +109,18 @@ impl ChunkGrid {
             mix,
         }
     }
+
+    /// The ground's normal (core axes, z up) at vertex `(i, j)` of a chunk
+    /// of `quads` quads a side, `step` apart: from the slopes to its
+    /// neighbours (see [`slope`]).
+    pub fn normal(&self, i: usize, j: usize, quads: usize, step: f64) -> DVec3 {
+        let w = quads + 3;
+        // The vertex and its neighbours behind and `by` ahead.
+        let (at, by) = ((j + 1) * w + i + 1, [1, w]);
+        let along = |v: &[f64], d: usize| [v[at - d], v[at], v[at + d]];
+        let [dzdx, dzdy] = by.map(|d| slope(along(&self.built, d), along(&self.natural, d), step));
+        DVec3::new(-dzdx, -dzdy, 1.0).normalize()
+    }
 }
 
 impl ChunkMesh {
@@ -142,7 +154,7 @@ impl ChunkMesh {
         let n = q + 1;
         let step = key.spacing(view);
         let min = key.corner(view);
-        let (h, natural) = (&grid.built, &grid.natural);
+        let h = &grid.built;
         let w = n + 2;
         let height = |i: usize, j: usize| h[(j + 1) * w + i + 1];
         let lake = terrain.params().lake_level;
@@ -175,11 +187,7 @@ impl ChunkMesh {
                 m.lists
                     .positions
                     .push(to_bevy(local, DVec2::ZERO).to_array());
-                // The vertex and its neighbours behind and `by` ahead.
-                let (at, by) = ((j + 1) * w + i + 1, [1, w]);
-                let along = |v: &[f64], d: usize| [v[at - d], v[at], v[at + d]];
-                let [dzdx, dzdy] = by.map(|d| slope(along(h, d), along(natural, d), step));
-                let nrm = DVec3::new(-dzdx, -dzdy, 1.0).normalize();
+                let nrm = grid.normal(i, j, q, step);
                 m.lists
                     .normals
                     .push([nrm.x as f32, nrm.z as f32, -nrm.y as f32]);

@@ -13,8 +13,10 @@ use crate::terrain::{LaidGround, StreamLayer};
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
 
-/// Footway stone (linear RGB): pale, with darker step nosings.
-pub const STAIR_COLOR: [f32; 4] = [0.50, 0.47, 0.41, 1.0];
+/// Footway stone (linear RGB; sRGB 0.56, 0.53, 0.48): a warm grey a little
+/// darker than the town ground it runs through, with darker step nosings.
+/// (Paler, the stairs down a city's slopes shone white from afar.)
+pub const STAIR_COLOR: [f32; 4] = [0.274, 0.243, 0.196, 1.0];
 /// The step nosings' colour.
 pub const STEP_COLOR: [f32; 4] = [0.22, 0.21, 0.19, 1.0];
 /// Distance between steps drawn on a footway, metres.
@@ -61,24 +63,31 @@ pub fn build_ribbons_on(
     let terrain = ground.terrain();
     let q = view.chunk_quads as usize;
     let w = q + 3;
-    let h = grid().built;
-    let height = |i: usize, j: usize| h[(j + 1) * w + i + 1];
-    let ground = |p: DVec2| {
-        // The height of this chunk's own triangles at p (clamped to the chunk).
+    let grid = grid();
+    let height = |i: usize, j: usize| grid.built[(j + 1) * w + i + 1];
+    // The triangle of this chunk's own under p (clamped to the chunk): its
+    // corners and their weights at p.
+    let triangle = |p: DVec2| {
         let l = ((p - min) / step).clamp(DVec2::ZERO, DVec2::splat(q as f64 - 1e-9));
         let (i, j) = (l.x.floor() as usize, l.y.floor() as usize);
         let (fx, fy) = (l.x - i as f64, l.y - j as f64);
-        let (h00, h10, h01, h11) = (
-            height(i, j),
-            height(i + 1, j),
-            height(i, j + 1),
-            height(i + 1, j + 1),
-        );
         if fx >= fy {
-            h00 + fx * (h10 - h00) + fy * (h11 - h10)
+            [(i, j, 1.0 - fx), (i + 1, j, fx - fy), (i + 1, j + 1, fy)]
         } else {
-            h00 + fy * (h01 - h00) + fx * (h11 - h01)
+            [(i, j, 1.0 - fy), (i, j + 1, fy - fx), (i + 1, j + 1, fx)]
         }
+    };
+    let ground = |p: DVec2| {
+        (triangle(p).iter())
+            .map(|&(i, j, f)| f * height(i, j))
+            .sum()
+    };
+    // The ground's normal there, as its mesh shades it (its vertices'
+    // normals across the triangle), so that a ribbon is lit as the ground
+    // it lies on.
+    let normal = |p: DVec2| {
+        let n = (triangle(p).into_iter()).map(|(i, j, f)| f * grid.normal(i, j, q, step));
+        n.sum::<DVec3>().normalize_or(DVec3::Z)
     };
     // Far out, ribbons are at least a quarter of a grid step wide, so that
     // roads stay visible on coarse chunks.
@@ -89,6 +98,7 @@ pub fn build_ribbons_on(
         size,
         step,
         ground: &ground,
+        normal: &normal,
     };
     let mut r = MeshLists::default();
     // A road on the natural ground (no profile) crosses water on a deck (a
@@ -208,13 +218,14 @@ const DECK_HEIGHT: f64 = 1.5;
 /// How far a highway's asphalt lies above its edge lines, metres.
 const EDGE_LIFT: f64 = 0.04;
 
-/// The chunk ribbons are draped on: its corner, size, grid step and the
-/// height of its triangles.
+/// The chunk ribbons are draped on: its corner, size, grid step, and the
+/// height and normal of its triangles.
 struct Chunk<'a> {
     min: DVec2,
     size: f64,
     step: f64,
     ground: &'a dyn Fn(DVec2) -> f64,
+    normal: &'a dyn Fn(DVec2) -> DVec3,
 }
 
 impl Chunk<'_> {
@@ -278,7 +289,12 @@ impl Chunk<'_> {
                 let z = deck.map_or(g, |d| g.max(d)) + lift + raise;
                 r.positions
                     .push(to_bevy(DVec3::new(q.x - min.x, q.y - min.y, z), DVec2::ZERO).to_array());
-                r.normals.push([0.0, 1.0, 0.0]);
+                // On the ground, its normal; on a deck, up.
+                let n = match deck {
+                    Some(d) if d > g => DVec3::Z,
+                    _ => (self.normal)(q),
+                };
+                r.normals.push([n.x as f32, n.z as f32, -n.y as f32]);
                 r.colors.push(color);
             }
             if let Some(p) = prev {
@@ -370,7 +386,7 @@ mod tests {
     use crate::terrain::Terrain;
 
     #[test]
-    fn ribbons_drape_on_fine_chunks_and_face_up() {
+    fn ribbons_drape_on_fine_chunks_face_up_and_are_lit_as_the_ground() {
         use crate::roads::{ContourParams, ContourRoads};
         use std::sync::Arc;
         let t = Terrain::default();
@@ -402,6 +418,34 @@ mod tests {
             let h = t.height(w.x, w.y);
             assert!((q[1] as f64 - h).abs() < 1.5, "{} vs {h}", q[1]);
         }
+        // Their normals are those the ground's mesh has under them (its
+        // vertices' normals across the triangle), not straight up: the
+        // slope tilts them.
+        let mesh = super::super::mesh::ChunkMesh::build(&g, key, 1, &view);
+        let (step, n) = (key.spacing(&view), view.chunk_quads as usize + 1);
+        let mut tilted = 0;
+        for (q, nr) in r.positions.iter().zip(&r.normals) {
+            let l = (DVec2::new(q[0] as f64, -q[2] as f64) / step)
+                .clamp(DVec2::ZERO, DVec2::splat(n as f64 - 1.0 - 1e-9));
+            let (i, j) = (l.x.floor() as usize, l.y.floor() as usize);
+            let (fx, fy) = (l.x - i as f64, l.y - j as f64);
+            let corners = if fx >= fy {
+                [(i, j, 1.0 - fx), (i + 1, j, fx - fy), (i + 1, j + 1, fy)]
+            } else {
+                [(i, j, 1.0 - fy), (i, j + 1, fy - fx), (i + 1, j + 1, fx)]
+            };
+            let under: Vec3 = (corners.iter())
+                .map(|&(i, j, f)| Vec3::from(mesh.lists.normals[j * n + i]) * f as f32)
+                .sum();
+            let nr = Vec3::from(*nr);
+            assert!(nr.dot(under.normalize()) > 0.9999, "{nr} vs {under}");
+            tilted += (nr.y < 5f32.to_radians().cos()) as usize;
+        }
+        assert!(
+            tilted * 2 > r.normals.len(),
+            "{tilted} of {}",
+            r.normals.len()
+        );
         // Nothing crosses a chunk far away.
         let far = ChunkKey {
             level: 0,
