@@ -92,10 +92,10 @@ impl BuiltMix {
 
 impl LaidGround {
     /// [`heights_grid_filtered`](Self::heights_grid_filtered), and in `mix`
-    /// what each vertex's cell is built of ([`LaidGround::built`] at some of
-    /// the same sub-samples, see [`BuiltMix`]). `mix` is left empty where nothing is filtered (a grid
-    /// no coarser than `sub`, no relief, or nothing built in reach): each
-    /// vertex is then its own point sample.
+    /// what each vertex's cell is built of ([`LaidGround::built`] at some
+    /// of the same sub-samples, see [`BuiltMix`]). `mix` is left empty
+    /// where nothing is filtered (a grid no coarser than `sub`, no relief,
+    /// or nothing built in reach): each vertex is then its own point sample.
     pub fn heights_grid_filtered_mix(
         &self,
         corner: (f64, f64, f64),
@@ -108,7 +108,8 @@ impl LaidGround {
     }
 
     /// [`heights_grid_and_natural`](Self::heights_grid_and_natural) with the
-    /// built ground filtered to the grid's spacing: `out[j*w + i]` is the
+    /// built ground filtered to the grid's spacing (`corner` = `(x0, y0,
+    /// step)`, `size` = `(w, h)`): `out[j*w + i]` is the
     /// mean at `k × k` points spread evenly over the `step`-square cell
     /// centred on `(x0 + i·step, y0 + j·step)` of the built height where
     /// something is built, else the natural height at the cell's centre;
@@ -120,13 +121,13 @@ impl LaidGround {
     /// [`heights_grid_and_natural`]: Self::heights_grid_and_natural
     pub fn heights_grid_filtered(
         &self,
-        (x0, y0, step): (f64, f64, f64),
-        (w, h): (usize, usize),
+        corner: (f64, f64, f64),
+        size: (usize, usize),
         sub: f64,
         out: &mut Vec<f64>,
         natural: &mut Vec<f64>,
     ) -> Result<(), GridError> {
-        self.filtered((x0, y0, step), (w, h), sub, out, natural, None)
+        self.filtered(corner, size, sub, out, natural, None)
     }
 
     /// The filtered grid, with the cells' mixes where `mix` is given.
