@@ -53,9 +53,9 @@ fn colour_samples(k: usize) -> impl Iterator<Item = (usize, usize)> {
 }
 
 /// What a filtered vertex's cell is built of: of the `of` sub-samples it is
-/// judged by (see [`colour_samples`]), how many each [`BuiltKind`] shapes
-/// (`kinds`, in the order of [`BuiltKind::ALL`]); the rest are natural
-/// ground.
+/// judged by (every one of a 2 × 2 set, else one in each row and column of
+/// the cell's sub-samples), how many each [`BuiltKind`] shapes (`kinds`, in
+/// the order of [`BuiltKind::ALL`]); the rest are natural ground.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BuiltMix {
     /// Sub-samples of each kind.
