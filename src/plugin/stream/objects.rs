@@ -241,6 +241,13 @@ fn roads_known(key: &CellKey, roads_on: bool, laid: &LaidRoads) -> bool {
     !roads_on || laid.covers(lo, hi)
 }
 
+/// The fingerprint of the roads a cell's objects are placed around (over
+/// its [`cell_box`]).
+fn roads_print(key: &CellKey, laid: &LaidRoads) -> u64 {
+    let (lo, hi) = cell_box(key, laid);
+    laid.fingerprint(lo, hi)
+}
+
 /// A cell's box, grown by the widest road's half width (whatever stands in
 /// the cell may be kept off a road just outside it) or the earthworks'
 /// reach (whatever stands in it stands on the ground they shape).
@@ -296,10 +303,7 @@ pub(crate) fn request_cells(
         let laid = laid.clone();
         om.recheck = Some(workers.spawn(move || {
             (cells.into_iter())
-                .filter(|(k, print)| {
-                    let (lo, hi) = cell_box(k, &laid);
-                    laid.fingerprint(lo, hi) != *print
-                })
+                .filter(|(k, print)| roads_print(k, &laid) != *print)
                 .collect()
         }));
     }
@@ -364,15 +368,12 @@ pub(crate) fn request_cells(
         let generation = state.generation;
         om.pending.insert(
             k,
-            workers.spawn(move || {
-                let (lo, hi) = cell_box(&k, &laid);
-                CellContents {
-                    key: k,
-                    generation,
-                    print: laid.fingerprint(lo, hi),
-                    version: laid.version,
-                    instances: cell_contents(&laid.ground, k),
-                }
+            workers.spawn(move || CellContents {
+                key: k,
+                generation,
+                print: roads_print(&k, &laid),
+                version: laid.version,
+                instances: cell_contents(&laid.ground, k),
             }),
         );
     }
@@ -396,11 +397,8 @@ pub(crate) fn spawn_cells(
         }
         // Placed on roads laid over since (after the check of the live
         // cells): shown now, and placed again if its roads changed.
-        if c.version != laid.version {
-            let (lo, hi) = cell_box(&c.key, &laid);
-            if laid.fingerprint(lo, hi) != c.print {
-                om.stale.insert(c.key);
-            }
+        if c.version != laid.version && roads_print(&c.key, &laid) != c.print {
+            om.stale.insert(c.key);
         }
         // A cell placed again replaces its old objects.
         if let Some(old) = om.cells.remove(&c.key) {

@@ -68,15 +68,18 @@ fn slope(h: [f64; 3], natural: [f64; 3], step: f64) -> f64 {
 /// A chunk's height grid, with a border of one vertex (`(quads + 3)²`
 /// samples, row by row from the south-west): the built ground filtered to
 /// the chunk's spacing (`view.built_filter`), which its mesh and its ribbons
-/// stand on, and the natural ground.
+/// stand on; and what the mesh is lit and coloured by.
 pub struct ChunkGrid {
     /// The built ground.
     pub built: Vec<f64>,
-    /// The natural ground.
-    pub natural: Vec<f64>,
-    /// What each vertex's cell is built of, for its colour (empty where
-    /// the vertices are point samples, or not asked for).
+    /// What each vertex's cell is built of, for its colour (with the
+    /// border, as `built`; empty where the vertices are point samples, or
+    /// not asked for).
     pub mix: Vec<BuiltMix>,
+    /// The ground's normal at each of the chunk's own vertices (core axes,
+    /// z up; `(quads + 1)²`, row by row, no border): what its mesh is lit
+    /// by, and the ribbons on it.
+    pub normals: Vec<DVec3>,
 }
 
 impl ChunkGrid {
@@ -96,30 +99,29 @@ impl ChunkGrid {
         let corner = (min.x - step, min.y - step, step);
         let (mut built, mut natural, mut mix) = (Vec::new(), Vec::new(), Vec::new());
         let filter = view.built_filter;
+        let (size, heights) = ((w, w), (&mut built, &mut natural));
         if mixes {
-            let grids = (&mut built, &mut natural);
-            ground.heights_grid_filtered_mix(corner, (w, w), filter, grids, &mut mix)
+            ground.heights_grid_filtered_mix(corner, size, filter, heights, &mut mix)
         } else {
-            ground.heights_grid_filtered(corner, (w, w), filter, &mut built, &mut natural)
+            ground.heights_grid_filtered(corner, size, filter, heights.0, heights.1)
         }
         .expect("chunk grids are small");
+        // Each vertex's normal, from the slopes to its neighbours behind
+        // and `by` ahead (see [`slope`]).
+        let n = w - 2;
+        let normals = (0..n * n)
+            .map(|k| {
+                let (at, by) = ((k / n + 1) * w + k % n + 1, [1, w]);
+                let along = |v: &[f64], d: usize| [v[at - d], v[at], v[at + d]];
+                let [dzdx, dzdy] = by.map(|d| slope(along(&built, d), along(&natural, d), step));
+                DVec3::new(-dzdx, -dzdy, 1.0).normalize()
+            })
+            .collect();
         Self {
             built,
-            natural,
             mix,
+            normals,
         }
-    }
-
-    /// The ground's normal (core axes, z up) at vertex `(i, j)` of a chunk
-    /// of `quads` quads a side, `step` apart: from the slopes to its
-    /// neighbours (see [`slope`]).
-    pub fn normal(&self, i: usize, j: usize, quads: usize, step: f64) -> DVec3 {
-        let w = quads + 3;
-        // The vertex and its neighbours behind and `by` ahead.
-        let (at, by) = ((j + 1) * w + i + 1, [1, w]);
-        let along = |v: &[f64], d: usize| [v[at - d], v[at], v[at + d]];
-        let [dzdx, dzdy] = by.map(|d| slope(along(&self.built, d), along(&self.natural, d), step));
-        DVec3::new(-dzdx, -dzdy, 1.0).normalize()
     }
 }
 
@@ -187,7 +189,7 @@ impl ChunkMesh {
                 m.lists
                     .positions
                     .push(to_bevy(local, DVec2::ZERO).to_array());
-                let nrm = grid.normal(i, j, q, step);
+                let nrm = grid.normals[j * n + i];
                 m.lists
                     .normals
                     .push([nrm.x as f32, nrm.z as f32, -nrm.y as f32]);
@@ -445,16 +447,16 @@ mod tests {
         assert!(beside >= 2 * n, "{beside}");
     }
 
-    /// Pads 10 m wide, alternately 6 m above the natural ground and level
-    /// with it: narrower than a distant chunk's cells.
+    /// Town ground on pads 10 m wide every 20 m, 6 m above the natural
+    /// ground, nothing built between them: narrower than a distant chunk's
+    /// cells.
     #[derive(Debug)]
-    struct Stripes;
+    struct Lots;
 
-    impl crate::terrain::Relief for Stripes {
+    impl crate::terrain::Relief for Lots {
         fn built(&self, p: DVec2, natural: f64) -> Option<crate::terrain::Built> {
-            let raised = (p.x / 10.0).floor().rem_euclid(2.0) == 0.0;
-            Some(crate::terrain::Built {
-                height: natural + if raised { 6.0 } else { 0.0 },
+            ((p.x / 10.0).floor().rem_euclid(2.0) == 0.0).then_some(crate::terrain::Built {
+                height: natural + 6.0,
                 kind: crate::terrain::BuiltKind::Pad,
             })
         }
@@ -468,7 +470,7 @@ mod tests {
     fn a_distant_chunk_meshes_the_built_ground_filtered_to_its_spacing() {
         use std::sync::Arc;
         let t = Arc::new(crate::terrain::Terrain::default());
-        let ground = LaidGround::new(t).with_relief(Arc::new(Stripes));
+        let ground = LaidGround::new(t).with_relief(Arc::new(Lots));
         let key = ChunkKey {
             level: 3,
             x: 37,
@@ -511,24 +513,6 @@ mod tests {
         );
         let differ = (filtered.iter().zip(&point)).filter(|(f, p)| (**f - **p).abs() > 0.5);
         assert!(differ.count() > 33 * 33 / 2);
-    }
-
-    /// Town ground on pads 10 m wide every 20 m, 6 m above the natural
-    /// ground; nothing built between them.
-    #[derive(Debug)]
-    struct Lots;
-
-    impl crate::terrain::Relief for Lots {
-        fn built(&self, p: DVec2, natural: f64) -> Option<crate::terrain::Built> {
-            ((p.x / 10.0).floor().rem_euclid(2.0) == 0.0).then_some(crate::terrain::Built {
-                height: natural + 6.0,
-                kind: crate::terrain::BuiltKind::Pad,
-            })
-        }
-
-        fn may_shape(&self, _: DVec2, _: DVec2) -> bool {
-            true
-        }
     }
 
     #[test]

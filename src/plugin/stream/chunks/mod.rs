@@ -291,7 +291,11 @@ pub(crate) fn request_chunks(
             let grid = ChunkGrid::for_mesh(ground, key, &view);
             let mut m = ChunkMesh::build_on(ground, key, generation, &view, &grid);
             m.ground = (laid.version, print);
-            if laid.region.is_some() && key.draws_walls(&view) {
+            // (Nothing is laid before the first region.)
+            if laid.region.is_none() {
+                return m;
+            }
+            if key.draws_walls(&view) {
                 add_walls_in(
                     &mut m.lists,
                     &laid.structures,
@@ -299,7 +303,7 @@ pub(crate) fn request_chunks(
                     (min, max),
                 );
             }
-            if laid.region.is_some() && key.draws_ribbons(&view) {
+            if key.draws_ribbons(&view) {
                 let (rp, spans) = (laid.fingerprint(min, max), laid.all_spans());
                 let layers = (&*laid.roads, &*laid.streams, &spans[..]);
                 let r = build_ribbons_on(ground, key, &view, || grid, layers);

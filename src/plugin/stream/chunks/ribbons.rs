@@ -65,28 +65,17 @@ pub fn build_ribbons_on(
     let w = q + 3;
     let grid = grid();
     let height = |i: usize, j: usize| grid.built[(j + 1) * w + i + 1];
-    // The triangle of this chunk's own under p (clamped to the chunk): its
-    // corners and their weights at p.
-    let triangle = |p: DVec2| {
-        let l = ((p - min) / step).clamp(DVec2::ZERO, DVec2::splat(q as f64 - 1e-9));
-        let (i, j) = (l.x.floor() as usize, l.y.floor() as usize);
-        let (fx, fy) = (l.x - i as f64, l.y - j as f64);
-        if fx >= fy {
-            [(i, j, 1.0 - fx), (i + 1, j, fx - fy), (i + 1, j + 1, fy)]
-        } else {
-            [(i, j, 1.0 - fy), (i, j + 1, fy - fx), (i + 1, j + 1, fx)]
-        }
-    };
+    let corners = |p: DVec2| triangle((p - min) / step, q);
     let ground = |p: DVec2| {
-        (triangle(p).iter())
-            .map(|&(i, j, f)| f * height(i, j))
+        (corners(p).into_iter())
+            .map(|(i, j, f)| f * height(i, j))
             .sum()
     };
     // The ground's normal there, as its mesh shades it (its vertices'
     // normals across the triangle), so that a ribbon is lit as the ground
     // it lies on.
     let normal = |p: DVec2| {
-        let n = (triangle(p).into_iter()).map(|(i, j, f)| f * grid.normal(i, j, q, step));
+        let n = (corners(p).into_iter()).map(|(i, j, f)| f * grid.normals[j * (q + 1) + i]);
         n.sum::<DVec3>().normalize_or(DVec3::Z)
     };
     // Far out, ribbons are at least a quarter of a grid step wide, so that
@@ -154,6 +143,21 @@ pub fn build_ribbons_on(
         r.trim();
         r
     })
+}
+
+/// The triangle of a chunk of `quads` quads a side under grid point `l`
+/// (in grid steps from its corner, clamped to the chunk), as its mesh
+/// splits each quad (along the diagonal from `(i, j)` to `(i + 1, j + 1)`):
+/// its corners and their weights at `l`.
+fn triangle(l: DVec2, quads: usize) -> [(usize, usize, f64); 3] {
+    let l = l.clamp(DVec2::ZERO, DVec2::splat(quads as f64 - 1e-9));
+    let (i, j) = (l.x.floor() as usize, l.y.floor() as usize);
+    let (fx, fy) = (l.x - i as f64, l.y - j as f64);
+    if fx >= fy {
+        [(i, j, 1.0 - fx), (i + 1, j, fx - fy), (i + 1, j + 1, fy)]
+    } else {
+        [(i, j, 1.0 - fy), (i, j + 1, fy - fx), (i + 1, j + 1, fx)]
+    }
 }
 
 /// Piers stand this far apart along a road over water (counted from the
@@ -425,16 +429,8 @@ mod tests {
         let (step, n) = (key.spacing(&view), view.chunk_quads as usize + 1);
         let mut tilted = 0;
         for (q, nr) in r.positions.iter().zip(&r.normals) {
-            let l = (DVec2::new(q[0] as f64, -q[2] as f64) / step)
-                .clamp(DVec2::ZERO, DVec2::splat(n as f64 - 1.0 - 1e-9));
-            let (i, j) = (l.x.floor() as usize, l.y.floor() as usize);
-            let (fx, fy) = (l.x - i as f64, l.y - j as f64);
-            let corners = if fx >= fy {
-                [(i, j, 1.0 - fx), (i + 1, j, fx - fy), (i + 1, j + 1, fy)]
-            } else {
-                [(i, j, 1.0 - fy), (i, j + 1, fy - fx), (i + 1, j + 1, fx)]
-            };
-            let under: Vec3 = (corners.iter())
+            let l = DVec2::new(q[0] as f64, -q[2] as f64) / step;
+            let under: Vec3 = (triangle(l, n - 1).iter())
                 .map(|&(i, j, f)| Vec3::from(mesh.lists.normals[j * n + i]) * f as f32)
                 .sum();
             let nr = Vec3::from(*nr);
