@@ -181,17 +181,19 @@ impl TensorStreets {
         field: &TensorField,
         input: &StreetsInput,
     ) -> Result<TracedStreets, TensorError> {
-        self.trace_within(field, input, MAX_TRACE_STEPS)
+        self.trace_within(field, input, MAX_TRACE_STEPS, true)
     }
 
     /// [`trace`](Self::trace) with at most `steps` integration steps (with
     /// fixed steps, the line that reaches the limit may take one more: its
-    /// two halves step together).
+    /// two halves step together); with `ahead`, the next line is traced
+    /// while the current one is (the same lines, sooner).
     pub(crate) fn trace_within(
         &self,
         field: &TensorField,
         input: &StreetsInput,
         steps: u64,
+        ahead: bool,
     ) -> Result<TracedStreets, TensorError> {
         field.validate()?;
         check_input(input)?;
@@ -218,7 +220,7 @@ impl TensorStreets {
             .filter(|f| f.len() >= 2)
             .cloned()
             .collect();
-        generate::Generator::new(&self.params, sampled, region, fixed, steps).run()
+        generate::Generator::new(&self.params, &sampled, &region, fixed, steps).run(ahead)
     }
 }
 

@@ -89,6 +89,14 @@ pub(crate) struct Candidate {
     pub gate: Option<u32>,
 }
 
+/// Where a candidate stands in its family's queue: it comes before every
+/// candidate of a lower ticket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Ticket {
+    band: Band,
+    rank: Rank,
+}
+
 /// A queued candidate's rank within its band and family: its priority
 /// (as an order-preserving integer) above its reversed sequence number,
 /// so the heap pops the highest priority, the earlier on ties.
@@ -150,12 +158,21 @@ impl SeedQueue {
     }
 
     /// The best candidate of `family`: highest band, then priority, then
-    /// the earliest.
-    pub fn pop(&mut self, family: Family) -> Option<Candidate> {
-        let heaps = &mut self.heaps[family.index()];
-        let rank = heaps.iter_mut().rev().find_map(BinaryHeap::pop)?;
+    /// the earliest; with its ticket.
+    pub fn pop(&mut self, family: Family) -> Option<(Ticket, Candidate)> {
+        let top = self.peek(family)?;
+        self.heaps[family.index()][top.0.band as usize].pop();
+        Some(top)
+    }
+
+    /// [`pop`](Self::pop) without taking it off.
+    pub fn peek(&self, family: Family) -> Option<(Ticket, Candidate)> {
+        let heaps = &self.heaps[family.index()];
+        let (band, rank) = [Band::Gate, Band::Laid, Band::Random]
+            .into_iter()
+            .find_map(|b| heaps[b as usize].peek().map(|&r| (b, r)))?;
         let seq = u64::MAX - rank as u64;
-        Some(self.cands[seq as usize])
+        Some((Ticket { band, rank }, self.cands[seq as usize]))
     }
 
     /// Whether `family` has no candidate left.
@@ -178,96 +195,89 @@ impl SeedQueue {
             self.push_if(family, Band::Random, p, None, &keep);
         }
     }
+}
 
-    /// Candidates along a line of `family` (walked as `walk` says):
-    /// beside it, `dsep / density` to either side, for its own family, and
-    /// on it for the other family, about every `dsep / density` along it;
-    /// only those for which `keep(family, pos)` holds are queued.
-    pub fn along(
-        &mut self,
-        points: &[DVec2],
-        family: Family,
-        dsep: f64,
-        walk: Walk,
-        keep: impl Fn(Family, DVec2) -> bool,
-    ) {
-        let step = match walk {
-            Walk::Steps(step) => step,
-            Walk::Times {
-                times,
-                per,
-                step,
-                vel,
-            } => return self.along_by(points, (times, per), vel, family, dsep, step, keep),
-        };
-        let n = points.len();
-        let mut i = 0;
-        while i < n {
-            let p = points[i];
-            let gap = dsep / self.density.at(p);
-            let (a, b) = (points[i.saturating_sub(1)], points[(i + 1).min(n - 1)]);
-            let normal = (b - a).perp().normalize_or_zero();
-            if normal != DVec2::ZERO {
-                self.push_if(family, Band::Laid, p + normal * gap, None, &keep);
-                self.push_if(family, Band::Laid, p - normal * gap, None, &keep);
-            }
-            self.push_if(family.other(), Band::Laid, p, None, &keep);
-            i += ((gap / step) as usize).max(1);
+/// Seed candidates along a line of `family` (walked as `walk` says), in
+/// order to `out(family, pos)`: beside it, `dsep / density` to either side,
+/// for its own family, and on it for the other family, about every
+/// `dsep / density` along it.
+pub(crate) fn lay(
+    points: &[DVec2],
+    family: Family,
+    dsep: f64,
+    walk: Walk,
+    density: Density,
+    mut out: impl FnMut(Family, DVec2),
+) {
+    let mut at = |p: DVec2, dir: DVec2| {
+        let gap = dsep / density.at(p);
+        let normal = dir.perp().normalize_or_zero();
+        if normal != DVec2::ZERO {
+            out(family, p + normal * gap);
+            out(family, p - normal * gap);
         }
+        out(family.other(), p);
+        gap
+    };
+    let step = match walk {
+        Walk::Steps(step) => step,
+        Walk::Times {
+            times,
+            per,
+            step,
+            vel,
+        } => return lay_by(points, (times, per), vel, step, at),
+    };
+    let n = points.len();
+    let mut i = 0;
+    while i < n {
+        let (a, b) = (points[i.saturating_sub(1)], points[(i + 1).min(n - 1)]);
+        let gap = at(points[i], b - a);
+        i += ((gap / step) as usize).max(1);
     }
+}
 
-    /// [`along`](Self::along) by `times` (one per point, rising; `per` a
-    /// fixed step): candidates every whole number of fixed steps, as many
-    /// as [`along`](Self::along) skips. Between points: with the line's
-    /// velocity `vel(p, towards)` (`dp/dt`), on the cubic through both
-    /// with their velocities, turned by the velocity there; else across
-    /// the segment.
-    #[allow(clippy::too_many_arguments)]
-    fn along_by(
-        &mut self,
-        points: &[DVec2],
-        (times, per): (&[f64], f64),
-        vel: Option<&dyn Fn(DVec2, DVec2) -> DVec2>,
-        family: Family,
-        dsep: f64,
-        step: f64,
-        keep: impl Fn(Family, DVec2) -> bool,
-    ) {
-        let n = points.len().min(times.len());
-        // The candidate's time, and the segment it is on.
-        let (mut t, mut i) = (times.first().copied().unwrap_or(0.0), 0);
-        while i < n {
-            while i + 1 < n && times[i + 1] <= t {
-                i += 1;
+/// [`lay`] by `times` (one per point, rising; `per` a fixed step):
+/// candidates every whole number of fixed steps, as many as [`lay`] skips
+/// (`at(p, dir)` lays them and says the gap). Between points: with the
+/// line's velocity `vel(p, towards)` (`dp/dt`), on the cubic through both
+/// with their velocities, turned by the velocity there; else across the
+/// segment.
+fn lay_by(
+    points: &[DVec2],
+    (times, per): (&[f64], f64),
+    vel: Option<&dyn Fn(DVec2, DVec2) -> DVec2>,
+    step: f64,
+    mut at: impl FnMut(DVec2, DVec2) -> f64,
+) {
+    let n = points.len().min(times.len());
+    // The candidate's time, and the segment it is on.
+    let (mut t, mut i) = (times.first().copied().unwrap_or(0.0), 0);
+    while i < n {
+        while i + 1 < n && times[i + 1] <= t {
+            i += 1;
+        }
+        let (a, b) = (
+            points[i.min(n.saturating_sub(2))],
+            points[(i + 1).min(n - 1)],
+        );
+        let span = times[(i + 1).min(n - 1)] - times[i];
+        let (p, dir) = if i + 1 < n && span > 0.0 {
+            let u = ((t - times[i]) / span).clamp(0.0, 1.0);
+            match vel {
+                Some(vel) => hermite(a, b, vel(a, b - a) * span, vel(b, b - a) * span, u)
+                    .map(|p| (p, vel(p, b - a)))
+                    .unwrap_or((a.lerp(b, u), b - a)),
+                None => (a.lerp(b, u), b - a),
             }
-            let (a, b) = (
-                points[i.min(n.saturating_sub(2))],
-                points[(i + 1).min(n - 1)],
-            );
-            let span = times[(i + 1).min(n - 1)] - times[i];
-            let (p, dir) = if i + 1 < n && span > 0.0 {
-                let u = ((t - times[i]) / span).clamp(0.0, 1.0);
-                match vel {
-                    Some(vel) => hermite(a, b, vel(a, b - a) * span, vel(b, b - a) * span, u)
-                        .map(|p| (p, vel(p, b - a)))
-                        .unwrap_or((a.lerp(b, u), b - a)),
-                    None => (a.lerp(b, u), b - a),
-                }
-            } else {
-                (points[i], b - a)
-            };
-            let gap = dsep / self.density.at(p);
-            let normal = dir.perp().normalize_or_zero();
-            if normal != DVec2::ZERO {
-                self.push_if(family, Band::Laid, p + normal * gap, None, &keep);
-                self.push_if(family, Band::Laid, p - normal * gap, None, &keep);
-            }
-            self.push_if(family.other(), Band::Laid, p, None, &keep);
-            t += (gap / step).floor().max(1.0) * per;
-            // Past the end (or NaN).
-            if t.partial_cmp(&times[n - 1]).is_none_or(|o| o.is_gt()) {
-                break;
-            }
+        } else {
+            (points[i], b - a)
+        };
+        let gap = at(p, dir);
+        t += (gap / step).floor().max(1.0) * per;
+        // Past the end (or NaN).
+        if t.partial_cmp(&times[n - 1]).is_none_or(|o| o.is_gt()) {
+            break;
         }
     }
 }

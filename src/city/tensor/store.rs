@@ -105,6 +105,11 @@ impl Store {
         }
     }
 
+    /// An empty store of one cell, to stand in for one lent out.
+    pub fn placeholder() -> Self {
+        Self::new(DVec2::ZERO, DVec2::ONE, 1.0, 0)
+    }
+
     /// The fine cell of `p` (the nearest edge cell outside).
     #[inline]
     fn coords(&self, p: DVec2) -> (usize, usize) {
@@ -315,9 +320,16 @@ impl Store {
         best
     }
 
-    /// Whether any point lies closer than `r` to `p`.
-    pub fn any_within(&self, p: DVec2, r: f64) -> bool {
-        self.scan(p, r, &mut ((r * r) as f32), |_, _, _, _| true)
+    /// Whether any point lies closer than `r` to `p`, but those of line
+    /// `but`.
+    pub fn any_within(&self, p: DVec2, r: f64, but: Option<u32>) -> bool {
+        let Some(but) = but else {
+            return self.scan(p, r, &mut ((r * r) as f32), |_, _, _, _| true);
+        };
+        self.scan(p, r, &mut ((r * r) as f32), |st, k, m, _| {
+            let lines = &st.tags[k].lines;
+            (0..LANES).any(|l| m >> l & 1 != 0 && lines[l] != but)
+        })
     }
 
     /// Every point filed in the fine cells within `r` of `p` (a superset
@@ -435,7 +447,9 @@ mod tests {
                 let got = st.nearest_but(q, *r, |s| skip(s.line, s.idx));
                 assert_eq!(got, (best as f64).sqrt().min(*r), "{q} {r}");
                 let any = cands.iter().any(|c| d2(st, c.0, q) < r2);
-                assert_eq!(st.any_within(q, *r), any, "{q} {r}");
+                assert_eq!(st.any_within(q, *r, None), any, "{q} {r}");
+                let any_but = (cands.iter()).any(|c| c.1 != 3 && d2(st, c.0, q) < r2);
+                assert_eq!(st.any_within(q, *r, Some(3)), any_but, "{q} {r}");
                 let mut near: Vec<(u32, i32)> =
                     st.near(q, *r).iter().map(|s| (s.line, s.idx)).collect();
                 let mut want: Vec<(u32, i32)> = cands.iter().map(|c| (c.1, c.2)).collect();

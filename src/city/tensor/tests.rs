@@ -294,6 +294,71 @@ fn same_seed_same_streets_other_seed_other_streets() {
 }
 
 #[test]
+fn lines_traced_ahead_are_the_lines_traced_one_by_one() {
+    // While a line is traced, the next (the other family's best seed) is
+    // traced too and kept if it is still the next: the streets must be
+    // those traced one by one, bit for bit, with any tolerance, obstacles,
+    // gates, and a budget that runs out.
+    let field = small_field();
+    let lake: Vec<DVec2> = (0..24)
+        .map(|k| v(250.0, 350.0) + 90.0 * DVec2::from_angle(k as f64 * TAU / 24.0))
+        .collect();
+    let fixed_steps = |seed| {
+        let mut p = small_params(seed);
+        for level in [&mut p.main, &mut p.major, &mut p.minor] {
+            level.tolerance = 0.0;
+        }
+        p
+    };
+    let cases = [
+        (small_params(1), small_input()),
+        (fixed_steps(2), small_input()),
+        (
+            small_params(5),
+            StreetsInput {
+                obstacles: vec![lake],
+                ..small_input()
+            },
+        ),
+        (
+            fixed_steps(4),
+            StreetsInput {
+                fixed: vec![vec![v(-200.0, 300.0), v(0.0, 300.0), v(300.0, 300.0)]],
+                ..small_input()
+            },
+        ),
+    ];
+    let kept = || generate::KEPT_AHEAD.with(|k| k.get());
+    for (params, input) in cases {
+        let g = TensorStreets::new(params).unwrap();
+        let before = kept();
+        let ahead = g
+            .trace_within(&field, &input, MAX_TRACE_STEPS, true)
+            .unwrap();
+        let mid = kept();
+        assert!(mid > before + 3, "{} lines kept ahead", mid - before);
+        let alone = g
+            .trace_within(&field, &input, MAX_TRACE_STEPS, false)
+            .unwrap();
+        assert_eq!(kept(), mid, "one by one, nothing is traced ahead");
+        assert_eq!(ahead.lines, alone.lines);
+        assert_eq!(ahead.junctions, alone.junctions);
+        assert_eq!(
+            (ahead.boundary, ahead.obstacles, ahead.fixed),
+            (alone.boundary, alone.obstacles, alone.fixed)
+        );
+        // Running out of steps: the same error, at every budget.
+        for steps in (500..4_000).step_by(350) {
+            let a = g.trace_within(&field, &input, steps, true).map(|t| t.lines);
+            let b = g
+                .trace_within(&field, &input, steps, false)
+                .map(|t| t.lines);
+            assert_eq!(a, b, "{steps} steps");
+        }
+    }
+}
+
+#[test]
 fn highway_gates_are_joined() {
     let field = small_field();
     let gate = v(300.0, 300.0);

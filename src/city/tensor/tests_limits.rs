@@ -122,7 +122,7 @@ fn a_run_past_its_step_budget_is_an_error() {
             level.tolerance = tolerance;
         }
         let g = TensorStreets::new(params).unwrap();
-        let err = g.trace_within(&field, &ring, short).unwrap_err();
+        let err = g.trace_within(&field, &ring, short, true).unwrap_err();
         assert!(
             matches!(
                 err,
@@ -134,7 +134,7 @@ fn a_run_past_its_step_budget_is_an_error() {
             ),
             "{err}"
         );
-        assert!(g.trace_within(&field, &ring, 10_000_000).is_ok());
+        assert!(g.trace_within(&field, &ring, 10_000_000, true).is_ok());
     }
 }
 
@@ -153,7 +153,7 @@ fn a_budget_that_ends_as_both_halves_step_is_not_overdrawn() {
         let g = TensorStreets::new(params).unwrap();
         // (A whole run takes tens of thousands of steps.)
         for short in 1_000..1_040 {
-            match g.trace_within(&field, &ring, short) {
+            match g.trace_within(&field, &ring, short, true) {
                 Err(TensorError::Budget { .. }) => {}
                 other => panic!("{short}: {:?}", other.map(|t| t.lines.len())),
             }

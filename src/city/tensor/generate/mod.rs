@@ -4,7 +4,9 @@
 //! seeded first and linked at the end if no line passed through them
 //! ([`joins`]).
 
+mod ahead;
 mod joins;
+mod line;
 
 use super::TensorError;
 use super::field::SampledField;
@@ -14,10 +16,12 @@ use super::lines::{
 };
 use super::params::{StreamlineParams, TensorParams};
 use super::region::Region;
-use super::seeds::{Band, Density, SeedQueue, Walk};
+use super::seeds::{Band, Candidate, Density, SeedQueue, Ticket, Walk, lay};
 use super::store::Store;
-use super::trace::{Family, Limits, Scratch, Stop, direction, trace_both};
+use super::trace::{Family, Limits, Scratch, Stop};
+use ahead::Ahead;
 use glam::DVec2;
+use line::{LineCx, Traced};
 use std::collections::HashSet;
 
 /// What a join or an end lands on.
@@ -49,8 +53,8 @@ struct LevelState<'p> {
 
 pub(crate) struct Generator<'a> {
     params: &'a TensorParams,
-    field: SampledField,
-    region: Region,
+    field: &'a SampledField,
+    region: &'a Region,
     density: Density,
     lines: Vec<Streamline>,
     budget: u64,
@@ -72,8 +76,8 @@ pub(crate) struct Generator<'a> {
 impl<'a> Generator<'a> {
     pub fn new(
         params: &'a TensorParams,
-        field: SampledField,
-        region: Region,
+        field: &'a SampledField,
+        region: &'a Region,
         fixed: Vec<Vec<DVec2>>,
         budget: u64,
     ) -> Self {
@@ -108,12 +112,13 @@ impl<'a> Generator<'a> {
         }
     }
 
-    /// Traces every level, joins, links the gates and hands over the result.
-    pub fn run(mut self) -> Result<TracedStreets, TensorError> {
+    /// Traces every level (with `ahead`, a line of each family at once),
+    /// joins, links the gates and hands over the result.
+    pub fn run(mut self, ahead: bool) -> Result<TracedStreets, TensorError> {
         for (i, level) in Level::ALL.into_iter().enumerate() {
             let sp = self.params.levels()[i];
             let mut st = self.level_state(level, sp);
-            self.trace_level(&mut st, i as u64);
+            self.trace_level(&mut st, i as u64, ahead);
             if self.budget == 0 {
                 return Err(super::budget::traced_too_much(sp, i));
             }
@@ -221,21 +226,22 @@ impl<'a> Generator<'a> {
         }
     }
 
-    /// Seeds and traces one level until its queues run dry.
-    fn trace_level(&mut self, st: &mut LevelState, salt: u64) {
+    /// Seeds and traces one level until its queues run dry. While a line
+    /// is traced, the best seed of the other family is traced as the next
+    /// line, on a helper thread ([`Ahead`]; the families' stores are apart),
+    /// and kept if it is the line the run traces next: the streets are the
+    /// same as traced one by one.
+    fn trace_level(&mut self, st: &mut LevelState, salt: u64, ahead: bool) {
         let seed = self.params.seed ^ salt.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let mut queue = SeedQueue::new(seed, self.params.priority_jitter, self.density);
         // Only candidates on free ground are queued (the region does not
         // change, so a pop need not ask again), and none a pop would reject
         // already (the stores only grow while the level is traced).
-        let (dsep, density) = (st.sp.dsep, self.density);
-        let apart = |stores: &[Store; 2], f: Family, p: DVec2| {
-            !stores[f.index()].any_within(p, dsep / density.at(p))
+        let (dsep, density, region) = (st.sp.dsep, self.density, self.region);
+        let free = |_: Family, p: DVec2| region.is_free(p);
+        let keep = |stores: &[Store; 2], f: Family, p: DVec2| {
+            apart(stores, f, p, dsep / density.at(p), None) && region.is_free(p)
         };
-        let keep = |region: &Region, stores: &[Store; 2], f: Family, p: DVec2| {
-            apart(stores, f, p) && region.is_free(p)
-        };
-        let free = |_: Family, p: DVec2| self.region.is_free(p);
         for family in [Family::Major, Family::Minor] {
             if st.level == Level::Main {
                 for (g, &(pos, _)) in self.gates.iter().enumerate() {
@@ -245,7 +251,7 @@ impl<'a> Generator<'a> {
             queue.push_if(family, Band::Laid, self.density.centre(), None, free);
         }
         let dstep = st.sp.dstep;
-        let field = &self.field;
+        let field = self.field;
         let vels =
             [false, true].map(|minor| move |p: DVec2, to: DVec2| field.towards(p, minor, to));
         for (line, times) in self.lines.iter().zip(&self.times_of) {
@@ -260,110 +266,130 @@ impl<'a> Generator<'a> {
             } else {
                 Walk::Steps(dstep)
             };
-            queue.along(&line.points, line.family, dsep, walk, |f, p| {
-                keep(&self.region, &st.stores, f, p)
+            lay(&line.points, line.family, dsep, walk, density, |f, p| {
+                queue.push_if(f, Band::Laid, p, None, |f, p| keep(&st.stores, f, p));
             });
         }
         let (lo, hi) = self.bounds;
         for family in [Family::Major, Family::Minor] {
             queue.random(family, st.sp.seed_tries, lo, hi, free);
         }
-        let mut family = Family::Major;
-        while self.budget > 0 && !(queue.is_empty(Family::Major) && queue.is_empty(Family::Minor)) {
-            let Some(c) = queue.pop(family) else {
-                family = family.other();
-                continue;
-            };
-            if !apart(&st.stores, family, c.pos) {
-                continue;
-            }
-            if let Some((line, times)) = self.trace_line(st, c.pos, family) {
-                if let Some(g) = c.gate {
-                    self.gates[g as usize].1 = true;
-                    self.junctions.insert(key(c.pos));
-                }
-                let field = &self.field;
-                let minor = family == Family::Minor;
-                let vel = |p: DVec2, to: DVec2| field.towards(p, minor, to);
-                let walk = if st.lim.tol > 0.0 {
-                    Walk::Times {
-                        times: &times,
-                        per: dstep,
-                        step: dstep,
-                        vel: Some(&vel),
-                    }
-                } else {
-                    Walk::Steps(dstep)
-                };
-                queue.along(&line.points, family, dsep, walk, |f, p| {
-                    keep(&self.region, &st.stores, f, p)
-                });
-                self.lines.push(line);
-                self.times_of.push(times);
-                family = family.other();
-            }
-        }
+        self.trace_queued(st, &mut queue, ahead);
     }
 
-    /// Traces a line of `family` through `seed` (both ways), with its
-    /// points' times from its first (integration times with adaptive steps,
-    /// else `dstep` apart; none if no level steps adaptively); `None` if
-    /// the field degenerates there or the line is too short (its points
-    /// are then unfiled again).
-    fn trace_line(
+    /// Traces lines from the level's queued seeds, the families taking
+    /// turns, until the queues run dry or the budget is spent; with `ahead`,
+    /// the next line is traced while the current one is (see
+    /// [`trace_level`](Self::trace_level)).
+    fn trace_queued(&mut self, st: &mut LevelState, queue: &mut SeedQueue, ahead: bool) {
+        let (dsep, density) = (st.sp.dsep, self.density);
+        let lim = st.lim;
+        let cx = LineCx {
+            field: self.field,
+            region: self.region,
+            lim: &lim,
+            density,
+            dsep,
+            dstep: st.sp.dstep,
+            min_length: st.sp.min_length,
+            timed: self.timed(Level::Minor),
+        };
+        // Room for two whole lines: neither is cut short by the budget.
+        let spare = if ahead {
+            2 * st.lim.max_steps as u64 + 4
+        } else {
+            u64::MAX
+        };
+        std::thread::scope(|scope| {
+            let mut ahead = Ahead::new(scope, cx, ahead);
+            let mut family = Family::Major;
+            while self.budget > 0
+                && !(queue.is_empty(Family::Major) && queue.is_empty(Family::Minor))
+            {
+                let Some((_, c)) = queue.pop(family) else {
+                    family = family.other();
+                    continue;
+                };
+                if !apart(&st.stores, family, c.pos, dsep / density.at(c.pos), None) {
+                    continue;
+                }
+                let id = self.lines.len() as u32;
+                let other = family.other();
+                let next = (self.budget >= spare)
+                    .then(|| best(queue, &st.stores, other, dsep, density, None))
+                    .flatten();
+                if let Some((_, n)) = next {
+                    ahead.start(&mut st.stores, (other, n.pos, id + 1), self.budget);
+                }
+                let store = &mut st.stores[family.index()];
+                let (used, line) =
+                    cx.trace(store, &mut self.scratch, (family, c.pos, id), self.budget);
+                let next = next.map(|(t, n)| (t, n, ahead.finish(&mut st.stores)));
+                self.budget -= used;
+                let Some(line) = line else {
+                    if let Some((_, _, (_, Some(_)))) = next {
+                        st.stores[other.index()].undo();
+                    }
+                    continue;
+                };
+                // The next line's points are not yet there for these.
+                let skip = next.is_some().then_some(id + 1);
+                self.accept(st, queue, line, c, skip);
+                family = other;
+                let Some((t, n, (used, line))) = next else {
+                    continue;
+                };
+                // The next line's seed (still queued) must be the best now.
+                let first = best(queue, &st.stores, other, dsep, density, Some(id + 1));
+                if first.map(|f| f.0) != Some(t) {
+                    if line.is_some() {
+                        st.stores[other.index()].undo();
+                    }
+                    continue;
+                }
+                queue.pop(other);
+                #[cfg(test)]
+                KEPT_AHEAD.with(|k| k.set(k.get() + 1));
+                self.budget -= used;
+                if let Some(line) = line {
+                    self.accept(st, queue, line, n, None);
+                    family = family.other();
+                }
+            }
+        });
+    }
+
+    /// Adds a traced line of the level, seeded at `c`: its ends, and the
+    /// seed candidates along it queued (those the other family's store
+    /// decides with the points of line `skip` not counted).
+    fn accept(
         &mut self,
         st: &mut LevelState,
-        seed: DVec2,
-        family: Family,
-    ) -> Option<(Streamline, Vec<f64>)> {
-        let dir = direction(&self.field, family, seed)?;
-        let id = self.lines.len() as u32;
-        let store = &mut st.stores[family.index()];
-        store.mark();
-        store.insert(seed, id, 0);
-        let [stop_f, stop_b] = trace_both(
-            &self.field,
-            &self.region,
-            store,
-            family,
-            (seed, dir),
-            id,
-            &st.lim,
-            &mut self.budget,
-            &mut self.scratch,
-        );
-        let [fwd, bwd] = &self.scratch.halves;
-        let mut points = Vec::with_capacity(bwd.len() + 1 + fwd.len());
-        points.extend(bwd.iter().rev());
-        points.push(seed);
-        points.extend_from_slice(fwd);
-        if super::lines::shorter_than(&points, st.sp.min_length.max(1.0e-9)) {
-            store.undo();
-            return None;
+        queue: &mut SeedQueue,
+        line: Traced,
+        c: Candidate,
+        skip: Option<u32>,
+    ) {
+        let ends = line.stops.map(|s| self.end_of(s));
+        st.offsets.push(line.before as i32);
+        if let Some(g) = c.gate {
+            self.gates[g as usize].1 = true;
+            self.junctions.insert(key(c.pos));
         }
-        let times = if st.lim.tol > 0.0 {
-            let [fwd, bwd] = &self.scratch.times;
-            let t0 = bwd.last().copied().unwrap_or(0.0);
-            let mut times = Vec::with_capacity(points.len());
-            times.extend(bwd.iter().rev().map(|t| t0 - t));
-            times.push(t0);
-            times.extend(fwd.iter().map(|t| t0 + t));
-            times
-        } else if self.timed(Level::Minor) {
-            (0..points.len()).map(|i| i as f64 * st.lim.h).collect()
-        } else {
-            Vec::new()
-        };
-        let ends = [stop_b, stop_f].map(|s| self.end_of(s));
-        st.offsets.push(self.scratch.halves[1].len() as i32);
-        let line = Streamline {
-            traced: 0..points.len(),
-            points,
+        let (dsep, density) = (st.sp.dsep, self.density);
+        for l in &line.laid {
+            queue.push_if(l.family, Band::Laid, l.pos, None, |f, p| {
+                (l.keep).unwrap_or_else(|| apart(&st.stores, f, p, dsep / density.at(p), skip))
+            });
+        }
+        self.lines.push(Streamline {
+            traced: 0..line.points.len(),
+            points: line.points,
             level: st.level,
-            family,
+            family: line.family,
             ends,
-        };
-        Some((line, times))
+        });
+        self.times_of.push(line.times);
     }
 
     /// What a stop means for the line's end (recording edge junctions).
@@ -389,6 +415,37 @@ impl<'a> Generator<'a> {
             Stop::Length => LineEnd::Length,
             Stop::Budget => LineEnd::Budget,
         }
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Lines traced ahead and kept, on this thread (for the tests).
+    pub(crate) static KEPT_AHEAD: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether no point of `family` (but line `skip`'s) is within `r` of `p`.
+fn apart(stores: &[Store; 2], family: Family, p: DVec2, r: f64, skip: Option<u32>) -> bool {
+    !stores[family.index()].any_within(p, r, skip)
+}
+
+/// The best candidate of `family` that a pop would keep (the points of line
+/// `skip` not counted), left queued; those before it, which no pop would
+/// keep now or later, are dropped.
+fn best(
+    queue: &mut SeedQueue,
+    stores: &[Store; 2],
+    family: Family,
+    dsep: f64,
+    density: Density,
+    skip: Option<u32>,
+) -> Option<(Ticket, Candidate)> {
+    loop {
+        let (t, c) = queue.peek(family)?;
+        if apart(stores, family, c.pos, dsep / density.at(c.pos), skip) {
+            return Some((t, c));
+        }
+        queue.pop(family);
     }
 }
 
