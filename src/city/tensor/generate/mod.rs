@@ -250,25 +250,38 @@ impl<'a> Generator<'a> {
             }
             queue.push_if(family, Band::Laid, self.density.centre(), None, free);
         }
-        let dstep = st.sp.dstep;
-        let field = self.field;
-        let vels =
-            [false, true].map(|minor| move |p: DVec2, to: DVec2| field.towards(p, minor, to));
-        for (line, times) in self.lines.iter().zip(&self.times_of) {
-            let walk = if st.by_length {
-                Walk::Times {
-                    times,
-                    per: self.params.levels()[line.level as usize].dstep,
-                    step: dstep,
-                    // Gate links are not traced through the field.
-                    vel: (!line.traced.is_empty()).then_some(&vels[line.family.index()] as _),
-                }
-            } else {
-                Walk::Steps(dstep)
-            };
-            lay(&line.points, line.family, dsep, walk, density, |f, p| {
-                queue.push_if(f, Band::Laid, p, None, |f, p| keep(&st.stores, f, p));
-            });
+        // Along the earlier lines: laid and checked on two threads (the
+        // stores and the region are only read), queued in order.
+        let lay_along = |lines: &[Streamline], times_of: &[Vec<f64>]| {
+            let mut laid = Vec::new();
+            for (line, times) in lines.iter().zip(times_of) {
+                let vel =
+                    |p: DVec2, to: DVec2| (self.field).towards(p, line.family == Family::Minor, to);
+                let walk = if st.by_length {
+                    Walk::Times {
+                        times,
+                        per: self.params.levels()[line.level as usize].dstep,
+                        step: st.sp.dstep,
+                        // Gate links are not traced through the field.
+                        vel: (!line.traced.is_empty()).then_some(&vel as _),
+                    }
+                } else {
+                    Walk::Steps(st.sp.dstep)
+                };
+                lay(&line.points, line.family, dsep, walk, density, |f, p| {
+                    laid.push((f, p, keep(&st.stores, f, p)));
+                });
+            }
+            laid
+        };
+        let half = self.lines.len() / 2;
+        let (first, second) = (self.lines.split_at(half), self.times_of.split_at(half));
+        let [a, b] = in_parallel(
+            || lay_along(first.0, second.0),
+            || lay_along(first.1, second.1),
+        );
+        for &(f, p, kept) in a.iter().chain(&b) {
+            queue.push_if(f, Band::Laid, p, None, |_, _| kept);
         }
         let (lo, hi) = self.bounds;
         for family in [Family::Major, Family::Minor] {
@@ -306,21 +319,30 @@ impl<'a> Generator<'a> {
             while self.budget > 0
                 && !(queue.is_empty(Family::Major) && queue.is_empty(Family::Minor))
             {
-                let Some((_, c)) = queue.pop(family) else {
-                    family = family.other();
-                    continue;
-                };
-                if !apart(&st.stores, family, c.pos, dsep / density.at(c.pos), None) {
+                let other = family.other();
+                if queue.is_empty(family) {
+                    family = other;
                     continue;
                 }
+                // The other family's best seed, traced meanwhile as the next
+                // line; this family's seed is found while it is traced.
                 let id = self.lines.len() as u32;
-                let other = family.other();
                 let next = (self.budget >= spare)
                     .then(|| best(queue, &st.stores, other, dsep, density, None))
                     .flatten();
                 if let Some((_, n)) = next {
                     ahead.start(&mut st.stores, (other, n.pos, id + 1), self.budget);
                 }
+                let Some((_, c)) = best(queue, &st.stores, family, dsep, density, None) else {
+                    // None kept: the next line is the other family's (and
+                    // not line `id + 1`).
+                    if next.is_some() && ahead.finish(&mut st.stores).1.is_some() {
+                        st.stores[other.index()].undo();
+                    }
+                    family = other;
+                    continue;
+                };
+                queue.pop(family);
                 let store = &mut st.stores[family.index()];
                 let (used, line) =
                     cx.trace(store, &mut self.scratch, (family, c.pos, id), self.budget);
@@ -422,6 +444,31 @@ impl<'a> Generator<'a> {
 thread_local! {
     /// Lines traced ahead and kept, on this thread (for the tests).
     pub(crate) static KEPT_AHEAD: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// `a()` and `b()`, on two threads where there are two cores (`b` on a
+/// thread of its own if one can be started, else here after `a`).
+fn in_parallel<T: Send>(a: impl FnOnce() -> T, b: impl FnOnce() -> T + Send) -> [T; 2] {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores < 2 {
+        return [a(), b()];
+    }
+    let b = std::sync::Mutex::new(Some(b));
+    let take = || b.lock().ok().and_then(|mut b| b.take());
+    std::thread::scope(|s| {
+        let spawned = std::thread::Builder::new().spawn_scoped(s, || take().map(|b| b()));
+        let a = a();
+        let b = match spawned {
+            Ok(thread) => thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => None,
+        };
+        [
+            a,
+            b.unwrap_or_else(|| take().expect("not started, so still here")()),
+        ]
+    })
 }
 
 /// Whether no point of `family` (but line `skip`'s) is within `r` of `p`.
