@@ -3,7 +3,7 @@
 //! roads, streets — noded: a node wherever two of them touch or cross, so
 //! the [`PlanarGraph`] and the network are planar.
 
-use super::lines::{Level, PointHash, TracedStreets, key};
+use super::lines::{Level, PointHash, Streamline, TracedStreets, key};
 use crate::city::polygon::signed_area;
 use crate::city::{EdgeRole, Streets};
 use crate::geom::{
@@ -101,14 +101,20 @@ impl TracedStreets {
             let b = filter_bit(key(p));
             bits[b / 64] & (1 << (b % 64)) != 0
         };
-        self.lines
-            .iter()
-            .map(|l| {
-                let tol = self.tolerance[l.level as usize];
-                let keep = |p: DVec2| maybe(p) && self.is_junction(p);
-                (simplify(&l.points, tol, keep), l.level)
-            })
-            .collect()
+        let simplified = |lines: &[Streamline]| -> Vec<(Vec<DVec2>, Level)> {
+            (lines.iter())
+                .map(|l| {
+                    let tol = self.tolerance[l.level as usize];
+                    let keep = |p: DVec2| maybe(p) && self.is_junction(p);
+                    (simplify(&l.points, tol, keep), l.level)
+                })
+                .collect()
+        };
+        // Half the lines on a second thread.
+        let (a, b) = self.lines.split_at(self.lines.len() / 2);
+        let (mut a, b) = super::both(|| simplified(a), || simplified(b));
+        a.extend(b);
+        a
     }
 
     /// The planar street graph: boundary ([`EdgeRole::Ring`]), obstacles,

@@ -202,7 +202,6 @@ impl TensorStreets {
         let (lo, hi) = crate::geom::bounds(&input.boundary);
         let cell = self.params.field_cell;
         let pad = DVec2::splat(2.0 * cell);
-        let sampled = field.sampled(lo - pad, hi + pad, cell)?;
         let max_step = self
             .params
             .levels()
@@ -213,7 +212,12 @@ impl TensorStreets {
             .filter(|o| o.len() >= 3)
             .cloned()
             .collect();
-        let region = region::Region::new(&input.boundary, &obstacles, cell, 1.01 * max_step)?;
+        // The region is rasterised while the field is sampled.
+        let (sampled, region) = both(
+            || field.sampled(lo - pad, hi + pad, cell),
+            || region::Region::new(&input.boundary, &obstacles, cell, 1.01 * max_step),
+        );
+        let (sampled, region) = (sampled?, region?);
         let fixed = input
             .fixed
             .iter()
@@ -222,6 +226,31 @@ impl TensorStreets {
             .collect();
         generate::Generator::new(&self.params, &sampled, &region, fixed, steps).run(ahead)
     }
+}
+
+/// `a()` and `b()`, on two threads where there are two cores (`b` on a
+/// thread of its own if one can be started, else here after `a`).
+pub(crate) fn both<A, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> (A, B) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores < 2 {
+        return (a(), b());
+    }
+    let b = std::sync::Mutex::new(Some(b));
+    let take = || b.lock().ok().and_then(|mut b| b.take());
+    std::thread::scope(|s| {
+        let spawned = std::thread::Builder::new().spawn_scoped(s, || take().map(|b| b()));
+        let a = a();
+        let b = match spawned {
+            Ok(thread) => thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => None,
+        };
+        (
+            a,
+            b.unwrap_or_else(|| take().expect("not started, so still here")()),
+        )
+    })
 }
 
 /// Rejects a boundary that is not a finite ring with an area, and

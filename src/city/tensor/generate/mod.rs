@@ -201,20 +201,28 @@ impl<'a> Generator<'a> {
         let area = (hi - lo).x * (hi - lo).y;
         let traced = 1.5 * area / sp.dsep / (every as f64 * h);
         let room = earlier / 2 + (traced.min(1.0e7) as usize);
-        let mut stores = [0, 1].map(|_| Store::new(lo - margin, hi + margin, reach / 2.0, room));
-        for (id, line) in self.lines.iter().enumerate() {
-            let store = &mut stores[line.family.index()];
-            if by_length {
-                file_by_length(store, &line.points, id as u32, every, every as f64 * h);
-                continue;
+        // Each family's store filled on a thread of its own.
+        let store_of = |family: Family| {
+            let mut store = Store::new(lo - margin, hi + margin, reach / 2.0, room);
+            for (id, line) in self.lines.iter().enumerate() {
+                if line.family != family {
+                    continue;
+                }
+                if by_length {
+                    file_by_length(&mut store, &line.points, id as u32, every, every as f64 * h);
+                    continue;
+                }
+                // Every `every`-th point and the last.
+                let n = line.points.len();
+                let last = n.checked_sub(1).filter(|&l| l % every as usize != 0);
+                for i in (0..n).step_by(every as usize).chain(last) {
+                    store.insert(line.points[i], id as u32, i as i32);
+                }
             }
-            // Every `every`-th point and the last.
-            let n = line.points.len();
-            let last = n.checked_sub(1).filter(|&l| l % every as usize != 0);
-            for i in (0..n).step_by(every as usize).chain(last) {
-                store.insert(line.points[i], id as u32, i as i32);
-            }
-        }
+            store
+        };
+        let (major, minor) = super::both(|| store_of(Family::Major), || store_of(Family::Minor));
+        let stores = [major, minor];
         LevelState {
             level,
             sp,
@@ -276,7 +284,7 @@ impl<'a> Generator<'a> {
         };
         let half = self.lines.len() / 2;
         let (first, second) = (self.lines.split_at(half), self.times_of.split_at(half));
-        let [a, b] = in_parallel(
+        let (a, b) = super::both(
             || lay_along(first.0, second.0),
             || lay_along(first.1, second.1),
         );
@@ -444,31 +452,6 @@ impl<'a> Generator<'a> {
 thread_local! {
     /// Lines traced ahead and kept, on this thread (for the tests).
     pub(crate) static KEPT_AHEAD: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-/// `a()` and `b()`, on two threads where there are two cores (`b` on a
-/// thread of its own if one can be started, else here after `a`).
-fn in_parallel<T: Send>(a: impl FnOnce() -> T, b: impl FnOnce() -> T + Send) -> [T; 2] {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if cores < 2 {
-        return [a(), b()];
-    }
-    let b = std::sync::Mutex::new(Some(b));
-    let take = || b.lock().ok().and_then(|mut b| b.take());
-    std::thread::scope(|s| {
-        let spawned = std::thread::Builder::new().spawn_scoped(s, || take().map(|b| b()));
-        let a = a();
-        let b = match spawned {
-            Ok(thread) => thread
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => None,
-        };
-        [
-            a,
-            b.unwrap_or_else(|| take().expect("not started, so still here")()),
-        ]
-    })
 }
 
 /// Whether no point of `family` (but line `skip`'s) is within `r` of `p`.
