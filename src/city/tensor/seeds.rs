@@ -9,6 +9,7 @@ use glam::DVec2;
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use std::collections::BinaryHeap;
+use std::sync::Arc;
 
 /// Most candidates one level queues (a backstop: the run's estimate,
 /// [`MAX_ESTIMATED_SEEDS`](super::MAX_ESTIMATED_SEEDS), is far below).
@@ -113,7 +114,8 @@ fn ordered_bits(priority: f64) -> u64 {
 /// themselves stored by sequence number.
 pub(crate) struct SeedQueue {
     heaps: [[BinaryHeap<Rank>; 3]; 2],
-    cands: Vec<Candidate>,
+    /// (Shared with a lent [`Part`] while it is out; pushed to only then.)
+    cands: Arc<Vec<Candidate>>,
     rng: ChaCha8Rng,
     jitter: f64,
     density: Density,
@@ -124,7 +126,7 @@ impl SeedQueue {
     pub fn new(seed: u64, jitter: f64, density: Density) -> Self {
         Self {
             heaps: Default::default(),
-            cands: Vec::new(),
+            cands: Arc::default(),
             rng: ChaCha8Rng::seed_from_u64(seed),
             jitter,
             density,
@@ -152,7 +154,7 @@ impl SeedQueue {
             return;
         }
         let seq = self.cands.len() as u64;
-        self.cands.push(Candidate { pos, gate });
+        Arc::make_mut(&mut self.cands).push(Candidate { pos, gate });
         let rank = ((ordered_bits(priority) as u128) << 64) | (u64::MAX - seq) as u128;
         self.heaps[family.index()][band as usize].push(rank);
     }
@@ -167,12 +169,30 @@ impl SeedQueue {
 
     /// [`pop`](Self::pop) without taking it off.
     pub fn peek(&self, family: Family) -> Option<(Ticket, Candidate)> {
-        let heaps = &self.heaps[family.index()];
-        let (band, rank) = [Band::Gate, Band::Laid, Band::Random]
-            .into_iter()
-            .find_map(|b| heaps[b as usize].peek().map(|&r| (b, r)))?;
-        let seq = u64::MAX - rank as u64;
-        Some((Ticket { band, rank }, self.cands[seq as usize]))
+        top(&self.heaps[family.index()], &self.cands)
+    }
+
+    /// Lends `family`'s candidates (to be pruned on another thread) until
+    /// they are [given back](Self::give_back); nothing may be queued
+    /// meanwhile, nor `family` popped.
+    pub fn lend(&mut self, family: Family) -> Part {
+        Part {
+            family,
+            heaps: std::mem::take(&mut self.heaps[family.index()]),
+            cands: Arc::clone(&self.cands),
+        }
+    }
+
+    /// Takes back what was lent.
+    pub fn give_back(&mut self, part: Part) {
+        self.heaps[part.family.index()] = part.heaps;
+    }
+
+    /// Queues again candidates of `family` taken off.
+    pub fn restore(&mut self, family: Family, tickets: &[Ticket]) {
+        for t in tickets {
+            self.heaps[family.index()][t.band as usize].push(t.rank);
+        }
     }
 
     /// Whether `family` has no candidate left.
@@ -193,6 +213,41 @@ impl SeedQueue {
         for _ in 0..n {
             let p = min + (max - min) * DVec2::new(self.unit(), self.unit());
             self.push_if(family, Band::Random, p, None, &keep);
+        }
+    }
+}
+
+/// The best candidate in `heaps` (by band), with its ticket.
+fn top(heaps: &[BinaryHeap<Rank>; 3], cands: &[Candidate]) -> Option<(Ticket, Candidate)> {
+    let (band, rank) = [Band::Gate, Band::Laid, Band::Random]
+        .into_iter()
+        .find_map(|b| heaps[b as usize].peek().map(|&r| (b, r)))?;
+    let seq = u64::MAX - rank as u64;
+    Some((Ticket { band, rank }, cands[seq as usize]))
+}
+
+/// One family's queued candidates, lent ([`SeedQueue::lend`]).
+pub(crate) struct Part {
+    family: Family,
+    heaps: [BinaryHeap<Rank>; 3],
+    cands: Arc<Vec<Candidate>>,
+}
+
+impl Part {
+    /// Whose candidates.
+    pub fn family(&self) -> Family {
+        self.family
+    }
+
+    /// Takes off the best candidates while `drop(pos)` says so, their
+    /// tickets to `out`.
+    pub fn prune(&mut self, drop: impl Fn(DVec2) -> bool, out: &mut Vec<Ticket>) {
+        while let Some((t, c)) = top(&self.heaps, &self.cands) {
+            if !drop(c.pos) {
+                return;
+            }
+            self.heaps[t.band as usize].pop();
+            out.push(t);
         }
     }
 }

@@ -1,8 +1,11 @@
 //! [`Ahead`]: the next line of the other family, traced on a helper thread
 //! while the run traces the current one (or, with one core or no thread to
-//! be had, here when it is asked for: the same line either way).
+//! be had, here when it is asked for: the same line either way). With it go
+//! its family's store and queued seeds; after tracing, the seeds a pop would
+//! not keep are taken off the top of the queue (pruned).
 
 use super::line::{LineCx, Traced};
+use crate::city::tensor::seeds::{Part, Ticket};
 use crate::city::tensor::store::Store;
 use crate::city::tensor::trace::{Family, Scratch};
 use glam::DVec2;
@@ -10,17 +13,46 @@ use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::thread::Scope;
 use std::time::{Duration, Instant};
 
-/// A line to trace ahead: its family's store and the buffers lent to it,
-/// then what [`LineCx::trace`] takes.
+/// A line to trace ahead: its family's store, queued seeds and the buffers
+/// lent to it, then what [`LineCx::trace`] takes.
 struct Job {
     store: Store,
+    seeds: Part,
     scratch: Scratch,
     what: (Family, DVec2, u32),
     budget: u64,
 }
 
-/// The job's store and buffers back, and what [`LineCx::trace`] returned.
-type Done = (Store, Scratch, (u64, Option<Traced>));
+/// What comes back of a [`Job`].
+pub(super) struct Done {
+    pub store: Store,
+    pub seeds: Part,
+    /// The seeds pruned, best first (the line's own among them if it was
+    /// kept: it lies on it).
+    pub pruned: Vec<Ticket>,
+    /// Steps taken.
+    pub used: u64,
+    pub line: Option<Traced>,
+    scratch: Scratch,
+}
+
+impl Job {
+    fn run(mut self, cx: &LineCx) -> Done {
+        let (used, line) = cx.trace(&mut self.store, &mut self.scratch, self.what, self.budget);
+        let mut pruned = Vec::new();
+        let store = &self.store;
+        let near = |p: DVec2| store.any_within(p, cx.dsep / cx.density.at(p), None);
+        self.seeds.prune(near, &mut pruned);
+        Done {
+            store: self.store,
+            seeds: self.seeds,
+            pruned,
+            used,
+            line,
+            scratch: self.scratch,
+        }
+    }
+}
 
 /// Where lines traced ahead are traced.
 enum Worker {
@@ -38,8 +70,6 @@ pub(super) struct Ahead<'a> {
     job: Option<Job>,
     /// The helper's buffers, between jobs.
     scratch: Scratch,
-    /// Whose store is lent.
-    lent: usize,
 }
 
 impl<'a> Ahead<'a> {
@@ -54,9 +84,8 @@ impl<'a> Ahead<'a> {
             let (jobs, inbox) = channel::<Job>();
             let (outbox, done) = channel::<Done>();
             let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
-                while let Some(mut job) = receive(&inbox) {
-                    let line = cx.trace(&mut job.store, &mut job.scratch, job.what, job.budget);
-                    if outbox.send((job.store, job.scratch, line)).is_err() {
+                while let Some(job) = receive(&inbox) {
+                    if outbox.send(job.run(&cx)).is_err() {
                         break;
                     }
                 }
@@ -73,17 +102,21 @@ impl<'a> Ahead<'a> {
             worker,
             job: None,
             scratch: Scratch::default(),
-            lent: 0,
         }
     }
 
-    /// Starts tracing `what` (family, seed, line id) into its family's
-    /// store, which is lent until [`finish`](Self::finish).
-    pub fn start(&mut self, stores: &mut [Store; 2], what: (Family, DVec2, u32), budget: u64) {
-        let k = what.0.index();
-        self.lent = k;
+    /// Starts tracing `what` (family, seed, line id) into `store`, its
+    /// family's, with `seeds`, its family's queued seeds: both are lent
+    /// until [`finish`](Self::finish).
+    pub fn start(
+        &mut self,
+        (store, seeds): (Store, Part),
+        what: (Family, DVec2, u32),
+        budget: u64,
+    ) {
         let job = Job {
-            store: std::mem::replace(&mut stores[k], Store::placeholder()),
+            store,
+            seeds,
             scratch: std::mem::take(&mut self.scratch),
             what,
             budget,
@@ -99,20 +132,15 @@ impl<'a> Ahead<'a> {
         }
     }
 
-    /// Waits for the line started last and gives its store back: the
-    /// steps it took, and the line.
-    pub fn finish(&mut self, stores: &mut [Store; 2]) -> (u64, Option<Traced>) {
-        let (store, scratch, line) = match (self.job.take(), &self.worker) {
-            (Some(mut job), _) => {
-                let line = (self.cx).trace(&mut job.store, &mut job.scratch, job.what, job.budget);
-                (job.store, job.scratch, line)
-            }
+    /// Waits for the line started last.
+    pub fn finish(&mut self) -> Done {
+        let mut done = match (self.job.take(), &self.worker) {
+            (Some(job), _) => job.run(&self.cx),
             (None, Worker::Thread(_, done)) => receive(done).expect("the helper thread answers"),
             (None, Worker::Here) => unreachable!("finish follows start"),
         };
-        stores[self.lent] = store;
-        self.scratch = scratch;
-        line
+        self.scratch = std::mem::take(&mut done.scratch);
+        done
     }
 }
 

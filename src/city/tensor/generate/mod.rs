@@ -339,13 +339,17 @@ impl<'a> Generator<'a> {
                     .then(|| best(queue, &st.stores, other, dsep, density, None))
                     .flatten();
                 if let Some((_, n)) = next {
-                    ahead.start(&mut st.stores, (other, n.pos, id + 1), self.budget);
+                    let store =
+                        std::mem::replace(&mut st.stores[other.index()], Store::placeholder());
+                    let lent = (store, queue.lend(other));
+                    ahead.start(lent, (other, n.pos, id + 1), self.budget);
                 }
                 let Some((_, c)) = best(queue, &st.stores, family, dsep, density, None) else {
                     // None kept: the next line is the other family's (and
                     // not line `id + 1`).
-                    if next.is_some() && ahead.finish(&mut st.stores).1.is_some() {
-                        st.stores[other.index()].undo();
+                    if next.is_some() {
+                        let back = returned(queue, &mut st.stores, ahead.finish());
+                        back.undo(queue, &mut st.stores, other);
                     }
                     family = other;
                     continue;
@@ -354,34 +358,38 @@ impl<'a> Generator<'a> {
                 let store = &mut st.stores[family.index()];
                 let (used, line) =
                     cx.trace(store, &mut self.scratch, (family, c.pos, id), self.budget);
-                let next = next.map(|(t, n)| (t, n, ahead.finish(&mut st.stores)));
+                let back =
+                    next.map(|(t, n)| (t, n, returned(queue, &mut st.stores, ahead.finish())));
                 self.budget -= used;
                 let Some(line) = line else {
-                    if let Some((_, _, (_, Some(_)))) = next {
-                        st.stores[other.index()].undo();
+                    if let Some((_, _, back)) = back {
+                        back.undo(queue, &mut st.stores, other);
                     }
                     continue;
                 };
                 // The next line's points are not yet there for these.
-                let skip = next.is_some().then_some(id + 1);
-                self.accept(st, queue, line, c, skip);
+                self.accept(st, queue, line, c, back.is_some().then_some(id + 1));
                 family = other;
-                let Some((t, n, (used, line))) = next else {
+                let Some((t, n, back)) = back else {
                     continue;
                 };
-                // The next line's seed (still queued) must be the best now.
+                // The next line's seed (pruned if its line was kept) must
+                // still be the best.
                 let first = best(queue, &st.stores, other, dsep, density, Some(id + 1));
-                if first.map(|f| f.0) != Some(t) {
-                    if line.is_some() {
-                        st.stores[other.index()].undo();
+                match first {
+                    Some((f, _)) if f > t => {
+                        back.undo(queue, &mut st.stores, other);
+                        continue;
                     }
-                    continue;
+                    Some((f, _)) if f == t => {
+                        queue.pop(other);
+                    }
+                    _ => {}
                 }
-                queue.pop(other);
                 #[cfg(test)]
                 KEPT_AHEAD.with(|k| k.set(k.get() + 1));
-                self.budget -= used;
-                if let Some(line) = line {
+                self.budget -= back.used;
+                if let Some(line) = back.line {
                     self.accept(st, queue, line, n, None);
                     family = family.other();
                 }
@@ -452,6 +460,35 @@ impl<'a> Generator<'a> {
 thread_local! {
     /// Lines traced ahead and kept, on this thread (for the tests).
     pub(crate) static KEPT_AHEAD: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// A line traced ahead, its store and seeds given back.
+struct Returned {
+    pruned: Vec<Ticket>,
+    used: u64,
+    line: Option<Traced>,
+}
+
+/// Gives back the store and seeds lent with a line traced ahead.
+fn returned(queue: &mut SeedQueue, stores: &mut [Store; 2], done: ahead::Done) -> Returned {
+    stores[done.seeds.family().index()] = done.store;
+    queue.give_back(done.seeds);
+    Returned {
+        pruned: done.pruned,
+        used: done.used,
+        line: done.line,
+    }
+}
+
+impl Returned {
+    /// As if it had not been traced: its line unfiled from `family`'s
+    /// store, its pruned seeds queued again.
+    fn undo(self, queue: &mut SeedQueue, stores: &mut [Store; 2], family: Family) {
+        queue.restore(family, &self.pruned);
+        if self.line.is_some() {
+            stores[family.index()].undo();
+        }
+    }
 }
 
 /// Whether no point of `family` (but line `skip`'s) is within `r` of `p`.
