@@ -339,7 +339,7 @@ impl SampledField {
         let prepared: Vec<Prepared> = field.fields.iter().map(BasisField::prepare).collect();
         let rows = ny - 1;
         let mut cells = vec![Cell::NAN; (nx - 1) * rows];
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cores = super::cores();
         let threads = cores
             .min(SAMPLING_THREADS)
             .min(nx * ny / MIN_CORNERS_PER_THREAD)

@@ -112,7 +112,9 @@ impl TracedStreets {
         };
         // Half the lines on a second thread.
         let (a, b) = self.lines.split_at(self.lines.len() / 2);
-        let (mut a, b) = super::both(|| simplified(a), || simplified(b));
+        let points: usize = self.lines.iter().map(|l| l.points.len()).sum();
+        let worth = points >= super::MIN_PARALLEL_WORK;
+        let (mut a, b) = super::both(worth, || simplified(a), || simplified(b));
         a.extend(b);
         a
     }

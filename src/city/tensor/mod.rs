@@ -213,7 +213,9 @@ impl TensorStreets {
             .cloned()
             .collect();
         // The region is rasterised while the field is sampled.
+        let cells = ((hi - lo) / cell).element_product();
         let (sampled, region) = both(
+            cells >= MIN_PARALLEL_WORK as f64,
             || field.sampled(lo - pad, hi + pad, cell),
             || region::Region::new(&input.boundary, &obstacles, cell, 1.01 * max_step),
         );
@@ -228,11 +230,25 @@ impl TensorStreets {
     }
 }
 
-/// `a()` and `b()`, on two threads where there are two cores (`b` on a
-/// thread of its own if one can be started, else here after `a`).
-pub(crate) fn both<A, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> (A, B) {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if cores < 2 {
+/// Fewest field cells or line points worth sharing between two threads
+/// (starting one takes tens of microseconds).
+pub(crate) const MIN_PARALLEL_WORK: usize = 1 << 13;
+
+/// The cores this process may use (asked once: asking reads the system's
+/// limits, microseconds each time).
+pub(crate) fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// `a()` and `b()`, on two threads if `worth` it and there are two cores
+/// (`b` on a thread of its own if one can be started, else here after `a`).
+pub(crate) fn both<A, B: Send>(
+    worth: bool,
+    a: impl FnOnce() -> A,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    if !worth || cores() < 2 {
         return (a(), b());
     }
     let b = std::sync::Mutex::new(Some(b));

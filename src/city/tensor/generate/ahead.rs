@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 
 /// A line to trace ahead: its family's store, queued seeds and the buffers
 /// lent to it, then what [`LineCx::trace`] takes.
-struct Job {
+struct Job<'a> {
+    cx: LineCx<'a>,
     store: Store,
     seeds: Part,
     scratch: Scratch,
@@ -36,8 +37,9 @@ pub(super) struct Done {
     scratch: Scratch,
 }
 
-impl Job {
-    fn run(mut self, cx: &LineCx) -> Done {
+impl Job<'_> {
+    fn run(mut self) -> Done {
+        let cx = &self.cx;
         let (used, line) = cx.trace(&mut self.store, &mut self.scratch, self.what, self.budget);
         let mut pruned = Vec::new();
         let store = &self.store;
@@ -55,37 +57,38 @@ impl Job {
 }
 
 /// Where lines traced ahead are traced.
-enum Worker {
+enum Worker<'a> {
     /// On a helper thread (ends when the sender is dropped).
-    Thread(Sender<Job>, Receiver<Done>),
+    Thread(Sender<Job<'a>>, Receiver<Done>),
     /// Here, when finished.
     Here,
 }
 
 /// Traces a line of one family while the caller traces one of the other.
 pub(super) struct Ahead<'a> {
-    cx: LineCx<'a>,
-    worker: Worker,
+    worker: Worker<'a>,
     /// The line being traced ahead, on `Here`: its job, until finished.
-    job: Option<Job>,
+    job: Option<Job<'a>>,
     /// The helper's buffers, between jobs.
     scratch: Scratch,
+    on: bool,
 }
 
 impl<'a> Ahead<'a> {
-    /// With `thread`, a helper thread in `scope` if this machine has a
-    /// second core and a thread can be started; else tracing here.
-    pub fn new<'s>(scope: &'s Scope<'s, '_>, cx: LineCx<'a>, thread: bool) -> Self
+    /// With `on`, lines are traced ahead: on a helper thread in `scope` if
+    /// this machine has a second core and a thread can be started, else
+    /// here. Without, none is (see [`on`](Self::on)).
+    pub fn new<'s>(scope: &'s Scope<'s, '_>, on: bool) -> Self
     where
         'a: 's,
     {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let worker = if thread && cores > 1 {
+        let cores = crate::city::tensor::cores();
+        let worker = if on && cores > 1 {
             let (jobs, inbox) = channel::<Job>();
             let (outbox, done) = channel::<Done>();
             let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
                 while let Some(job) = receive(&inbox) {
-                    if outbox.send(job.run(&cx)).is_err() {
+                    if outbox.send(job.run()).is_err() {
                         break;
                     }
                 }
@@ -98,23 +101,30 @@ impl<'a> Ahead<'a> {
             Worker::Here
         };
         Self {
-            cx,
             worker,
             job: None,
             scratch: Scratch::default(),
+            on,
         }
     }
 
-    /// Starts tracing `what` (family, seed, line id) into `store`, its
-    /// family's, with `seeds`, its family's queued seeds: both are lent
+    /// Whether lines are to be traced ahead.
+    pub fn on(&self) -> bool {
+        self.on
+    }
+
+    /// Starts tracing `what` (family, seed, line id) with `cx` into `store`,
+    /// its family's, with `seeds`, its family's queued seeds: both are lent
     /// until [`finish`](Self::finish).
     pub fn start(
         &mut self,
+        cx: LineCx<'a>,
         (store, seeds): (Store, Part),
         what: (Family, DVec2, u32),
         budget: u64,
     ) {
         let job = Job {
+            cx,
             store,
             seeds,
             scratch: std::mem::take(&mut self.scratch),
@@ -135,7 +145,7 @@ impl<'a> Ahead<'a> {
     /// Waits for the line started last.
     pub fn finish(&mut self) -> Done {
         let mut done = match (self.job.take(), &self.worker) {
-            (Some(job), _) => job.run(&self.cx),
+            (Some(job), _) => job.run(),
             (None, Worker::Thread(_, done)) => receive(done).expect("the helper thread answers"),
             (None, Worker::Here) => unreachable!("finish follows start"),
         };

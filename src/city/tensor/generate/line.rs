@@ -17,7 +17,7 @@ use glam::DVec2;
 pub(super) struct LineCx<'a> {
     pub field: &'a SampledField,
     pub region: &'a Region,
-    pub lim: &'a Limits,
+    pub lim: Limits,
     pub density: Density,
     pub dsep: f64,
     pub dstep: f64,
@@ -77,7 +77,7 @@ impl LineCx<'_> {
             family,
             (seed, dir),
             id,
-            self.lim,
+            &self.lim,
             &mut left,
             scratch,
         );

@@ -115,15 +115,20 @@ impl<'a> Generator<'a> {
     /// Traces every level (with `ahead`, a line of each family at once),
     /// joins, links the gates and hands over the result.
     pub fn run(mut self, ahead: bool) -> Result<TracedStreets, TensorError> {
-        for (i, level) in Level::ALL.into_iter().enumerate() {
-            let sp = self.params.levels()[i];
-            let mut st = self.level_state(level, sp);
-            self.trace_level(&mut st, i as u64, ahead);
-            if self.budget == 0 {
-                return Err(super::budget::traced_too_much(sp, i));
+        // One helper thread for every level.
+        std::thread::scope(|scope| {
+            let mut ahead = Ahead::new(scope, ahead);
+            for (i, level) in Level::ALL.into_iter().enumerate() {
+                let sp = self.params.levels()[i];
+                let mut st = self.level_state(level, sp);
+                self.trace_level(&mut st, i as u64, &mut ahead);
+                if self.budget == 0 {
+                    return Err(super::budget::traced_too_much(sp, i));
+                }
+                self.join_level(&st);
             }
-            self.join_level(&st);
-        }
+            Ok(())
+        })?;
         self.link_gates();
         let mut polys: Vec<Vec<DVec2>> = self.region.polys().to_vec();
         let mut fixed = std::mem::take(&mut self.fixed);
@@ -221,7 +226,12 @@ impl<'a> Generator<'a> {
             }
             store
         };
-        let (major, minor) = super::both(|| store_of(Family::Major), || store_of(Family::Minor));
+        let worth = earlier_points(&self.lines) >= super::MIN_PARALLEL_WORK;
+        let (major, minor) = super::both(
+            worth,
+            || store_of(Family::Major),
+            || store_of(Family::Minor),
+        );
         let stores = [major, minor];
         LevelState {
             level,
@@ -239,7 +249,7 @@ impl<'a> Generator<'a> {
     /// line, on a helper thread ([`Ahead`]; the families' stores are apart),
     /// and kept if it is the line the run traces next: the streets are the
     /// same as traced one by one.
-    fn trace_level(&mut self, st: &mut LevelState, salt: u64, ahead: bool) {
+    fn trace_level(&mut self, st: &mut LevelState, salt: u64, ahead: &mut Ahead<'a>) {
         let seed = self.params.seed ^ salt.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let mut queue = SeedQueue::new(seed, self.params.priority_jitter, self.density);
         // Only candidates on free ground are queued (the region does not
@@ -284,7 +294,9 @@ impl<'a> Generator<'a> {
         };
         let half = self.lines.len() / 2;
         let (first, second) = (self.lines.split_at(half), self.times_of.split_at(half));
+        let worth = earlier_points(&self.lines) >= super::MIN_PARALLEL_WORK;
         let (a, b) = super::both(
+            worth,
             || lay_along(first.0, second.0),
             || lay_along(first.1, second.1),
         );
@@ -302,13 +314,12 @@ impl<'a> Generator<'a> {
     /// turns, until the queues run dry or the budget is spent; with `ahead`,
     /// the next line is traced while the current one is (see
     /// [`trace_level`](Self::trace_level)).
-    fn trace_queued(&mut self, st: &mut LevelState, queue: &mut SeedQueue, ahead: bool) {
+    fn trace_queued(&mut self, st: &mut LevelState, queue: &mut SeedQueue, ahead: &mut Ahead<'a>) {
         let (dsep, density) = (st.sp.dsep, self.density);
-        let lim = st.lim;
         let cx = LineCx {
             field: self.field,
             region: self.region,
-            lim: &lim,
+            lim: st.lim,
             density,
             dsep,
             dstep: st.sp.dstep,
@@ -316,85 +327,77 @@ impl<'a> Generator<'a> {
             timed: self.timed(Level::Minor),
         };
         // Room for two whole lines: neither is cut short by the budget.
-        let spare = if ahead {
+        let spare = if ahead.on() {
             2 * st.lim.max_steps as u64 + 4
         } else {
             u64::MAX
         };
-        std::thread::scope(|scope| {
-            let mut ahead = Ahead::new(scope, cx, ahead);
-            let mut family = Family::Major;
-            while self.budget > 0
-                && !(queue.is_empty(Family::Major) && queue.is_empty(Family::Minor))
-            {
-                let other = family.other();
-                if queue.is_empty(family) {
-                    family = other;
-                    continue;
-                }
-                // The other family's best seed, traced meanwhile as the next
-                // line; this family's seed is found while it is traced.
-                let id = self.lines.len() as u32;
-                let next = (self.budget >= spare)
-                    .then(|| best(queue, &st.stores, other, dsep, density, None))
-                    .flatten();
-                if let Some((_, n)) = next {
-                    let store =
-                        std::mem::replace(&mut st.stores[other.index()], Store::placeholder());
-                    let lent = (store, queue.lend(other));
-                    ahead.start(lent, (other, n.pos, id + 1), self.budget);
-                }
-                let Some((_, c)) = best(queue, &st.stores, family, dsep, density, None) else {
-                    // None kept: the next line is the other family's (and
-                    // not line `id + 1`).
-                    if next.is_some() {
-                        let back = returned(queue, &mut st.stores, ahead.finish());
-                        back.undo(queue, &mut st.stores, other);
-                    }
-                    family = other;
-                    continue;
-                };
-                queue.pop(family);
-                let store = &mut st.stores[family.index()];
-                let (used, line) =
-                    cx.trace(store, &mut self.scratch, (family, c.pos, id), self.budget);
-                let back =
-                    next.map(|(t, n)| (t, n, returned(queue, &mut st.stores, ahead.finish())));
-                self.budget -= used;
-                let Some(line) = line else {
-                    if let Some((_, _, back)) = back {
-                        back.undo(queue, &mut st.stores, other);
-                    }
-                    continue;
-                };
-                // The next line's points are not yet there for these.
-                self.accept(st, queue, line, c, back.is_some().then_some(id + 1));
+        let mut family = Family::Major;
+        while self.budget > 0 && !(queue.is_empty(Family::Major) && queue.is_empty(Family::Minor)) {
+            let other = family.other();
+            if queue.is_empty(family) {
                 family = other;
-                let Some((t, n, back)) = back else {
-                    continue;
-                };
-                // The next line's seed (pruned if its line was kept) must
-                // still be the best.
-                let first = best(queue, &st.stores, other, dsep, density, Some(id + 1));
-                match first {
-                    Some((f, _)) if f > t => {
-                        back.undo(queue, &mut st.stores, other);
-                        continue;
-                    }
-                    Some((f, _)) if f == t => {
-                        queue.pop(other);
-                    }
-                    _ => {}
-                }
-                #[cfg(test)]
-                KEPT_AHEAD.with(|k| k.set(k.get() + 1));
-                self.budget -= back.used;
-                if let Some(line) = back.line {
-                    self.accept(st, queue, line, n, None);
-                    family = family.other();
-                }
+                continue;
             }
-        });
+            // The other family's best seed, traced meanwhile as the next
+            // line; this family's seed is found while it is traced.
+            let id = self.lines.len() as u32;
+            let next = (self.budget >= spare)
+                .then(|| best(queue, &st.stores, other, dsep, density, None))
+                .flatten();
+            if let Some((_, n)) = next {
+                let store = std::mem::replace(&mut st.stores[other.index()], Store::placeholder());
+                let lent = (store, queue.lend(other));
+                ahead.start(cx, lent, (other, n.pos, id + 1), self.budget);
+            }
+            let Some((_, c)) = best(queue, &st.stores, family, dsep, density, None) else {
+                // None kept: the next line is the other family's (and
+                // not line `id + 1`).
+                if next.is_some() {
+                    let back = returned(queue, &mut st.stores, ahead.finish());
+                    back.undo(queue, &mut st.stores, other);
+                }
+                family = other;
+                continue;
+            };
+            queue.pop(family);
+            let store = &mut st.stores[family.index()];
+            let (used, line) = cx.trace(store, &mut self.scratch, (family, c.pos, id), self.budget);
+            let back = next.map(|(t, n)| (t, n, returned(queue, &mut st.stores, ahead.finish())));
+            self.budget -= used;
+            let Some(line) = line else {
+                if let Some((_, _, back)) = back {
+                    back.undo(queue, &mut st.stores, other);
+                }
+                continue;
+            };
+            // The next line's points are not yet there for these.
+            self.accept(st, queue, line, c, back.is_some().then_some(id + 1));
+            family = other;
+            let Some((t, n, back)) = back else {
+                continue;
+            };
+            // The next line's seed (pruned if its line was kept) must
+            // still be the best.
+            let first = best(queue, &st.stores, other, dsep, density, Some(id + 1));
+            match first {
+                Some((f, _)) if f > t => {
+                    back.undo(queue, &mut st.stores, other);
+                    continue;
+                }
+                Some((f, _)) if f == t => {
+                    queue.pop(other);
+                }
+                _ => {}
+            }
+            #[cfg(test)]
+            KEPT_AHEAD.with(|k| k.set(k.get() + 1));
+            self.budget -= back.used;
+            if let Some(line) = back.line {
+                self.accept(st, queue, line, n, None);
+                family = family.other();
+            }
+        }
     }
 
     /// Adds a traced line of the level, seeded at `c`: its ends, and the
@@ -489,6 +492,11 @@ impl Returned {
             stores[family.index()].undo();
         }
     }
+}
+
+/// How many points `lines` have.
+fn earlier_points(lines: &[Streamline]) -> usize {
+    lines.iter().map(|l| l.points.len()).sum()
 }
 
 /// Whether no point of `family` (but line `skip`'s) is within `r` of `p`.
