@@ -19,6 +19,10 @@
 //!   ([`DensityParams`]): gates first, then candidates `dsep / density`
 //!   beside finished lines and across them, then random ones; the families
 //!   alternate, and a seed is kept only `dsep / density` from its family;
+//! - while a line is traced, the other family's best seed is traced too,
+//!   on a second thread, as the next line; it is kept if it still is the
+//!   next once the first is added, so the streets are those traced one by
+//!   one, on any number of cores;
 //! - a line stops at the boundary or an obstacle (ending on it), where the
 //!   field degenerates, within `dtest` of its family or of its own earlier
 //!   stretch, or at `max_length`; dangling ends then join the nearest line
