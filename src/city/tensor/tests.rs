@@ -53,6 +53,13 @@ fn trace(params: TensorParams, field: &TensorField, input: &StreetsInput) -> Tra
         .unwrap()
 }
 
+/// A round lake of 90 m in the small square.
+fn lake() -> Vec<DVec2> {
+    (0..24)
+        .map(|k| v(250.0, 350.0) + 90.0 * DVec2::from_angle(k as f64 * TAU / 24.0))
+        .collect()
+}
+
 /// Distance from `p` to a polyline.
 fn to_polyline(p: DVec2, line: &[DVec2]) -> f64 {
     line.windows(2)
@@ -228,9 +235,7 @@ fn streets_are_planar_with_a_node_at_every_crossing() {
 #[test]
 fn no_street_enters_an_obstacle() {
     let field = small_field();
-    let lake: Vec<DVec2> = (0..24)
-        .map(|k| v(250.0, 350.0) + 90.0 * DVec2::from_angle(k as f64 * TAU / 24.0))
-        .collect();
+    let lake = lake();
     let input = StreetsInput {
         obstacles: vec![lake.clone()],
         ..small_input()
@@ -300,9 +305,7 @@ fn lines_traced_ahead_are_the_lines_traced_one_by_one() {
     // those traced one by one, bit for bit, with any tolerance, obstacles,
     // gates, and a budget that runs out.
     let field = small_field();
-    let lake: Vec<DVec2> = (0..24)
-        .map(|k| v(250.0, 350.0) + 90.0 * DVec2::from_angle(k as f64 * TAU / 24.0))
-        .collect();
+    let lake = lake();
     let fixed_steps = |seed| {
         let mut p = small_params(seed);
         for level in [&mut p.main, &mut p.major, &mut p.minor] {
