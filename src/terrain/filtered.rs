@@ -55,7 +55,9 @@ fn colour_samples(k: usize) -> impl Iterator<Item = (usize, usize)> {
 /// What a filtered vertex's cell is built of: of the `of` sub-samples it is
 /// judged by (every one of a 2 × 2 set, else one in each row and column of
 /// the cell's sub-samples), how many each [`BuiltKind`] shapes (`kinds`, in
-/// the order of [`BuiltKind::ALL`]); the rest are natural ground.
+/// the order of [`BuiltKind::ALL`]); the rest are natural ground (as for
+/// the filtered heights, a sub-sample built at its natural height counts
+/// as natural).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BuiltMix {
     /// Sub-samples of each kind.
@@ -204,7 +206,10 @@ impl LaidGround {
                         fx0 + (i * k + a) as f64 * fine,
                         fy0 + (j * k + b) as f64 * fine,
                     );
-                    if let Some(built) = relief.built(p, bare[at]) {
+                    // (Unshaped, as the heights take it: nothing to ask.)
+                    if laid[at] != bare[at]
+                        && let Some(built) = relief.built(p, bare[at])
+                    {
                         cell.kinds[built.kind.index()] += 1;
                     }
                 }

@@ -3,7 +3,7 @@
 //! skirts, normals and colours by kind, built off the main thread.
 
 use super::ChunkKey;
-use crate::plugin::stream::coords::to_bevy;
+use crate::plugin::stream::coords::{dir_to_bevy, to_bevy};
 use crate::plugin::stream::mesh::{MeshLists, SNOW, built_color, kind_color};
 use crate::plugin::stream::settings::ViewSettings;
 use crate::terrain::{BuiltMix, LaidGround};
@@ -190,9 +190,7 @@ impl ChunkMesh {
                     .positions
                     .push(to_bevy(local, DVec2::ZERO).to_array());
                 let nrm = grid.normals[j * n + i];
-                m.lists
-                    .normals
-                    .push([nrm.x as f32, nrm.z as f32, -nrm.y as f32]);
+                m.lists.normals.push(dir_to_bevy(nrm).to_array());
                 let (x, y) = (min.x + local.x, min.y + local.y);
                 // The ground's own colour, or what is built there (roads and
                 // streams themselves are drawn by ribbons of their own): on

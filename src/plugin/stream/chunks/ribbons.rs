@@ -6,7 +6,7 @@
 use super::ChunkKey;
 use super::mesh::ChunkGrid;
 use crate::network::{RoadClass, RoadLayer};
-use crate::plugin::stream::coords::to_bevy;
+use crate::plugin::stream::coords::{dir_to_bevy, to_bevy};
 use crate::plugin::stream::mesh::MeshLists;
 use crate::plugin::stream::settings::ViewSettings;
 use crate::terrain::{LaidGround, StreamLayer};
@@ -298,7 +298,7 @@ impl Chunk<'_> {
                     Some(d) if d > g => DVec3::Z,
                     _ => (self.normal)(q),
                 };
-                r.normals.push([n.x as f32, n.z as f32, -n.y as f32]);
+                r.normals.push(dir_to_bevy(n).to_array());
                 r.colors.push(color);
             }
             if let Some(p) = prev {
