@@ -9,6 +9,7 @@
 use crate::terrain::{ParamError, Terrain};
 use glam::DVec2;
 use serde::{Deserialize, Serialize};
+use std::ops::Range;
 
 /// Most points in a polyline basis field.
 pub const MAX_POLYLINE_POINTS: usize = 2_000;
@@ -300,10 +301,74 @@ impl Prepared<'_> {
         }
     }
 
+    /// The corners `x0 + i·step` (`i < n`) of row `y` that the field may
+    /// reach (more, not fewer: outside them its weight is zero).
+    pub(crate) fn row_reach(&self, x0: f64, step: f64, y: f64, n: usize) -> Range<usize> {
+        let f = self.field;
+        let (lo, hi) = match f.kind {
+            BasisKind::Polyline { .. } => {
+                let (lo, hi) = self.reach;
+                if !(lo.y..=hi.y).contains(&y) {
+                    return 0..0;
+                }
+                (lo.x, hi.x)
+            }
+            _ => {
+                let dy = y - f.centre.y;
+                // (NaN reaches nothing.)
+                if dy.abs().partial_cmp(&f.size) != Some(std::cmp::Ordering::Less) {
+                    return 0..0;
+                }
+                let half = (f.size * f.size - dy * dy).sqrt();
+                (f.centre.x - half, f.centre.x + half)
+            }
+        };
+        // A corner beyond each end (rounding).
+        let i = |x: f64| ((x - x0) / step).clamp(-1.0, n as f64 + 1.0);
+        let (a, b) = (
+            (i(lo).floor() - 1.0).max(0.0),
+            (i(hi).ceil() + 2.0).max(0.0),
+        );
+        (a as usize).min(n)..(b as usize).min(n)
+    }
+
+    /// A grid field's tensor (`None` for other kinds).
+    pub(crate) fn grid_tensor(&self) -> Option<DVec2> {
+        matches!(self.field.kind, BasisKind::Grid { .. }).then_some(self.grid)
+    }
+
+    /// The corners of row `y` (as [`row_reach`](Self::row_reach)) a grid
+    /// field surely reaches: those within 99 % of its size, where its
+    /// weight is at least `0.01^decay`, well above zero. Where it alone
+    /// reaches, the averaged tensor is its own, whatever its weight.
+    pub(crate) fn surely_reached(&self, x0: f64, step: f64, y: f64, n: usize) -> Range<usize> {
+        let f = self.field;
+        let (r, dy) = (0.99 * f.size, y - f.centre.y);
+        if self.grid_tensor().is_none()
+            || dy.abs().partial_cmp(&r) != Some(std::cmp::Ordering::Less)
+        {
+            return 0..0;
+        }
+        let half = (r * r - dy * dy).sqrt();
+        // A corner inside each end (rounding).
+        let i = |x: f64| ((x - x0) / step).clamp(-2.0, n as f64 + 2.0);
+        let a = (i(f.centre.x - half).ceil() + 1.0).max(0.0) as usize;
+        let b = (i(f.centre.x + half).floor()).max(0.0) as usize;
+        a.min(n)..b.min(n).max(a.min(n))
+    }
+
     /// Adds [`sample`](Self::sample) at the points `(x0 + i·step, y)` to
     /// `sum[i]` and `norm[i]`, skipping the points a radial field cannot
-    /// reach (the same sums as sampling each point).
-    pub(crate) fn add_row(&self, x0: f64, step: f64, y: f64, sum: &mut [DVec2], norm: &mut [f64]) {
+    /// reach (the same sums as sampling each point) and those `skip`
+    /// names.
+    pub(crate) fn add_row(
+        &self,
+        x0: f64,
+        step: f64,
+        y: f64,
+        (sum, norm): (&mut [DVec2], &mut [f64]),
+        skip: impl Fn(usize) -> bool,
+    ) {
         let f = self.field;
         let n = sum.len().min(norm.len());
         let (lo, hi) = match f.kind {
@@ -322,7 +387,7 @@ impl Prepared<'_> {
             _ => (0, n),
         };
         if let BasisKind::Grid { .. } = f.kind {
-            for i in lo..hi {
+            for i in (lo..hi).filter(|&i| !skip(i)) {
                 let p = DVec2::new(x0 + i as f64 * step, y);
                 let w = self.weight_at(p.distance(f.centre));
                 if w > 0.0 {
@@ -332,7 +397,7 @@ impl Prepared<'_> {
             }
             return;
         }
-        for i in lo..hi {
+        for i in (lo..hi).filter(|&i| !skip(i)) {
             if let Some((w, t)) = self.sample(DVec2::new(x0 + i as f64 * step, y)) {
                 sum[i] += t;
                 norm[i] += w;

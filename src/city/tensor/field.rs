@@ -59,30 +59,33 @@ pub fn major_of(t: DVec2) -> Option<DVec2> {
     Some(v / v.length())
 }
 
-/// Replaces `out` by the unit major eigenvectors (zero where degenerate)
-/// of the averaged tensors `sum[i] / norm[i]` (zero where `norm` is not
+/// Writes to `out` the unit major eigenvectors (zero where degenerate) of
+/// the averaged tensors `sum[i] / norm[i]` (zero where `norm` is not
 /// positive): [`major_of`] of each, two at a time where the processor
 /// can (the same operations, so the same bits).
-fn majors(sum: &[DVec2], norm: &[f64], out: &mut Vec<DVec2>) {
+fn majors(sum: &[DVec2], norm: &[f64], out: &mut [DVec2]) {
     let one = |s: DVec2, n: f64| {
         let t = if n > 0.0 { s / n } else { DVec2::ZERO };
         major_of(t).unwrap_or(DVec2::ZERO)
     };
-    out.clear();
-    let n = sum.len().min(norm.len());
+    let n = sum.len().min(norm.len()).min(out.len());
+    let mut done = 0;
     #[cfg(target_arch = "x86_64")]
     {
-        let mut pairs = sum[..n].chunks_exact(2).zip(norm[..n].chunks_exact(2));
-        for (s, w) in &mut pairs {
+        let pairs = sum[..n].chunks_exact(2).zip(norm[..n].chunks_exact(2));
+        for ((s, w), o) in pairs.zip(out.chunks_exact_mut(2)) {
             let [a, b] = majors2([s[0], s[1]], [w[0], w[1]]);
-            out.push(a);
-            out.push(b);
+            (o[0], o[1]) = (a, b);
+            done += 2;
         }
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = n;
-    let done = out.len();
-    out.extend((sum[done..n].iter().zip(&norm[done..n])).map(|(&s, &w)| one(s, w)));
+    for ((o, &s), &w) in out[done..n]
+        .iter_mut()
+        .zip(&sum[done..n])
+        .zip(&norm[done..n])
+    {
+        *o = one(s, w);
+    }
 }
 
 /// [`majors`] of two tensors in the lanes of SSE2 registers: each lane
@@ -293,10 +296,40 @@ const SAMPLING_THREADS: usize = 4;
 /// Fewest corners worth a thread of their own.
 const MIN_CORNERS_PER_THREAD: usize = 1 << 15;
 
+/// A corner that no grid field reaches alone (see [`lone_grids`]).
+const NOT_LONE: u16 = 0;
+
+/// Marks in `lone` (a corner of row `y` each, from `x0`, `step` apart)
+/// the corners one grid field alone reaches, surely, with its index + 1;
+/// the others [`NOT_LONE`]. There the averaged tensor is that field's own.
+fn lone_grids(prepared: &[Prepared], x0: f64, step: f64, y: f64, lone: &mut [u16]) {
+    const SHARED: u16 = u16::MAX;
+    const _: () = assert!(MAX_BASIS_FIELDS < SHARED as usize);
+    lone.fill(NOT_LONE);
+    let n = lone.len();
+    for (k, f) in prepared.iter().enumerate() {
+        for l in &mut lone[f.surely_reached(x0, step, y, n)] {
+            *l = if *l == NOT_LONE { k as u16 + 1 } else { SHARED };
+        }
+    }
+    for (k, f) in prepared.iter().enumerate() {
+        for l in &mut lone[f.row_reach(x0, step, y, n)] {
+            if *l != k as u16 + 1 {
+                *l = SHARED;
+            }
+        }
+    }
+    for l in lone.iter_mut().filter(|l| **l == SHARED) {
+        *l = NOT_LONE;
+    }
+}
+
 /// Fills `out` with the cells of rows `first..` (as many as it holds) of
 /// the grid of `nx` corners a row from `min`, cells of side `cell`: row
 /// by row, field by field (the sums of `average`, in its order), each row
-/// of cells from the corners of the row before and this one.
+/// of cells from the corners of the row before and this one. Where one
+/// grid field alone reaches, its tensor is taken as the average without
+/// summing (a cell with four such corners is that field's cell).
 fn sample_rows(
     prepared: &[Prepared],
     min: DVec2,
@@ -305,16 +338,40 @@ fn sample_rows(
     first: usize,
     out: &mut [Cell],
 ) {
+    // Per field: its major and cell where it alone reaches (grids).
+    let alone: Vec<(DVec2, Cell)> = (prepared.iter())
+        .map(|f| {
+            let m = f.grid_tensor().and_then(major_of).unwrap_or(DVec2::ZERO);
+            (m, Cell::new([m; 4]))
+        })
+        .collect();
     let (mut sum, mut norm) = (vec![DVec2::ZERO; nx], vec![0.0; nx]);
-    let (mut below, mut above) = (Vec::with_capacity(nx), Vec::with_capacity(nx));
+    let (mut below, mut above) = (vec![DVec2::ZERO; nx], vec![DVec2::ZERO; nx]);
+    let (mut lone_below, mut lone_above) = (vec![NOT_LONE; nx], vec![NOT_LONE; nx]);
     let last = first + out.len() / (nx - 1);
     let mut rows = out.chunks_mut(nx - 1);
     for j in first..=last {
         let y = min.y + j as f64 * cell;
-        for f in prepared {
-            f.add_row(min.x, cell, y, &mut sum, &mut norm);
+        lone_grids(prepared, min.x, cell, y, &mut lone_above);
+        for (k, f) in prepared.iter().enumerate() {
+            let me = k as u16 + 1;
+            f.add_row(min.x, cell, y, (&mut sum, &mut norm), |i| {
+                lone_above[i] == me
+            });
         }
-        majors(&sum, &norm, &mut above);
+        // The majors: runs of corners a grid reaches alone take its own.
+        let mut i = 0;
+        while i < nx {
+            let l = lone_above[i];
+            let run = lone_above[i..].iter().take_while(|&&m| m == l).count();
+            let out = &mut above[i..i + run];
+            if l == NOT_LONE {
+                majors(&sum[i..i + run], &norm[i..i + run], out);
+            } else {
+                out.fill(alone[l as usize - 1].0);
+            }
+            i += run;
+        }
         sum.fill(DVec2::ZERO);
         norm.fill(0.0);
         if j > first {
@@ -322,10 +379,18 @@ fn sample_rows(
                 .next()
                 .expect("a row of cells per corner row after the first");
             for (i, c) in row.iter_mut().enumerate() {
-                *c = Cell::new([below[i], below[i + 1], above[i], above[i + 1]]);
+                let l = lone_below[i];
+                *c = if l != NOT_LONE
+                    && [lone_below[i + 1], lone_above[i], lone_above[i + 1]] == [l; 3]
+                {
+                    alone[l as usize - 1].1
+                } else {
+                    Cell::new([below[i], below[i + 1], above[i], above[i + 1]])
+                };
             }
         }
         std::mem::swap(&mut below, &mut above);
+        std::mem::swap(&mut lone_below, &mut lone_above);
     }
 }
 
@@ -481,6 +546,55 @@ mod tests {
         assert_eq!(bits(&big.cells), bits(&one));
     }
 
+    /// Where one grid field alone reaches, its own tensor is taken without
+    /// weighing: the cells are still those of the averaged field at their
+    /// corners (to the f32 they are stored in), degenerate ones included.
+    #[test]
+    fn a_grid_alone_is_its_own_average() {
+        let mut field = TensorField::default();
+        field.add(BasisField::grid(DVec2::new(100.0, 80.0), 150.0, 2.0, 0.3));
+        field.add(BasisField::radial(DVec2::new(140.0, 60.0), 40.0, 5.0));
+        field.add(BasisField::grid(DVec2::new(260.0, 90.0), 80.0, 1.5, 1.1));
+        let prepared: Vec<Prepared> = field.fields.iter().map(BasisField::prepare).collect();
+        let (min, cell, nx, ny) = (DVec2::new(-80.0, -90.0), 2.5, 181, 141);
+        let mut cells = vec![Cell::NAN; (nx - 1) * (ny - 1)];
+        sample_rows(&prepared, min, cell, nx, 0, &mut cells);
+        let corner = |i: usize, j: usize| {
+            let p = min + DVec2::new(i as f64, j as f64) * cell;
+            field.major(p).unwrap_or(DVec2::ZERO)
+        };
+        let grid_cell = Cell::new([major_of(DVec2::new(0.6f64.cos(), 0.6f64.sin())).unwrap(); 4]);
+        let (mut lone, mut degenerate) = (0, 0);
+        for (k, c) in cells.iter().enumerate() {
+            let (i, j) = (k % (nx - 1), k / (nx - 1));
+            let want = Cell::new([
+                corner(i, j),
+                corner(i + 1, j),
+                corner(i, j + 1),
+                corner(i + 1, j + 1),
+            ]);
+            assert_eq!(c.0[0].is_nan(), want.0[0].is_nan(), "cell {i}, {j}");
+            degenerate += c.0[0].is_nan() as usize;
+            for (a, b) in c.0.iter().zip(&want.0).filter(|(a, _)| !a.is_nan()) {
+                assert!((a - b).abs() <= 2.0e-7, "cell {i}, {j}: {c:?} {want:?}");
+            }
+            lone += (c.0 == grid_cell.0) as usize;
+        }
+        assert!(degenerate > 1000 && lone > 5000, "{degenerate} {lone}");
+        // Along a row through the radial field: the first grid's corners
+        // alone, none where the radial one or both grids may reach, then
+        // the second grid's; beyond the first's sure reach, none.
+        let y = 60.0;
+        let mut marks = vec![NOT_LONE; nx];
+        lone_grids(&prepared, min.x, cell, y, &mut marks);
+        let at = |x: f64| marks[((x - min.x) / cell).round() as usize];
+        assert_eq!(
+            [at(0.0), at(90.0), at(140.0), at(200.0), at(270.0)],
+            [1, 1, 0, 0, 3]
+        );
+        assert_eq!(at(-79.0), 0);
+    }
+
     /// The paired eigenvectors are `major_of`'s, bit for bit, degenerate
     /// and odd inputs included.
     #[test]
@@ -507,7 +621,7 @@ mod tests {
         for (k, (t, w)) in odd.into_iter().enumerate() {
             (sum[k * 7], norm[k * 7]) = (t, w);
         }
-        let mut out = Vec::new();
+        let mut out = vec![DVec2::ZERO; sum.len()];
         majors(&sum, &norm, &mut out);
         assert_eq!(out.len(), sum.len());
         for ((m, &s), &w) in out.iter().zip(&sum).zip(&norm) {
