@@ -226,7 +226,7 @@ impl<'a> Generator<'a> {
             }
             store
         };
-        let worth = earlier_points(&self.lines) >= super::MIN_PARALLEL_WORK;
+        let worth = earlier_points(&self.lines) >= super::MIN_PARALLEL_POINTS;
         let (major, minor) = super::both(
             worth,
             || store_of(Family::Major),
@@ -292,9 +292,18 @@ impl<'a> Generator<'a> {
             }
             laid
         };
-        let half = self.lines.len() / 2;
+        // Split where half the earlier lines' length lies behind (a walk
+        // along a line costs by its length, not its points).
+        let total: f64 = self.lines.iter().map(Streamline::length).sum();
+        let mut behind = 0.0;
+        let half = (self.lines.iter())
+            .take_while(|l| {
+                behind += l.length();
+                behind <= 0.5 * total
+            })
+            .count();
         let (first, second) = (self.lines.split_at(half), self.times_of.split_at(half));
-        let worth = earlier_points(&self.lines) >= super::MIN_PARALLEL_WORK;
+        let worth = earlier_points(&self.lines) >= super::MIN_PARALLEL_POINTS;
         let (a, b) = super::both(
             worth,
             || lay_along(first.0, second.0),
