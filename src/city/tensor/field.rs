@@ -8,6 +8,7 @@ use super::{MAX_FIELD_CELLS, TensorError};
 use crate::terrain::ParamError;
 use glam::DVec2;
 use serde::{Deserialize, Serialize};
+use std::mem::MaybeUninit;
 
 /// Most basis fields in one [`TensorField`].
 pub const MAX_BASIS_FIELDS: usize = 1024;
@@ -329,15 +330,17 @@ fn lone_grids(prepared: &[Prepared], x0: f64, step: f64, y: f64, lone: &mut [u16
 /// by row, field by field (the sums of `average`, in its order), each row
 /// of cells from the corners of the row before and this one. Where one
 /// grid field alone reaches, its tensor is taken as the average without
-/// summing (a cell with four such corners is that field's cell).
+/// summing (a cell with four such corners is that field's cell). Every cell
+/// of `out` is written (it holds whole rows).
 fn sample_rows(
     prepared: &[Prepared],
     min: DVec2,
     cell: f64,
     nx: usize,
     first: usize,
-    out: &mut [Cell],
+    out: &mut [MaybeUninit<Cell>],
 ) {
+    assert_eq!(out.len() % (nx - 1), 0, "whole rows of cells");
     // Per field: its major and cell where it alone reaches (grids).
     let alone: Vec<(DVec2, Cell)> = (prepared.iter())
         .map(|f| {
@@ -380,13 +383,15 @@ fn sample_rows(
                 .expect("a row of cells per corner row after the first");
             for (i, c) in row.iter_mut().enumerate() {
                 let l = lone_below[i];
-                *c = if l != NOT_LONE
-                    && [lone_below[i + 1], lone_above[i], lone_above[i + 1]] == [l; 3]
-                {
-                    alone[l as usize - 1].1
-                } else {
-                    Cell::new([below[i], below[i + 1], above[i], above[i + 1]])
-                };
+                c.write(
+                    if l != NOT_LONE
+                        && [lone_below[i + 1], lone_above[i], lone_above[i + 1]] == [l; 3]
+                    {
+                        alone[l as usize - 1].1
+                    } else {
+                        Cell::new([below[i], below[i + 1], above[i], above[i + 1]])
+                    },
+                );
             }
         }
         std::mem::swap(&mut below, &mut above);
@@ -403,21 +408,23 @@ impl SampledField {
     fn new(field: &TensorField, min: DVec2, cell: f64, nx: usize, ny: usize) -> Self {
         let prepared: Vec<Prepared> = field.fields.iter().map(BasisField::prepare).collect();
         let rows = ny - 1;
-        let mut cells = vec![Cell::NAN; (nx - 1) * rows];
+        let n = (nx - 1) * rows;
+        // Not filled first: each band's thread writes (and faults in) its own.
+        let mut cells: Vec<Cell> = Vec::with_capacity(n);
         let cores = super::cores();
         let threads = cores
             .min(SAMPLING_THREADS)
             .min(nx * ny / MIN_CORNERS_PER_THREAD)
             .max(1);
         let band = rows.div_ceil(threads) * (nx - 1);
-        let sample = |k: usize, out: &mut [Cell]| {
+        let sample = |k: usize, out: &mut [MaybeUninit<Cell>]| {
             sample_rows(&prepared, min, cell, nx, k * band / (nx - 1), out);
         };
         // The first band on this thread, the others on their own; a band
         // whose thread cannot be started is sampled here afterwards.
         let mut left = Vec::new();
         std::thread::scope(|s| {
-            let mut bands = cells.chunks_mut(band).enumerate();
+            let mut bands = cells.spare_capacity_mut()[..n].chunks_mut(band).enumerate();
             let first = bands.next();
             for (k, out) in bands {
                 let spawned = std::thread::Builder::new().spawn_scoped(s, move || sample(k, out));
@@ -430,9 +437,14 @@ impl SampledField {
             }
         });
         for k in left {
-            let end = ((k + 1) * band).min(cells.len());
-            sample(k, &mut cells[k * band..end]);
+            let end = ((k + 1) * band).min(n);
+            sample(k, &mut cells.spare_capacity_mut()[k * band..end]);
         }
+        // SAFETY: the bands cover the first `n` cells, and each band was
+        // sampled in full, on its thread or here (`sample_rows` writes
+        // every cell of its rows; a thread that panicked would have ended
+        // the scope above with its panic).
+        unsafe { cells.set_len(n) };
         let shrink = |n: usize| (n - 1) as f64 * (1.0 - f64::EPSILON) - 1.0e-9;
         Self {
             origin: min,
@@ -516,6 +528,25 @@ impl SampledField {
 mod tests {
     use super::*;
 
+    /// `sample_rows` over `nx × ny` corners, in bands of `band` rows.
+    fn in_bands(
+        prepared: &[Prepared],
+        min: DVec2,
+        cell: f64,
+        (nx, ny): (usize, usize),
+        band: usize,
+    ) -> Vec<Cell> {
+        let mut cells = vec![MaybeUninit::new(Cell::NAN); (nx - 1) * (ny - 1)];
+        for (k, out) in cells.chunks_mut(band * (nx - 1)).enumerate() {
+            sample_rows(prepared, min, cell, nx, k * band, out);
+        }
+        // SAFETY: every cell was initialised (and then sampled).
+        cells
+            .into_iter()
+            .map(|c| unsafe { c.assume_init() })
+            .collect()
+    }
+
     /// Cells sampled in bands of rows (as threads sample them) are the
     /// cells sampled in one pass, bit for bit, whatever the bands.
     #[test]
@@ -525,24 +556,19 @@ mod tests {
         field.add(BasisField::radial(DVec2::new(140.0, 60.0), 90.0, 5.0));
         let prepared: Vec<Prepared> = field.fields.iter().map(BasisField::prepare).collect();
         let (min, cell, nx, ny) = (DVec2::new(-3.0, -7.0), 2.5, 97, 83);
-        let mut whole = vec![Cell::NAN; (nx - 1) * (ny - 1)];
-        sample_rows(&prepared, min, cell, nx, 0, &mut whole);
+        let whole = in_bands(&prepared, min, cell, (nx, ny), ny);
         let bits = |cells: &[Cell]| -> Vec<u32> {
             cells.iter().flat_map(|c| c.0.map(f32::to_bits)).collect()
         };
         assert!(whole.iter().any(|c| c.0[0].is_nan()) && whole.iter().any(|c| !c.0[0].is_nan()));
         for band in [1, 7, 40, 82] {
-            let mut banded = vec![Cell::NAN; whole.len()];
-            for (k, out) in banded.chunks_mut(band * (nx - 1)).enumerate() {
-                sample_rows(&prepared, min, cell, nx, k * band, out);
-            }
+            let banded = in_bands(&prepared, min, cell, (nx, ny), band);
             assert_eq!(bits(&banded), bits(&whole), "bands of {band} rows");
         }
         // A grid large enough for threads gives the one-pass cells too.
         let (nx, ny) = (400, 300);
         let big = SampledField::new(&field, min, cell, nx, ny);
-        let mut one = vec![Cell::NAN; (nx - 1) * (ny - 1)];
-        sample_rows(&prepared, min, cell, nx, 0, &mut one);
+        let one = in_bands(&prepared, min, cell, (nx, ny), ny);
         assert_eq!(bits(&big.cells), bits(&one));
     }
 
@@ -557,8 +583,7 @@ mod tests {
         field.add(BasisField::grid(DVec2::new(260.0, 90.0), 80.0, 1.5, 1.1));
         let prepared: Vec<Prepared> = field.fields.iter().map(BasisField::prepare).collect();
         let (min, cell, nx, ny) = (DVec2::new(-80.0, -90.0), 2.5, 181, 141);
-        let mut cells = vec![Cell::NAN; (nx - 1) * (ny - 1)];
-        sample_rows(&prepared, min, cell, nx, 0, &mut cells);
+        let cells = in_bands(&prepared, min, cell, (nx, ny), 50);
         let corner = |i: usize, j: usize| {
             let p = min + DVec2::new(i as f64, j as f64) * cell;
             field.major(p).unwrap_or(DVec2::ZERO)
