@@ -282,7 +282,7 @@ pub(crate) fn request_chunks(
         // A task for other ground (or another terrain) is replaced, which
         // cancels it. Its ribbons come with it, draped on the same ground
         // (they are swapped in together), and where it is fine enough the
-        // retaining walls that start in it; their prints are taken there too.
+        // parts of the retaining walls within it; their prints are taken there too.
         let (laid, view) = (laid.clone(), view.clone());
         let job = workers.spawn(move || {
             let max = min + DVec2::splat(key.size(&view));

@@ -60,7 +60,7 @@ impl ChunkKey {
         self.spacing(view) <= RIBBON_MAX_SPACING
     }
 
-    /// Whether the chunk draws the retaining walls that start in it: the
+    /// Whether the chunk draws its part of the retaining walls: the
     /// finest level, or any with vertices 2 m apart or less (a coarser grid
     /// cannot meet a wall's foot and top: its triangles would cut across
     /// the wall's face in a saw-tooth).

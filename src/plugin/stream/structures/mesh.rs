@@ -310,22 +310,76 @@ fn add_portals(m: &mut MeshLists, s: &Structure, width: f64, anchor: DVec3) {
 /// A retaining wall: stone, `WALL_THICKNESS` thick, from below its foot to a
 /// little above its top.
 fn add_wall(m: &mut MeshLists, s: &Structure, anchor: DVec3) {
-    let sections: Vec<Section> = (s.line.iter().enumerate())
+    sweep_wall(m, s, &wall_sections(s), anchor);
+}
+
+/// A wall's sections: its line, from a little below its foot to a little
+/// above its top.
+fn wall_sections(s: &Structure) -> Vec<Section> {
+    (s.line.iter().enumerate())
         .map(|(k, p)| {
             let foot = s.foot.get(k).copied().unwrap_or(p.z).min(p.z);
             (p.truncate(), foot - BURIED, p.z + 0.3)
         })
-        .collect();
+        .collect()
+}
+
+/// Sweeps a run of a wall's sections (in its stone).
+fn sweep_wall(m: &mut MeshLists, s: &Structure, sections: &[Section], anchor: DVec3) {
     let half = WALL_THICKNESS / 2.0;
     let colour = stone(s.line[0].truncate());
     sweep(
         m,
-        &sections,
+        sections,
         (-half, half),
         (colour, colour),
         Faces::STANDING,
         anchor,
     );
+}
+
+/// The runs of `sections` within the box `[min, max]`, cut where they leave
+/// it (heights interpolated along each segment).
+fn clipped(sections: &[Section], (min, max): (DVec2, DVec2)) -> Vec<Vec<Section>> {
+    let mut runs: Vec<Vec<Section>> = Vec::new();
+    let mut open = false;
+    for w in sections.windows(2) {
+        let ((a, a0, a1), (b, b0, b1)) = (w[0], w[1]);
+        // Liang–Barsky: the part of a → b in the box, as t in [t0, t1].
+        let d = b - a;
+        let (mut t0, mut t1) = (0.0f64, 1.0f64);
+        for (p, q) in [
+            (-d.x, a.x - min.x),
+            (d.x, max.x - a.x),
+            (-d.y, a.y - min.y),
+            (d.y, max.y - a.y),
+        ] {
+            if p == 0.0 {
+                if q < 0.0 {
+                    (t0, t1) = (1.0, 0.0);
+                }
+            } else if p < 0.0 {
+                t0 = t0.max(q / p);
+            } else {
+                t1 = t1.min(q / p);
+            }
+        }
+        if t0.partial_cmp(&t1) != Some(std::cmp::Ordering::Less) {
+            open = false;
+            continue;
+        }
+        let at = |t: f64| (a.lerp(b, t), a0 + (b0 - a0) * t, a1 + (b1 - a1) * t);
+        let (start, end) = (
+            if t0 > 0.0 { at(t0) } else { w[0] },
+            if t1 < 1.0 { at(t1) } else { w[1] },
+        );
+        if !open || t0 > 0.0 {
+            runs.push(vec![start]);
+        }
+        runs.last_mut().expect("a run was opened").push(end);
+        open = t1 >= 1.0;
+    }
+    runs
 }
 
 /// Whether a structure can be drawn: two finite points or more, finite feet.
@@ -356,11 +410,13 @@ pub fn add_structure(
     }
 }
 
-/// Adds the retaining walls of `all` whose first point lies in `[min, max)`
-/// (found through their structure cells, `cells`), anchored at `min` at
-/// height 0; how many. Walls are drawn with the finest chunks of ground
-/// (`ChunkKey::draws_walls`): a coarser grid cannot meet a wall's foot and
-/// top, and would cut across its face.
+/// Adds the parts within `[min, max]` of the retaining walls of `all` (found
+/// through their structure cells, `cells`, which list a wall in every cell
+/// it crosses), anchored at `min` at height 0; how many walls. Walls are
+/// drawn with the finest chunks of ground (`ChunkKey::draws_walls`), each
+/// chunk its own part of them: a coarser grid cannot meet a wall's foot
+/// and top, and would cut across its face (or the wall would stand out of
+/// it, a saw-tooth from afar).
 pub(crate) fn add_walls_in(
     m: &mut MeshLists,
     all: &[Structure],
@@ -369,19 +425,25 @@ pub(crate) fn add_walls_in(
 ) -> usize {
     let cell = |v: f64| (v / super::STRUCTURE_CELL).floor() as i64;
     let ((x0, y0), (x1, y1)) = ((cell(min.x), cell(min.y)), (cell(max.x), cell(max.y)));
-    let mut n = 0;
     // (The cells' map is ordered by x, then y: the columns in the box, and
-    // of them the cells in its rows.)
+    // of them the cells in its rows. A wall may be in several.)
     let columns = cells.range((x0, i64::MIN)..=(x1, i64::MAX));
-    for (_, (_, ids)) in columns.filter(|(c, _)| (y0..=y1).contains(&c.1)) {
-        for s in ids.iter().filter_map(|&i| all.get(i)) {
-            let first = s.line.first().map(|p| p.truncate());
-            let inside = first.is_some_and(|p| p.cmpge(min).all() && p.cmplt(max).all());
-            if s.kind == StructureKind::Wall && inside && drawable(s) {
-                add_wall(m, s, min.extend(0.0));
-                n += 1;
-            }
+    let mut ids: Vec<usize> = (columns.filter(|(c, _)| (y0..=y1).contains(&c.1)))
+        .flat_map(|(_, (_, ids))| ids.iter().copied())
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let anchor = min.extend(0.0);
+    let mut n = 0;
+    for s in ids.iter().filter_map(|&i| all.get(i)) {
+        if s.kind != StructureKind::Wall || !drawable(s) {
+            continue;
         }
+        let runs = clipped(&wall_sections(s), (min, max));
+        for run in &runs {
+            sweep_wall(m, s, run, anchor);
+        }
+        n += !runs.is_empty() as usize;
     }
     n
 }

@@ -6,7 +6,8 @@
 //! leave out the stretches of road that are bridges and tunnels
 //! ([`road_spans`]).
 //!
-//! Structures are grouped by the 256 m cell of their first point; each cell
+//! Structures are grouped by the 256 m cell of their first point (walls in
+//! every cell they cross, for the chunks that draw their parts); each cell
 //! gets one anchored mesh, built on a worker thread and keyed on what it is
 //! built from, so that re-laid roads rebuild only the cells whose structures
 //! changed, and a changed cell's mesh is swapped whole when the new one is
@@ -24,7 +25,7 @@ use crate::plugin::ReliefAssets;
 use crate::world::{Structure, StructureKind};
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -155,6 +156,28 @@ fn cell_of(s: &Structure) -> Option<(i64, i64)> {
     })
 }
 
+/// The cells a structure's line crosses (those of each segment's box).
+fn cells_crossed(s: &Structure) -> BTreeSet<(i64, i64)> {
+    let cell = |v: f64| (v / STRUCTURE_CELL).floor() as i64;
+    let mut out = BTreeSet::new();
+    for w in s.line.windows(2) {
+        let (a, b) = (w[0].truncate(), w[1].truncate());
+        if !(a.is_finite() && b.is_finite()) {
+            continue;
+        }
+        let (lo, hi) = (a.min(b), a.max(b));
+        // (A segment over 16 km, which no wall has, by its ends alone.)
+        if (hi - lo).max_element() > 64.0 * STRUCTURE_CELL {
+            out.extend([a, b].map(|p| (cell(p.x), cell(p.y))));
+            continue;
+        }
+        for x in cell(lo.x)..=cell(hi.x) {
+            out.extend((cell(lo.y)..=cell(hi.y)).map(|y| (x, y)));
+        }
+    }
+    out
+}
+
 /// Takes this frame's share of the built cells: nearest to `f` first,
 /// while `budget` is open (counting their meshes' bytes, which the caller
 /// hands over).
@@ -254,7 +277,12 @@ pub(crate) fn structure_cells(
 ) -> StructureCells {
     let mut cells: BTreeMap<(i64, i64), Vec<usize>> = BTreeMap::new();
     for (i, s) in all.iter().enumerate() {
-        if let Some(c) = cell_of(s) {
+        if s.kind == StructureKind::Wall {
+            // Every cell a wall crosses: the finest chunks there draw their part.
+            for c in cells_crossed(s) {
+                cells.entry(c).or_default().push(i);
+            }
+        } else if let Some(c) = cell_of(s) {
             cells.entry(c).or_default().push(i);
         }
     }

@@ -257,7 +257,7 @@ fn built_cells_go_to_the_renderer_nearest_first_within_the_frames_budget() {
 }
 
 #[test]
-fn walls_are_drawn_by_the_box_their_first_point_lies_in() {
+fn walls_are_drawn_in_parts_by_the_boxes_they_cross() {
     let net = road();
     let all = vec![
         structure(
@@ -286,26 +286,41 @@ fn walls_are_drawn_by_the_box_their_first_point_lies_in() {
             &[(20.0, 20.0, f64::NAN), (25.0, 20.0, 5.0)],
             &[1.0; 2],
         ),
+        // A long wall rising from 5 to 15 m across three cells.
+        structure(
+            StructureKind::Wall,
+            None,
+            &[(20.0, 40.0, 5.0), (340.0, 40.0, 10.0), (600.0, 40.0, 15.0)],
+            &[0.0; 3],
+        ),
     ];
     let cells = structure_cells(&all, &net, 1);
-    let count = |min: (f64, f64), max: (f64, f64)| {
+    let draw = |min: (f64, f64), max: (f64, f64)| {
         let mut m = MeshLists::default();
         let (min, max) = (DVec2::new(min.0, min.1), DVec2::new(max.0, max.1));
         let n = add_walls_in(&mut m, &all, &cells, (min, max));
         assert_eq!(n == 0, m.is_empty());
-        n
+        (n, m)
     };
-    assert_eq!(count((0.0, 0.0), (64.0, 64.0)), 1);
-    assert_eq!(count((0.0, 0.0), (512.0, 512.0)), 2);
-    assert_eq!(count((256.0, 0.0), (320.0, 64.0)), 1);
-    // Half-open: a first point on the east edge belongs to the next box.
-    assert_eq!(count((-54.0, 0.0), (10.0, 64.0)), 0);
+    let count = |min, max| draw(min, max).0;
+    assert_eq!(count((0.0, 0.0), (64.0, 64.0)), 2);
+    assert_eq!(count((0.0, 0.0), (512.0, 512.0)), 3);
+    // Each box its part: the short wall across the cells' edge in both.
+    assert_eq!(count((256.0, 0.0), (320.0, 32.0)), 1);
+    assert_eq!(count((192.0, 0.0), (256.0, 32.0)), 1);
+    // Touching a box's edge is not crossing it.
+    assert_eq!(count((-54.0, 0.0), (10.0, 32.0)), 0);
     assert_eq!(count((-512.0, -512.0), (0.0, 0.0)), 0);
-    // Anchored at the box's corner: the first wall's vertices lie within
-    // it (and below its top, 0.3 m over 5 m).
-    let mut m = MeshLists::default();
-    add_walls_in(&mut m, &all, &cells, (DVec2::ZERO, DVec2::splat(64.0)));
-    assert!(m.positions.iter().all(|p| (0.0..=64.0).contains(&p[0])
-        && (-64.0..=0.0).contains(&p[2])
-        && p[1] <= 5.3 + 1.0e-4));
+    // Anchored at the box's corner, the long wall's part is cut at the
+    // box's sides (x 320 and 384 from the corner 320), its top there
+    // interpolated (10 + 5 · 44 / 260, and 0.3 m over it).
+    let (n, m) = draw((320.0, 0.0), (384.0, 64.0));
+    assert_eq!(n, 1);
+    let xs = m.positions.iter().map(|p| p[0]);
+    let (lo, hi) = xs.fold((f32::MAX, f32::MIN), |(a, b), x| (a.min(x), b.max(x)));
+    assert!(lo.abs() < 1.0e-4 && (hi - 64.0).abs() < 1.0e-4, "{lo} {hi}");
+    let top = m.positions.iter().map(|p| p[1]).fold(f32::MIN, f32::max);
+    let want = 10.0 + 5.0 * 44.0 / 260.0 + 0.3;
+    assert!((top as f64 - want).abs() < 1.0e-4, "{top} {want}");
+    assert!(m.positions.iter().all(|p| (-64.0..=0.0).contains(&p[2])));
 }
