@@ -37,29 +37,5 @@ pub(crate) fn polygon_contains(poly: &[DVec2], p: DVec2) -> bool {
 
 /// Whether segment `a–b` meets the closed box `[min, max]` (Liang–Barsky).
 pub(crate) fn segment_meets_box(a: DVec2, b: DVec2, min: DVec2, max: DVec2) -> bool {
-    let d = b - a;
-    let (mut t0, mut t1) = (0.0f64, 1.0f64);
-    for (p, q) in [
-        (-d.x, a.x - min.x),
-        (d.x, max.x - a.x),
-        (-d.y, a.y - min.y),
-        (d.y, max.y - a.y),
-    ] {
-        if p == 0.0 {
-            if q < 0.0 {
-                return false;
-            }
-        } else {
-            let r = q / p;
-            if p < 0.0 {
-                t0 = t0.max(r);
-            } else {
-                t1 = t1.min(r);
-            }
-            if t0 > t1 {
-                return false;
-            }
-        }
-    }
-    true
+    crate::geom::segment_box_span(a, b, min, max).is_some()
 }

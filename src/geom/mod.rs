@@ -302,6 +302,37 @@ pub fn douglas_peucker(
     kept
 }
 
+/// The part of segment `a–b` within the closed box `[min, max]`, as the
+/// parameters `t0 ≤ t1` along it (Liang–Barsky); `None` where they do not
+/// meet.
+pub fn segment_box_span(a: DVec2, b: DVec2, min: DVec2, max: DVec2) -> Option<(f64, f64)> {
+    let d = b - a;
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for (p, q) in [
+        (-d.x, a.x - min.x),
+        (d.x, max.x - a.x),
+        (-d.y, a.y - min.y),
+        (d.y, max.y - a.y),
+    ] {
+        if p == 0.0 {
+            if q < 0.0 {
+                return None;
+            }
+        } else {
+            let r = q / p;
+            if p < 0.0 {
+                t0 = t0.max(r);
+            } else {
+                t1 = t1.min(r);
+            }
+            if t0 > t1 {
+                return None;
+            }
+        }
+    }
+    Some((t0, t1))
+}
+
 /// Groups `entries` by a small integer key (every key below `n`), keeping
 /// their order within a key (a counting sort): returns `starts` (`n + 1`
 /// offsets) and the values, key `k`'s being `values[starts[k]..starts[k + 1]]`.

@@ -135,27 +135,8 @@ fn clip_finite(a: DVec2, b: DVec2, lo: DVec2, hi: DVec2) -> Option<(DVec2, DVec2
     if !d.is_finite() {
         return None;
     }
-    let (mut t0, mut t1) = (0.0f64, 1.0f64);
-    for (p, q) in [
-        (-d.x, a.x - lo.x),
-        (d.x, hi.x - a.x),
-        (-d.y, a.y - lo.y),
-        (d.y, hi.y - a.y),
-    ] {
-        if p == 0.0 {
-            if q < 0.0 {
-                return None;
-            }
-        } else if p < 0.0 {
-            t0 = t0.max(q / p);
-        } else {
-            t1 = t1.min(q / p);
-        }
-    }
-    // (Both are finite: `d` and the box are.)
-    if t0 > t1 {
-        return None;
-    }
+    // (The parameters are finite: `d` and the box are.)
+    let (t0, t1) = crate::geom::segment_box_span(a, b, lo, hi)?;
     let at = |t: f64| match t {
         0.0 => a,
         1.0 => b,

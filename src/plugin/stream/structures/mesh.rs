@@ -345,29 +345,12 @@ fn clipped(sections: &[Section], (min, max): (DVec2, DVec2)) -> Vec<Vec<Section>
     let mut open = false;
     for w in sections.windows(2) {
         let ((a, a0, a1), (b, b0, b1)) = (w[0], w[1]);
-        // Liang–Barsky: the part of a → b in the box, as t in [t0, t1].
-        let d = b - a;
-        let (mut t0, mut t1) = (0.0f64, 1.0f64);
-        for (p, q) in [
-            (-d.x, a.x - min.x),
-            (d.x, max.x - a.x),
-            (-d.y, a.y - min.y),
-            (d.y, max.y - a.y),
-        ] {
-            if p == 0.0 {
-                if q < 0.0 {
-                    (t0, t1) = (1.0, 0.0);
-                }
-            } else if p < 0.0 {
-                t0 = t0.max(q / p);
-            } else {
-                t1 = t1.min(q / p);
-            }
-        }
-        if t0.partial_cmp(&t1) != Some(std::cmp::Ordering::Less) {
+        // The part of a → b in the box, more than a point.
+        let Some((t0, t1)) = crate::geom::segment_box_span(a, b, min, max).filter(|t| t.0 < t.1)
+        else {
             open = false;
             continue;
-        }
+        };
         let at = |t: f64| (a.lerp(b, t), a0 + (b0 - a0) * t, a1 + (b1 - a1) * t);
         let (start, end) = (
             if t0 > 0.0 { at(t0) } else { w[0] },

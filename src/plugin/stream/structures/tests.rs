@@ -312,8 +312,8 @@ fn walls_are_drawn_in_parts_by_the_boxes_they_cross() {
     assert_eq!(count((-54.0, 0.0), (10.0, 32.0)), 0);
     assert_eq!(count((-512.0, -512.0), (0.0, 0.0)), 0);
     // Anchored at the box's corner, the long wall's part is cut at the
-    // box's sides (x 320 and 384 from the corner 320), its top there
-    // interpolated (10 + 5 · 44 / 260, and 0.3 m over it).
+    // box's sides (0 and 64 m from its corner), its top at the east side
+    // interpolated (10 + 5 · 44 / 260 m, and 0.3 m over it).
     let (n, m) = draw((320.0, 0.0), (384.0, 64.0));
     assert_eq!(n, 1);
     let xs = m.positions.iter().map(|p| p[0]);
