@@ -304,24 +304,20 @@ const NOT_LONE: u16 = 0;
 /// the corners one grid field alone reaches, surely, with its index + 1;
 /// the others [`NOT_LONE`]. There the averaged tensor is that field's own.
 fn lone_grids(prepared: &[Prepared], x0: f64, step: f64, y: f64, lone: &mut [u16]) {
-    const SHARED: u16 = u16::MAX;
-    const _: () = assert!(MAX_BASIS_FIELDS < SHARED as usize);
+    const _: () = assert!(MAX_BASIS_FIELDS < u16::MAX as usize);
     lone.fill(NOT_LONE);
     let n = lone.len();
     for (k, f) in prepared.iter().enumerate() {
-        for l in &mut lone[f.surely_reached(x0, step, y, n)] {
-            *l = if *l == NOT_LONE { k as u16 + 1 } else { SHARED };
-        }
+        lone[f.surely_reached(x0, step, y, n)].fill(k as u16 + 1);
     }
+    // Where another field may reach too (a field's sure reach is within
+    // its reach, so two grids' overlap is unmarked whichever came last).
     for (k, f) in prepared.iter().enumerate() {
         for l in &mut lone[f.row_reach(x0, step, y, n)] {
             if *l != k as u16 + 1 {
-                *l = SHARED;
+                *l = NOT_LONE;
             }
         }
-    }
-    for l in lone.iter_mut().filter(|l| **l == SHARED) {
-        *l = NOT_LONE;
     }
 }
 

@@ -114,7 +114,8 @@ fn ordered_bits(priority: f64) -> u64 {
 /// themselves stored by sequence number.
 pub(crate) struct SeedQueue {
     heaps: [[BinaryHeap<Rank>; 3]; 2],
-    /// (Shared with a lent [`Part`] while it is out; pushed to only then.)
+    /// (Shared with a lent [`Part`] while it is out, when nothing is
+    /// pushed: so pushing never copies it.)
     cands: Arc<Vec<Candidate>>,
     rng: ChaCha8Rng,
     jitter: f64,
@@ -154,6 +155,7 @@ impl SeedQueue {
             return;
         }
         let seq = self.cands.len() as u64;
+        debug_assert_eq!(Arc::strong_count(&self.cands), 1, "queued while lent");
         Arc::make_mut(&mut self.cands).push(Candidate { pos, gate });
         let rank = ((ordered_bits(priority) as u128) << 64) | (u64::MAX - seq) as u128;
         self.heaps[family.index()][band as usize].push(rank);

@@ -364,7 +364,7 @@ impl<'a> Generator<'a> {
                 // not line `id + 1`).
                 if next.is_some() {
                     let back = returned(queue, &mut st.stores, ahead.finish());
-                    back.undo(queue, &mut st.stores, other);
+                    back.undo(queue, &mut st.stores);
                 }
                 family = other;
                 continue;
@@ -376,7 +376,7 @@ impl<'a> Generator<'a> {
             self.budget -= used;
             let Some(line) = line else {
                 if let Some((_, _, back)) = back {
-                    back.undo(queue, &mut st.stores, other);
+                    back.undo(queue, &mut st.stores);
                 }
                 continue;
             };
@@ -391,7 +391,7 @@ impl<'a> Generator<'a> {
             let first = best(queue, &st.stores, other, dsep, density, Some(id + 1));
             match first {
                 Some((f, _)) if f > t => {
-                    back.undo(queue, &mut st.stores, other);
+                    back.undo(queue, &mut st.stores);
                     continue;
                 }
                 Some((f, _)) if f == t => {
@@ -476,6 +476,7 @@ thread_local! {
 
 /// A line traced ahead, its store and seeds given back.
 struct Returned {
+    family: Family,
     pruned: Vec<Ticket>,
     used: u64,
     line: Option<Traced>,
@@ -483,9 +484,11 @@ struct Returned {
 
 /// Gives back the store and seeds lent with a line traced ahead.
 fn returned(queue: &mut SeedQueue, stores: &mut [Store; 2], done: ahead::Done) -> Returned {
-    stores[done.seeds.family().index()] = done.store;
+    let family = done.seeds.family();
+    stores[family.index()] = done.store;
     queue.give_back(done.seeds);
     Returned {
+        family,
         pruned: done.pruned,
         used: done.used,
         line: done.line,
@@ -493,12 +496,12 @@ fn returned(queue: &mut SeedQueue, stores: &mut [Store; 2], done: ahead::Done) -
 }
 
 impl Returned {
-    /// As if it had not been traced: its line unfiled from `family`'s
+    /// As if it had not been traced: its line unfiled from its family's
     /// store, its pruned seeds queued again.
-    fn undo(self, queue: &mut SeedQueue, stores: &mut [Store; 2], family: Family) {
-        queue.restore(family, &self.pruned);
+    fn undo(self, queue: &mut SeedQueue, stores: &mut [Store; 2]) {
+        queue.restore(self.family, &self.pruned);
         if self.line.is_some() {
-            stores[family.index()].undo();
+            stores[self.family.index()].undo();
         }
     }
 }
