@@ -265,7 +265,8 @@ fn cell_key(ids: &[usize], all: &[Structure], net: &RoadNetwork, generation: u64
 }
 
 /// A region's structures by cell: the key of what each cell's mesh is built
-/// from, and the structures' indices.
+/// from (its bridges and tunnels), and the structures' indices (with the
+/// walls that cross it, which the finest chunks draw).
 pub(crate) type StructureCells = BTreeMap<(i64, i64), (u64, Arc<Vec<usize>>)>;
 
 /// Groups `all` by cell and keys each cell (on the worker that lays the
@@ -287,7 +288,12 @@ pub(crate) fn structure_cells(
         }
     }
     (cells.into_iter())
-        .map(|(c, ids)| (c, (cell_key(&ids, all, net, generation), Arc::new(ids))))
+        .map(|(c, ids)| {
+            let drawn: Vec<usize> = (ids.iter().copied())
+                .filter(|&i| all[i].kind != StructureKind::Wall)
+                .collect();
+            (c, (cell_key(&drawn, all, net, generation), Arc::new(ids)))
+        })
         .collect()
 }
 
@@ -321,9 +327,15 @@ pub(crate) fn update_structures(
         sm.looked_from = Some(f);
         let reach = state.view.view_distance;
         let wanted: BTreeMap<(i64, i64), (u64, Arc<Vec<usize>>)> = (sm.cells.iter())
-            .filter(|(c, _)| {
+            .filter(|(c, (_, ids))| {
                 let lo = DVec2::new(c.0 as f64, c.1 as f64) * STRUCTURE_CELL;
-                f.clamp(lo, lo + STRUCTURE_CELL).distance(f) <= reach
+                // (A cell of walls alone has no mesh of its own.)
+                let drawn = |&i: &usize| {
+                    laid.structures
+                        .get(i)
+                        .is_some_and(|s| s.kind != StructureKind::Wall)
+                };
+                f.clamp(lo, lo + STRUCTURE_CELL).distance(f) <= reach && ids.iter().any(drawn)
             })
             .map(|(c, v)| (*c, v.clone()))
             .collect();

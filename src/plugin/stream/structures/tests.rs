@@ -323,4 +323,15 @@ fn walls_are_drawn_in_parts_by_the_boxes_they_cross() {
     let want = 10.0 + 5.0 * 44.0 / 260.0 + 0.3;
     assert!((top as f64 - want).abs() < 1.0e-4, "{top} {want}");
     assert!(m.positions.iter().all(|p| (-64.0..=0.0).contains(&p[2])));
+    // A cell's key is its bridges' and tunnels' (its mesh draws only
+    // those): a changed wall leaves it, and a cell of walls alone, be.
+    let mut raised = all.clone();
+    raised[0].line[0].z += 1.0;
+    raised[4].line[2].z += 1.0;
+    let again = structure_cells(&raised, &net, 1);
+    assert_eq!(
+        again.keys().collect::<Vec<_>>(),
+        cells.keys().collect::<Vec<_>>()
+    );
+    assert!(again.iter().all(|(c, (key, _))| *key == cells[c].0));
 }
