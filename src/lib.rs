@@ -28,6 +28,7 @@ pub mod network;
 pub mod num;
 pub mod roads;
 pub mod terrain;
+mod threads;
 pub mod world;
 
 /// The README's code runs as a doctest, so it cannot go stale.

@@ -89,6 +89,8 @@ pub use params::{
 };
 pub use trace::Family;
 
+pub(crate) use crate::threads::{both, cores};
+
 use crate::city::{Streets, StreetsInput};
 use crate::terrain::ParamError;
 use glam::DVec2;
@@ -257,41 +259,6 @@ pub(crate) const MIN_PARALLEL_WORK: usize = 1 << 13;
 /// checked against the stores and the region; 7,790 points took 1.1 ms on
 /// one thread and 0.6 ms on two).
 pub(crate) const MIN_PARALLEL_POINTS: usize = 1 << 10;
-
-/// The cores this process may use (asked once: asking reads the system's
-/// limits, microseconds each time).
-pub(crate) fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
-
-/// `a()` and `b()`, on two threads if `worth` it and there are two cores
-/// (`b` on a thread of its own if one can be started, else here after `a`).
-pub(crate) fn both<A, B: Send>(
-    worth: bool,
-    a: impl FnOnce() -> A,
-    b: impl FnOnce() -> B + Send,
-) -> (A, B) {
-    if !worth || cores() < 2 {
-        return (a(), b());
-    }
-    let b = std::sync::Mutex::new(Some(b));
-    let take = || b.lock().ok().and_then(|mut b| b.take());
-    std::thread::scope(|s| {
-        let spawned = std::thread::Builder::new().spawn_scoped(s, || take().map(|b| b()));
-        let a = a();
-        let b = match spawned {
-            Ok(thread) => thread
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => None,
-        };
-        (
-            a,
-            b.unwrap_or_else(|| take().expect("not started, so still here")()),
-        )
-    })
-}
 
 /// Rejects a boundary that is not a finite ring with an area, and
 /// non-finite or oversized obstacles and fixed roads.

@@ -6,6 +6,7 @@
 
 use super::super::{Region, RoadSystem, RoadSystemParams};
 use super::profile::{stations, steepest};
+use super::works::MIN_STEP;
 use super::{EarthworkParams, StructureKind};
 use crate::network::RoadClass;
 use crate::terrain::{BuiltKind, Terrain};
@@ -374,4 +375,53 @@ fn switched_off_everything_lies_on_the_natural_ground() {
     assert!(r.network.roads.iter().all(|road| road.z.is_empty()));
     let p = DVec2::new(9700.0, 4200.0);
     assert_eq!(r.ground.height(p.x, p.y), t.height(p.x, p.y));
+}
+
+/// Every retaining wall holds a step of the built ground: at each point its
+/// top is the ground on one side and its foot the ground on the other, so
+/// no wall stands free above the ground (as one from a lane's end over a
+/// pad cut into the hill did) and none hangs above the ground at its foot.
+#[test]
+fn walls_hold_steps_of_the_built_ground() {
+    let (_, r) = region();
+    let (mut points, mut lines) = (0, 0);
+    // The most any wall stands above the ground, and its foot hangs.
+    let (mut over, mut hangs) = (f64::MIN, f64::MIN);
+    for s in (r.structures.iter()).filter(|s| s.kind == StructureKind::Wall) {
+        lines += 1;
+        for (k, (top, &foot)) in s.line.iter().zip(&s.foot).enumerate() {
+            let q = top.truncate();
+            // Across the wall (as the segment before or after it runs), a
+            // half metre each way: the least the top stands above the
+            // ground there, and the foot above the ground a quarter metre
+            // to either side.
+            let (mut up, mut hang) = (f64::MAX, f64::MAX);
+            for (a, b) in [(k.saturating_sub(1), k), (k, (k + 1).min(s.line.len() - 1))] {
+                if a == b {
+                    continue;
+                }
+                let across = (s.line[b] - s.line[a]).truncate().normalize().perp();
+                let g: Vec<f64> = (-4..=4)
+                    .map(|i| q + across * (i as f64 / 8.0))
+                    .map(|p| r.ground.height(p.x, p.y))
+                    .collect();
+                up = up.min(top.z - g.iter().copied().fold(f64::MIN, f64::max));
+                hang = hang.min(foot - g[2].min(g[6]));
+            }
+            (over, hangs) = (over.max(up), hangs.max(hang));
+            assert!(top.z - foot >= MIN_STEP - 1e-9, "{top} {foot}");
+            points += 1;
+        }
+    }
+    // Probes a little off the wall's own (a lane's normal at a bend) may
+    // find a slope beside it some centimetres higher or lower.
+    assert!(over <= 0.3, "a wall stands {over} m above the ground");
+    assert!(
+        hangs <= 0.05,
+        "a wall's foot hangs {hangs} m above the ground"
+    );
+    assert!(
+        lines > 1000 && points > 3 * lines,
+        "{lines} walls, {points} points"
+    );
 }
