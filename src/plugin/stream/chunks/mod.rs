@@ -10,6 +10,7 @@
 //! most chunks never re-mesh); the new mesh is built on a worker and swapped
 //! in whole, the old one shown until then.
 
+mod crease;
 mod mesh;
 mod refresh;
 mod ribbons;
@@ -24,7 +25,7 @@ use super::coords::{FocusState, RenderOrigin, WorldAnchor};
 use super::mesh::MeshLists;
 use super::roads::LaidRoads;
 use super::settings::{TerrainState, ViewSettings};
-use super::structures::add_walls_in;
+use super::structures::{add_wall_parts, walls_in};
 use super::tasks::{Job, ReliefWorkers};
 use super::upload::UploadBudget;
 use crate::plugin::ReliefAssets;
@@ -296,12 +297,14 @@ pub(crate) fn request_chunks(
                 return m;
             }
             if key.draws_walls(&view) {
-                add_walls_in(
-                    &mut m.lists,
-                    &laid.structures,
-                    &laid.structure_cells,
-                    (min, max),
-                );
+                let parts = walls_in(&laid.structures, &laid.structure_cells, (min, max));
+                let local: Vec<Vec<_>> = (parts.iter())
+                    .map(|(_, run)| run.iter().map(|&(p, foot, top)| (p - min, foot, top)))
+                    .map(Iterator::collect)
+                    .collect();
+                let (q, step) = (view.chunk_quads as usize, key.spacing(&view));
+                crease::crease(&mut m.lists, q, step, &local);
+                add_wall_parts(&mut m.lists, &laid.structures, &parts, min.extend(0.0));
             }
             if key.draws_ribbons(&view) {
                 let (rp, spans) = (laid.fingerprint(min, max), laid.all_spans());

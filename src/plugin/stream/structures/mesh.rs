@@ -34,7 +34,7 @@ fn asphalt(class: RoadClass) -> [f32; 4] {
 
 /// One cross-section of a swept box: a centre, and the bottom and top
 /// heights there.
-type Section = (DVec2, f64, f64);
+pub(crate) type Section = (DVec2, f64, f64);
 
 /// Which faces of a swept box are drawn (those that stand on something,
 /// abut another box or lie in the ground are left out).
@@ -310,27 +310,30 @@ fn add_portals(m: &mut MeshLists, s: &Structure, width: f64, anchor: DVec3) {
 /// A retaining wall: stone, `WALL_THICKNESS` thick, from below its foot to a
 /// little above its top.
 fn add_wall(m: &mut MeshLists, s: &Structure, anchor: DVec3) {
-    sweep_wall(m, s, &wall_sections(s), anchor);
+    sweep_wall(m, s, &wall_points(s), anchor);
 }
 
-/// A wall's sections: its line, from a little below its foot to a little
-/// above its top.
-fn wall_sections(s: &Structure) -> Vec<Section> {
+/// A wall's line: each point, the ground at its foot and its top.
+fn wall_points(s: &Structure) -> Vec<Section> {
     (s.line.iter().enumerate())
         .map(|(k, p)| {
             let foot = s.foot.get(k).copied().unwrap_or(p.z).min(p.z);
-            (p.truncate(), foot - BURIED, p.z + 0.3)
+            (p.truncate(), foot, p.z)
         })
         .collect()
 }
 
-/// Sweeps a run of a wall's sections (in its stone).
-fn sweep_wall(m: &mut MeshLists, s: &Structure, sections: &[Section], anchor: DVec3) {
+/// Sweeps a run of a wall's points (in its stone), from a little below its
+/// foot to a little above its top.
+fn sweep_wall(m: &mut MeshLists, s: &Structure, points: &[Section], anchor: DVec3) {
     let half = WALL_THICKNESS / 2.0;
     let colour = stone(s.line[0].truncate());
+    let sections: Vec<Section> = (points.iter())
+        .map(|&(p, foot, top)| (p, foot - BURIED, top + 0.3))
+        .collect();
     sweep(
         m,
-        sections,
+        &sections,
         (-half, half),
         (colour, colour),
         Faces::STANDING,
@@ -393,19 +396,19 @@ pub fn add_structure(
     }
 }
 
-/// Adds the parts within `[min, max]` of the retaining walls of `all` (found
+/// The parts within `[min, max]` of the retaining walls of `all` (found
 /// through their structure cells, `cells`, which list a wall in every cell
-/// it crosses), anchored at `min` at height 0; how many walls. Walls are
-/// drawn with the finest chunks of ground (`ChunkKey::draws_walls`), each
-/// chunk its own part of them: a coarser grid cannot meet a wall's foot
-/// and top, and would cut across its face (or the wall would stand out of
-/// it, a saw-tooth from afar).
-pub(crate) fn add_walls_in(
-    m: &mut MeshLists,
+/// it crosses): each wall's index and a run of its points (where, the
+/// ground at its foot, its top), cut at the box's sides. Walls are drawn
+/// with the finest chunks of ground (`ChunkKey::draws_walls`), each chunk
+/// its own part of them, its grid creased along them: a coarser grid
+/// cannot meet a wall's foot and top, and would cut across its face (or the
+/// wall would stand out of it, a saw-tooth from afar).
+pub(crate) fn walls_in(
     all: &[Structure],
     cells: &super::StructureCells,
     (min, max): (DVec2, DVec2),
-) -> usize {
+) -> Vec<(usize, Vec<Section>)> {
     let cell = |v: f64| (v / super::STRUCTURE_CELL).floor() as i64;
     let ((x0, y0), (x1, y1)) = ((cell(min.x), cell(min.y)), (cell(max.x), cell(max.y)));
     // (The cells' map is ordered by x, then y: the columns in the box, and
@@ -416,17 +419,25 @@ pub(crate) fn add_walls_in(
         .collect();
     ids.sort_unstable();
     ids.dedup();
-    let anchor = min.extend(0.0);
-    let mut n = 0;
-    for s in ids.iter().filter_map(|&i| all.get(i)) {
-        if s.kind != StructureKind::Wall || !drawable(s) {
-            continue;
+    let mut parts = Vec::new();
+    for (i, s) in ids.iter().filter_map(|&i| Some((i, all.get(i)?))) {
+        if s.kind == StructureKind::Wall && drawable(s) {
+            let runs = clipped(&wall_points(s), (min, max));
+            parts.extend(runs.into_iter().map(|run| (i, run)));
         }
-        let runs = clipped(&wall_sections(s), (min, max));
-        for run in &runs {
-            sweep_wall(m, s, run, anchor);
-        }
-        n += !runs.is_empty() as usize;
     }
-    n
+    parts
+}
+
+/// Adds the wall parts `parts` (from [`walls_in`]) of `all`, anchored at
+/// `anchor`.
+pub(crate) fn add_wall_parts(
+    m: &mut MeshLists,
+    all: &[Structure],
+    parts: &[(usize, Vec<Section>)],
+    anchor: DVec3,
+) {
+    for (i, run) in parts {
+        sweep_wall(m, &all[*i], run, anchor);
+    }
 }

@@ -2,7 +2,7 @@
 //! bridge decks with parapets on piers down to the ground or the lake bed,
 //! stone portals at both ends of a tunnel (nothing is drawn inside the
 //! hill), stone walls from their top down to their foot (walls with the
-//! finest chunks of ground, which meet them: [`add_walls_in`]). The road ribbons
+//! finest chunks of ground, which meet them: [`walls_in`]). The road ribbons
 //! leave out the stretches of road that are bridges and tunnels
 //! ([`road_spans`]).
 //!
@@ -34,7 +34,7 @@ mod mesh;
 mod tests;
 
 pub use mesh::add_structure;
-pub(crate) use mesh::add_walls_in;
+pub(crate) use mesh::{add_wall_parts, walls_in};
 
 /// Side of a structure cell, metres: small enough that one cell's mesh is
 /// a small upload (near a city a 1,024 m cell held 14 MiB) and that cells
@@ -369,7 +369,7 @@ pub(crate) fn update_structures(
             let job = workers.spawn(move || {
                 let mut m = MeshLists::default();
                 let anchor = cell_centre(c);
-                // (Walls are drawn with the finest ground: `add_walls_in`.)
+                // (Walls are drawn with the finest ground: `walls_in`.)
                 let spans = ids.iter().map(|&i| &all[i]);
                 let spans: Vec<&Structure> =
                     spans.filter(|s| s.kind != StructureKind::Wall).collect();

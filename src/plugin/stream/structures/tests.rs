@@ -298,9 +298,10 @@ fn walls_are_drawn_in_parts_by_the_boxes_they_cross() {
     let draw = |min: (f64, f64), max: (f64, f64)| {
         let mut m = MeshLists::default();
         let (min, max) = (DVec2::new(min.0, min.1), DVec2::new(max.0, max.1));
-        let n = add_walls_in(&mut m, &all, &cells, (min, max));
-        assert_eq!(n == 0, m.is_empty());
-        (n, m)
+        let parts = walls_in(&all, &cells, (min, max));
+        add_wall_parts(&mut m, &all, &parts, min.extend(0.0));
+        assert_eq!(parts.is_empty(), m.is_empty());
+        (parts.len(), m)
     };
     let count = |min, max| draw(min, max).0;
     assert_eq!(count((0.0, 0.0), (64.0, 64.0)), 2);

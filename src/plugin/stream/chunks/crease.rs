@@ -1,0 +1,755 @@
+//! Creases in the finest ground along its retaining walls. A grid cannot
+//! follow a wall's line: the two triangles of a cell it runs through ramp
+//! from the ground on one side to the ground on the other, across the wall,
+//! and from afar the wall shows between them as a saw-tooth. Each such cell
+//! is cut along the wall instead, the ground on either side meeting it at
+//! its own height (the wall's top on the higher side, its foot on the
+//! other), so the ground stands against the wall as built.
+
+use super::super::coords::to_bevy;
+use super::super::mesh::MeshLists;
+use bevy::math::{DVec2, DVec3};
+
+/// A point of a wall's line, the ground at its foot and at its top (core
+/// axes).
+pub(crate) type WallPoint = (DVec2, f64, f64);
+
+/// How close to a cell's edge or corner a point counts as on it, metres.
+const ON: f64 = 1.0e-6;
+
+/// One piece of a wall within a cell: the part `t0..t1` of segment `seg` of
+/// wall `wall`.
+#[derive(Clone, Copy, Debug)]
+struct Piece {
+    cell: usize,
+    wall: usize,
+    seg: usize,
+    t0: f64,
+    t1: f64,
+}
+
+/// A point where a wall crosses a cell's edge, with the heights of the
+/// ground just before and just after it going anticlockwise round the cell.
+#[derive(Clone, Copy, Debug)]
+struct Crossing {
+    /// Where round the cell, 0..4 from the south-west corner anticlockwise
+    /// (a corner at each whole number).
+    round: f64,
+    at: DVec2,
+    before: f64,
+    after: f64,
+}
+
+/// Cuts the cells of a chunk's grid along `walls` (each a line of points in
+/// core axes relative to the chunk's south-west corner; parts outside the
+/// chunk are ignored). `m` holds the grid as `ChunkMesh` builds it: vertex
+/// `j·(q+1) + i` at `(i·step, j·step)`, and the first `6·q²` indices its
+/// cells' two triangles, row by row. A cell is cut along every wall
+/// through it (walls that meet inside it, as at a pad's corner, joined);
+/// any other cell a wall meets (one ends inside it, or its step turns over
+/// there) is a fan round its centre that meets its cut neighbours at their
+/// edges. Returns how many cells were cut.
+pub(crate) fn crease(m: &mut MeshLists, q: usize, step: f64, walls: &[Vec<WallPoint>]) -> usize {
+    let n = q + 1;
+    let mut pieces = Vec::new();
+    let size = q as f64 * step;
+    // (A wall's segments are a few metres long: some cells each. However
+    // many walls come, at most this many pieces are cut.)
+    let most = 8 * q * q;
+    for (w, line) in walls.iter().enumerate() {
+        for (k, s) in line.windows(2).enumerate() {
+            if pieces.len() >= most {
+                break;
+            }
+            let (a, b) = (s[0].0, s[1].0);
+            let lo = a.min(b).max(DVec2::ZERO);
+            let hi = a.max(b).min(DVec2::splat(size));
+            if !(lo.cmple(hi).all() && a.is_finite() && b.is_finite()) {
+                continue;
+            }
+            // The cells of the segment's box (within the chunk).
+            let cell = |v: f64| ((v / step).floor().max(0.0) as usize).min(q - 1);
+            for j in cell(lo.y)..=cell(hi.y) {
+                for i in cell(lo.x)..=cell(hi.x) {
+                    let (min, max) = cell_box(i, j, step);
+                    let span = crate::geom::segment_box_span(a, b, min, max);
+                    if let Some((t0, t1)) = span.filter(|t| t.1 - t.0 > 1.0e-12) {
+                        let (cell, wall, seg) = (j * q + i, w, k);
+                        pieces.push(Piece {
+                            cell,
+                            wall,
+                            seg,
+                            t0,
+                            t1,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    pieces.sort_by_key(|p| (p.cell, p.wall, p.seg));
+    let mut cut = vec![false; q * q];
+    let mut added = Vec::new();
+    for group in pieces.chunk_by(|a, b| a.cell == b.cell) {
+        let cell = group[0].cell;
+        let (i, j) = (cell % q, cell / q);
+        let corner = [(i, j), (i + 1, j), (i + 1, j + 1), (i, j + 1)].map(|(i, j)| j * n + i);
+        cut[cell] = true;
+        let Some(ring) = Ring::new(m, walls, group, corner, cell_box(i, j, step)) else {
+            cut[cell] = false;
+            continue;
+        };
+        match ring.parts(walls, group) {
+            Some(parts) => {
+                for part in &parts {
+                    ring.add(m, part, &mut added);
+                }
+            }
+            None => ring.fan(m, &mut added),
+        }
+    }
+    // The grid's cells but those cut, the rest (skirts), the cut cells'.
+    let mut indices = Vec::with_capacity(m.indices.len() + added.len());
+    for (c, tri) in m.indices[..6 * q * q].chunks_exact(6).enumerate() {
+        if !cut[c] {
+            indices.extend_from_slice(tri);
+        }
+    }
+    indices.extend_from_slice(&m.indices[6 * q * q..]);
+    indices.extend(added);
+    m.indices = indices;
+    cut.iter().filter(|&&c| c).count()
+}
+
+/// A cell a wall meets: its corners and where walls cross its edges, in
+/// order round it.
+struct Ring {
+    /// The corners' vertices, anticlockwise from the south-west.
+    corner: [usize; 4],
+    /// The corners (core axes, relative to the chunk).
+    at: [DVec3; 4],
+    crossings: Vec<Crossing>,
+    min: DVec2,
+    step: f64,
+}
+
+/// A wall through a cell: from crossing `entry` to crossing `exit`, by its
+/// turns inside the cell.
+struct Chord {
+    index: usize,
+    entry: usize,
+    exit: usize,
+    turns: Vec<WallPoint>,
+}
+
+/// What goes round a part of a cell while it is split: a corner, a
+/// crossing's copy on one side (after it going round, or before), or a
+/// chord's turn at the height of one side (high or low).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Item {
+    Corner(usize),
+    Copy(usize, bool),
+    Turn(usize, usize, bool),
+}
+
+/// What goes round a part of a cut cell: a corner, or a point on the wall
+/// at a height.
+#[derive(Clone, Copy, Debug)]
+enum Round {
+    Corner(usize),
+    Wall(DVec2, f64, usize),
+}
+
+impl Ring {
+    /// The cell's ring, or `None` where a wall crosses at a corner (too
+    /// close to tell its sides; the cell is left whole).
+    fn new(
+        m: &MeshLists,
+        walls: &[Vec<WallPoint>],
+        group: &[Piece],
+        corner: [usize; 4],
+        (min, max): (DVec2, DVec2),
+    ) -> Option<Self> {
+        let xy = [min, DVec2::new(max.x, min.y), max, DVec2::new(min.x, max.y)];
+        let at = [0, 1, 2, 3].map(|c| xy[c].extend(m.positions[corner[c]][1] as f64));
+        let step = max.x - min.x;
+        let mut ring = Ring {
+            corner,
+            at,
+            crossings: Vec::new(),
+            min,
+            step,
+        };
+        for p in group {
+            for t in [p.t0, p.t1] {
+                let (at, foot, top) = point_at(walls, p, t);
+                let Some(round) = ring.round(at) else {
+                    continue;
+                };
+                if (round - round.round()).abs() * step < ON {
+                    return None;
+                }
+                // The edge's ends: the higher one's side gets the top.
+                let e = round.floor() as usize;
+                let (from, to) = (ring.at[e].z, ring.at[(e + 1) % 4].z);
+                // (Where they are level, the ground is: no step either way.)
+                let (before, after) = match from.total_cmp(&to) {
+                    std::cmp::Ordering::Greater => (top, foot),
+                    std::cmp::Ordering::Less => (foot, top),
+                    std::cmp::Ordering::Equal => (from, from),
+                };
+                if !ring
+                    .crossings
+                    .iter()
+                    .any(|c| (c.round - round).abs() * step < ON)
+                {
+                    ring.crossings.push(Crossing {
+                        round,
+                        at,
+                        before,
+                        after,
+                    });
+                }
+            }
+        }
+        ring.crossings.sort_by(|a, b| a.round.total_cmp(&b.round));
+        Some(ring)
+    }
+
+    /// Where `p` lies round the cell's edge (0..4 from the south-west
+    /// corner, anticlockwise), or `None` inside it.
+    fn round(&self, p: DVec2) -> Option<f64> {
+        let d = (p - self.min) / self.step;
+        let near = |v: f64| v.abs() * self.step < ON;
+        if near(d.y) {
+            Some(d.x.clamp(0.0, 1.0))
+        } else if near(d.x - 1.0) {
+            Some(1.0 + d.y.clamp(0.0, 1.0))
+        } else if near(d.y - 1.0) {
+            Some(2.0 + (1.0 - d.x).clamp(0.0, 1.0))
+        } else if near(d.x) {
+            Some((3.0 + (1.0 - d.y).clamp(0.0, 1.0)) % 4.0)
+        } else {
+            None
+        }
+    }
+
+    /// The cell's parts where every wall that meets it runs through it, in
+    /// at one edge and out at another (alone, or joined to another at a
+    /// turn inside, as at a pad's corner), each side of each at the same
+    /// height where it comes in and goes out; `None` otherwise (a wall ends
+    /// inside, or its step turns over). Each part anticlockwise: the
+    /// corners and crossings round it, and the walls' turns that bound it,
+    /// at its side's height.
+    fn parts(&self, walls: &[Vec<WallPoint>], group: &[Piece]) -> Option<Vec<Vec<Round>>> {
+        let chords = self.chords(walls, group)?;
+        // The whole ring: each crossing's before- and after-side copies.
+        let mut ring = Vec::with_capacity(4 + 2 * self.crossings.len());
+        let mut next = self.crossings.iter().enumerate().peekable();
+        for c in 0..4 {
+            ring.push(Item::Corner(c));
+            while let Some((k, _)) = next.next_if(|(_, x)| x.round < (c + 1) as f64) {
+                ring.extend([Item::Copy(k, false), Item::Copy(k, true)]);
+            }
+        }
+        // Split along each chord in turn (they do not cross: each lies in
+        // one part).
+        let mut parts = vec![ring];
+        for chord in &chords {
+            let holds = |p: &Vec<Item>| p.contains(&Item::Copy(chord.entry, true));
+            let at = parts.iter().position(holds)?;
+            let part = parts.swap_remove(at);
+            let find = |item: Item| part.iter().position(|&i| i == item);
+            let (e, x) = (
+                find(Item::Copy(chord.entry, true))?,
+                find(Item::Copy(chord.exit, false))?,
+            );
+            // From the entry's after side round to the exit's before side,
+            // back along the wall; and the rest, forward along it.
+            let n = part.len();
+            let (mut left, mut right) = (Vec::new(), Vec::new());
+            let mut k = e;
+            while k != (x + 1) % n {
+                left.push(part[k]);
+                k = (k + 1) % n;
+            }
+            while k != e {
+                right.push(part[k]);
+                k = (k + 1) % n;
+            }
+            if !right.contains(&Item::Copy(chord.entry, false)) {
+                return None;
+            }
+            let high = self.is_high(chord.entry, true);
+            if high != self.is_high(chord.exit, false) {
+                return None;
+            }
+            let turns = 0..chord.turns.len();
+            left.extend(
+                turns
+                    .clone()
+                    .rev()
+                    .map(|t| Item::Turn(chord.index, t, high)),
+            );
+            right.extend(turns.map(|t| Item::Turn(chord.index, t, !high)));
+            parts.extend([left, right]);
+        }
+        let rounds = parts.iter().map(|part| {
+            let lit = part.iter().find_map(|i| match *i {
+                Item::Corner(c) => Some(c),
+                _ => None,
+            });
+            part.iter()
+                .map(|&i| match i {
+                    Item::Corner(c) => Round::Corner(c),
+                    Item::Copy(k, after) => {
+                        let x = &self.crossings[k];
+                        let c = x.round.floor() as usize;
+                        if after {
+                            Round::Wall(x.at, x.after, (c + 1) % 4)
+                        } else {
+                            Round::Wall(x.at, x.before, c % 4)
+                        }
+                    }
+                    Item::Turn(ch, t, high) => {
+                        let w = chords[ch].turns[t];
+                        Round::Wall(w.0, if high { w.2 } else { w.1 }, lit.unwrap_or(0))
+                    }
+                })
+                .collect()
+        });
+        Some(rounds.collect())
+    }
+
+    /// Whether a crossing's copy on one side (`after` or before) is the
+    /// wall's top there.
+    fn is_high(&self, k: usize, after: bool) -> bool {
+        let x = &self.crossings[k];
+        let (z, other) = if after {
+            (x.after, x.before)
+        } else {
+            (x.before, x.after)
+        };
+        z > other
+    }
+
+    /// The walls through the cell as chords from one crossing to another:
+    /// its pieces joined end to start (within a wall, or from one wall to
+    /// the next at a turn inside the cell), each crossing the end of one;
+    /// `None` where a piece ends inside with none to go on.
+    fn chords(&self, walls: &[Vec<WallPoint>], group: &[Piece]) -> Option<Vec<Chord>> {
+        let crossing = |p: DVec2| self.crossings.iter().position(|c| c.at.distance(p) < ON);
+        let ends: Vec<(WallPoint, WallPoint)> = (group.iter())
+            .map(|p| (point_at(walls, p, p.t0), point_at(walls, p, p.t1)))
+            .collect();
+        let mut used = vec![false; group.len()];
+        let mut chords = Vec::new();
+        for start in 0..group.len() {
+            let Some(entry) = crossing(ends[start].0.0) else {
+                continue;
+            };
+            if used[start] {
+                continue;
+            }
+            let (mut at, mut turns) = (start, Vec::new());
+            used[at] = true;
+            let exit = loop {
+                let end = ends[at].1;
+                if let Some(exit) = crossing(end.0) {
+                    break exit;
+                }
+                // On to the piece that starts here.
+                let next =
+                    (0..group.len()).find(|&k| !used[k] && ends[k].0.0.distance(end.0) < ON)?;
+                turns.push(end);
+                used[next] = true;
+                at = next;
+            };
+            if exit == entry {
+                return None;
+            }
+            let index = chords.len();
+            chords.push(Chord {
+                index,
+                entry,
+                exit,
+                turns,
+            });
+        }
+        // Every piece on a chord, every crossing an end of one.
+        let ends_used = 2 * chords.len();
+        (used.iter().all(|&u| u) && ends_used == self.crossings.len()).then_some(chords)
+    }
+
+    /// Adds the polygon `part` (anticlockwise), with vertices of its own
+    /// for its points on the wall, lit and coloured as the corner beside
+    /// them, triangulated.
+    fn add(&self, m: &mut MeshLists, part: &[Round], out: &mut Vec<u32>) {
+        let mut flat = Vec::with_capacity(part.len());
+        let mut ids = Vec::with_capacity(part.len());
+        for r in part {
+            let (p, id) = match *r {
+                Round::Corner(c) => (self.at[c], self.corner[c] as u32),
+                Round::Wall(at, z, c) => {
+                    let id = m.positions.len() as u32;
+                    let v = self.corner[c];
+                    m.positions
+                        .push(to_bevy(at.extend(z), DVec2::ZERO).to_array());
+                    m.normals.push(m.normals[v]);
+                    m.colors.push(m.colors[v]);
+                    (at.extend(z), id)
+                }
+            };
+            flat.push([p.x, p.y]);
+            ids.push(id);
+        }
+        let mut tris: Vec<usize> = Vec::new();
+        earcut::Earcut::new().earcut(flat.iter().copied(), &[], &mut tris);
+        for t in tris.chunks_exact(3) {
+            let [a, b, c] = [t[0], t[1], t[2]];
+            let area = (flat[b][0] - flat[a][0]) * (flat[c][1] - flat[a][1])
+                - (flat[b][1] - flat[a][1]) * (flat[c][0] - flat[a][0]);
+            // Anticlockwise seen from above, as the grid's.
+            let (b, c) = if area < 0.0 { (c, b) } else { (b, c) };
+            out.extend([ids[a], ids[b], ids[c]]);
+        }
+    }
+
+    /// A fan round the cell's centre (at its corners' mean height) through
+    /// its corners and both copies of every crossing.
+    fn fan(&self, m: &mut MeshLists, out: &mut Vec<u32>) {
+        let mut round: Vec<Round> = Vec::with_capacity(4 + 2 * self.crossings.len());
+        let mut next = self.crossings.iter().peekable();
+        for c in 0..4 {
+            round.push(Round::Corner(c));
+            while let Some(x) = next.next_if(|x| x.round < (c + 1) as f64) {
+                round.push(Round::Wall(x.at, x.before, c));
+                round.push(Round::Wall(x.at, x.after, (c + 1) % 4));
+            }
+        }
+        let centre = self.min + DVec2::splat(self.step / 2.0);
+        let z = self.at.iter().map(|p| p.z).sum::<f64>() / 4.0;
+        let id = m.positions.len() as u32;
+        m.positions
+            .push(to_bevy(centre.extend(z), DVec2::ZERO).to_array());
+        let normal = (self.corner.iter())
+            .map(|&v| bevy::math::Vec3::from_array(m.normals[v]))
+            .sum::<bevy::math::Vec3>()
+            .normalize_or_zero();
+        m.normals.push(normal.to_array());
+        let mut colour = [0.0; 4];
+        for &v in &self.corner {
+            for (c, k) in colour.iter_mut().zip(m.colors[v]) {
+                *c += k / 4.0;
+            }
+        }
+        m.colors.push(colour);
+        let ids: Vec<u32> = round
+            .iter()
+            .map(|r| match *r {
+                Round::Corner(c) => self.corner[c] as u32,
+                Round::Wall(at, z, c) => {
+                    let v = self.corner[c];
+                    m.positions
+                        .push(to_bevy(at.extend(z), DVec2::ZERO).to_array());
+                    m.normals.push(m.normals[v]);
+                    m.colors.push(m.colors[v]);
+                    m.positions.len() as u32 - 1
+                }
+            })
+            .collect();
+        for k in 0..ids.len() {
+            out.extend([id, ids[k], ids[(k + 1) % ids.len()]]);
+        }
+    }
+}
+
+/// Cell `(i, j)`'s square (its sides exactly those of its neighbours').
+fn cell_box(i: usize, j: usize, step: f64) -> (DVec2, DVec2) {
+    let at = |i: usize, j: usize| DVec2::new(i as f64, j as f64) * step;
+    (at(i, j), at(i + 1, j + 1))
+}
+
+/// The point at `t` along a piece's segment: where, its foot and its top.
+fn point_at(walls: &[Vec<WallPoint>], p: &Piece, t: f64) -> WallPoint {
+    let (a, b) = (walls[p.wall][p.seg], walls[p.wall][p.seg + 1]);
+    (
+        a.0.lerp(b.0, t),
+        a.1 + (b.1 - a.1) * t,
+        a.2 + (b.2 - a.2) * t,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const Q: usize = 32;
+    const STEP: f64 = 2.0;
+
+    /// A chunk's grid as `ChunkMesh` lays it, on the ground `h`.
+    fn grid(h: impl Fn(DVec2) -> f64) -> MeshLists {
+        let n = Q + 1;
+        let mut m = MeshLists::default();
+        for j in 0..n {
+            for i in 0..n {
+                let p = DVec2::new(i as f64, j as f64) * STEP;
+                m.positions
+                    .push(to_bevy(p.extend(h(p)), DVec2::ZERO).to_array());
+                m.normals.push([0.0, 1.0, 0.0]);
+                m.colors.push([(i % 2) as f32, (j % 2) as f32, 0.5, 1.0]);
+            }
+        }
+        for j in 0..Q as u32 {
+            for i in 0..Q as u32 {
+                let v = j * n as u32 + i;
+                let (v10, v01, v11) = (v + 1, v + n as u32, v + n as u32 + 1);
+                m.indices.extend([v, v10, v11, v, v11, v01]);
+            }
+        }
+        m
+    }
+
+    /// The mesh's triangles in core axes.
+    fn triangles(m: &MeshLists) -> Vec<[DVec3; 3]> {
+        let at = |v: u32| {
+            let p = m.positions[v as usize];
+            DVec3::new(p[0] as f64, -p[2] as f64, p[1] as f64)
+        };
+        (m.indices.chunks_exact(3))
+            .map(|t| [at(t[0]), at(t[1]), at(t[2])])
+            .collect()
+    }
+
+    /// Twice a triangle's area seen from above (anticlockwise positive).
+    fn area(t: &[DVec3; 3]) -> f64 {
+        (t[1] - t[0]).truncate().perp_dot((t[2] - t[0]).truncate())
+    }
+
+    /// The mesh's surface over `p`: the height of a triangle (not standing
+    /// on edge) holding it.
+    fn surface(tris: &[[DVec3; 3]], p: DVec2) -> f64 {
+        for t in tris.iter().filter(|t| area(t) > 1.0e-9) {
+            let d = area(t);
+            let (a, b, c) = (t[0].truncate(), t[1].truncate(), t[2].truncate());
+            let u = (b - p).perp_dot(c - p) / d;
+            let v = (c - p).perp_dot(a - p) / d;
+            let w = 1.0 - u - v;
+            if u >= -1.0e-9 && v >= -1.0e-9 && w >= -1.0e-9 {
+                return u * t[0].z + v * t[1].z + w * t[2].z;
+            }
+        }
+        panic!("no triangle over {p}");
+    }
+
+    /// The points of a wall from `a` to `b` every 4 m (as the works lay
+    /// them), from `foot` to `top`.
+    fn wall(a: DVec2, b: DVec2, foot: f64, top: f64) -> Vec<WallPoint> {
+        let n = (a.distance(b) / 4.0).ceil() as usize;
+        (0..=n)
+            .map(|k| (a.lerp(b, k as f64 / n as f64), foot, top))
+            .collect()
+    }
+
+    /// Where the mesh is open (an edge of one triangle only): the chunk's
+    /// sides, or along a wall (which stands there).
+    fn open_edges_lie_on(m: &MeshLists, walls: &[Vec<WallPoint>]) {
+        let key = |p: DVec3| [p.x, p.y, p.z].map(|v| (v * 1.0e4).round() as i64);
+        let mut edges = std::collections::BTreeMap::new();
+        for t in triangles(m) {
+            for k in 0..3 {
+                let (a, b) = (key(t[k]), key(t[(k + 1) % 3]));
+                let e = edges
+                    .entry((a.min(b), a.max(b)))
+                    .or_insert((0, t[k], t[(k + 1) % 3]));
+                e.0 += 1;
+            }
+        }
+        let size = Q as f64 * STEP;
+        let on_side = |p: DVec3| {
+            [p.x, p.y]
+                .iter()
+                .any(|&v| v.abs() < 1.0e-4 || (v - size).abs() < 1.0e-4)
+        };
+        let on_wall = |p: DVec3| {
+            walls.iter().any(|w| {
+                w.windows(2).any(|s| {
+                    crate::geom::distance_to_segment(p.truncate(), s[0].0, s[1].0) < 1.0e-4
+                })
+            })
+        };
+        for &(_, a, b) in edges.values().filter(|e| e.0 == 1) {
+            let along = (a - b).truncate().abs().min_element() < 1.0e-4;
+            let side = on_side(a) && on_side(b) && along;
+            assert!(side || (on_wall(a) && on_wall(b)), "open edge {a} {b}");
+        }
+    }
+
+    /// The ground seen from above: the chunk's square once over, no
+    /// triangle turned over.
+    fn covers_the_square_once(m: &MeshLists) {
+        let tris = triangles(m);
+        let least = tris.iter().map(area).fold(f64::MAX, f64::min);
+        // (Slivers standing on the wall's line may round either way in f32.)
+        assert!(least > -1.0e-4, "{least}");
+        let total = tris.iter().map(area).sum::<f64>() / 2.0;
+        let size = Q as f64 * STEP;
+        assert!((total - size * size).abs() < 1.0e-3, "{total}");
+    }
+
+    /// The worst the mesh's surface misses `want` at `points`.
+    fn worst(m: &MeshLists, points: &[(DVec2, f64)]) -> f64 {
+        let tris = triangles(m);
+        (points.iter())
+            .map(|&(p, want)| (surface(&tris, p) - want).abs())
+            .fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn the_ground_meets_walls_through_it_on_both_sides() {
+        // Two steps a metre apart along lines slanting across the grid, each
+        // held by a wall: the ground level at 0 m south of the first, 10 m
+        // between them, 15 m north of the second.
+        let (a, b) = (DVec2::new(-3.0, 20.3), DVec2::new(67.0, 39.2));
+        let across = (b - a).normalize().perp();
+        let (c, d) = (a + across, b + across);
+        let north = |p: DVec2, on: DVec2| (b - a).perp_dot(p - on) > 0.0;
+        let h = |p: DVec2| match (north(p, a), north(p, c)) {
+            (false, _) => 0.0,
+            (true, false) => 10.0,
+            (true, true) => 15.0,
+        };
+        let walls = vec![wall(a, b, 0.0, 10.0), wall(c, d, 10.0, 15.0)];
+        // A third of a metre either side of each wall, all along it.
+        let inside =
+            |p: &DVec2| p.cmpgt(DVec2::splat(0.6)).all() && p.cmplt(DVec2::splat(63.4)).all();
+        let beside: Vec<(DVec2, f64)> = (1..640)
+            .map(|k| a.lerp(b, k as f64 / 640.0))
+            .filter(inside)
+            .flat_map(|p| {
+                let q = p + across;
+                [
+                    (p - across * 0.3, 0.0),
+                    (p + across * 0.3, 10.0),
+                    (q - across * 0.3, 10.0),
+                    (q + across * 0.3, 15.0),
+                ]
+            })
+            .collect();
+        let mut m = grid(h);
+        // The grid's triangles ramp across the walls.
+        assert!(worst(&m, &beside) > 3.0, "{}", worst(&m, &beside));
+        let cut = crease(&mut m, Q, STEP, &walls);
+        assert!(cut >= 41, "{cut}");
+        // Cells with both walls through them are cut along both.
+        assert!(worst(&m, &beside) < 1.0e-4, "{}", worst(&m, &beside));
+        covers_the_square_once(&m);
+        open_edges_lie_on(&m, &walls);
+        // New vertices copy the corner beside them: lit and coloured so.
+        assert_eq!(m.positions.len(), m.normals.len());
+        assert_eq!(m.positions.len(), m.colors.len());
+    }
+
+    #[test]
+    fn where_walls_end_or_turn_the_ground_is_whole() {
+        // A pad's corner, 3 m over the ground: two walls meeting at a right
+        // angle inside a cell, each ending inside another; a wall with no
+        // step at it; a wall outside the chunk.
+        let c = DVec2::new(31.3, 30.7);
+        let walls = vec![
+            wall(DVec2::new(10.2, 30.7), c, 0.0, 3.0),
+            wall(c, DVec2::new(31.3, 50.9), 0.0, 3.0),
+            wall(DVec2::new(40.1, 5.5), DVec2::new(51.7, 12.9), 0.0, 10.0),
+            wall(DVec2::new(-40.0, 5.0), DVec2::new(-3.0, 60.0), 0.0, 10.0),
+        ];
+        let h = |p: DVec2| if p.x < c.x && p.y > c.y { 3.0 } else { 0.0 };
+        let mut m = grid(h);
+        let cut = crease(&mut m, Q, STEP, &walls);
+        assert!(cut > 20, "{cut}");
+        covers_the_square_once(&m);
+        open_edges_lie_on(&m, &walls);
+        // Round the corner (its walls joined there), away from their ends:
+        // the pad and the ground beside it as they are.
+        let beside: Vec<(DVec2, f64)> = (0..=40)
+            .map(|k| k as f64 / 2.0)
+            .flat_map(|t| [DVec2::new(c.x - 17.0 + t, c.y), DVec2::new(c.x, c.y + t)])
+            .filter(|p| p.distance(c) < 16.0)
+            .flat_map(|p| [(p, DVec2::new(-0.3, 0.3)), (p, DVec2::new(0.3, -0.3))])
+            .map(|(p, d)| (p + d, h(p + d)))
+            .collect();
+        assert!(worst(&m, &beside) < 1.0e-4, "{}", worst(&m, &beside));
+        // Nothing to cut: nothing changes.
+        let mut plain = grid(h);
+        let before = plain.indices.clone();
+        assert_eq!(crease(&mut plain, Q, STEP, &walls[3..]), 0);
+        assert_eq!(plain.indices, before);
+    }
+
+    /// A chunk of the hill town of cell (3, 2), among its terraces: some
+    /// 250 of its 1,024 cells are cut; the ground still covers its square
+    /// once, open only along walls and at its sides; and a quarter metre
+    /// beside its walls most of it stands where the built ground does, where
+    /// the grid's triangles ramped across them.
+    #[test]
+    fn a_hill_town_s_chunk_stands_against_its_walls() {
+        use crate::world::{RoadSystem, RoadSystemParams, StructureKind};
+        let t = crate::terrain::Terrain::default();
+        let sys = RoadSystem::new(RoadSystemParams::default()).unwrap();
+        let key = super::super::ChunkKey {
+            level: 0,
+            x: 313,
+            y: 263,
+        };
+        let view = crate::plugin::stream::settings::ViewSettings::default();
+        let (min, size) = (key.corner(&view), key.size(&view));
+        let r = sys.region(&t, min, min + size).unwrap();
+        let walls: Vec<Vec<WallPoint>> = (r.structures.iter())
+            .filter(|s| s.kind == StructureKind::Wall)
+            .map(|s| {
+                (s.line.iter().zip(&s.foot))
+                    .map(|(p, &foot)| (p.truncate() - min, foot, p.z))
+                    .collect()
+            })
+            .collect();
+        // A quarter metre either side of each wall, at each of its points in
+        // the chunk: the ground as built.
+        let beside: Vec<(DVec2, f64)> = (walls.iter())
+            .flat_map(|w| w.windows(2).map(|s| (s[0].0, s[1].0)))
+            .filter(|(a, b)| a.distance(*b) > 0.1)
+            .flat_map(|(a, b)| {
+                let across = (b - a).normalize().perp() * 0.25;
+                [0.25, 0.5, 0.75]
+                    .map(|t| a.lerp(b, t))
+                    .map(|m| [m + across, m - across])
+            })
+            .flatten()
+            .filter(|p| p.cmpgt(DVec2::ZERO).all() && p.cmplt(DVec2::splat(size)).all())
+            .map(|p| (p, r.ground.height(p.x + min.x, p.y + min.y)))
+            .collect();
+        let near = |m: &MeshLists| {
+            let tris = triangles(m);
+            let off = |&(p, want): &(DVec2, f64)| (surface(&tris, p) - want).abs();
+            beside.iter().filter(|b| off(b) < 0.25).count() as f64 / beside.len() as f64
+        };
+        let mut m = super::super::ChunkMesh::build(&r.ground, key, 0, &view).lists;
+        let ramped = near(&m);
+        let cut = crease(
+            &mut m,
+            view.chunk_quads as usize,
+            key.spacing(&view),
+            &walls,
+        );
+        let creased = near(&m);
+        assert!(
+            beside.len() > 500 && (200..400).contains(&cut),
+            "{} {cut}",
+            beside.len()
+        );
+        // (0.14 → 0.77: the rest lie in cells where a wall ends or a step
+        // turns over, a fifth of those cut, or where the ground bends within
+        // a part.)
+        assert!(ramped < 0.3 && creased > 0.7, "{ramped} -> {creased}");
+        covers_the_square_once(&m);
+        open_edges_lie_on(&m, &walls);
+    }
+}
