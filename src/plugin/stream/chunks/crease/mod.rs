@@ -403,6 +403,18 @@ impl Ring {
             flat.push([p.x, p.y]);
             ids.push(id);
         }
+        // Most parts are convex (a square cut by straight walls): a fan.
+        let n = flat.len();
+        let turn = |k: usize| {
+            let [a, b, c] = [k, (k + 1) % n, (k + 2) % n].map(|i| flat[i]);
+            (b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0])
+        };
+        if (0..n).all(|k| turn(k) >= -1.0e-9) {
+            for k in 1..n.saturating_sub(1) {
+                out.extend([ids[0], ids[k], ids[k + 1]]);
+            }
+            return;
+        }
         let mut tris: Vec<usize> = Vec::new();
         earcut::Earcut::new().earcut(flat.iter().copied(), &[], &mut tris);
         for t in tris.chunks_exact(3) {
