@@ -298,13 +298,10 @@ pub(crate) fn request_chunks(
             }
             if key.draws_walls(&view) {
                 let parts = walls_in(&laid.structures, &laid.structure_cells, (min, max));
-                let local: Vec<Vec<_>> = (parts.iter())
-                    .map(|(_, run)| run.iter().map(|&(p, foot, top)| (p - min, foot, top)))
-                    .map(Iterator::collect)
-                    .collect();
                 let (q, step) = (view.chunk_quads as usize, key.spacing(&view));
-                crease::crease(&mut m.lists, q, step, &local);
-                add_wall_parts(&mut m.lists, &laid.structures, &parts, min.extend(0.0));
+                let lines: Vec<&[_]> = parts.iter().map(|(_, run)| &run[..]).collect();
+                crease::crease(&mut m.lists, q, step, &lines);
+                add_wall_parts(&mut m.lists, &laid.structures, &parts);
             }
             if key.draws_ribbons(&view) {
                 let (rp, spans) = (laid.fingerprint(min, max), laid.all_spans());

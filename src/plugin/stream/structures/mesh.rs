@@ -347,14 +347,13 @@ fn clipped(sections: &[Section], (min, max): (DVec2, DVec2)) -> Vec<Vec<Section>
     let mut runs: Vec<Vec<Section>> = Vec::new();
     let mut open = false;
     for w in sections.windows(2) {
-        let ((a, a0, a1), (b, b0, b1)) = (w[0], w[1]);
-        // The part of a → b in the box, more than a point.
-        let Some((t0, t1)) = crate::geom::segment_box_span(a, b, min, max).filter(|t| t.0 < t.1)
-        else {
+        // The part of w[0] → w[1] in the box, more than a point.
+        let span = crate::geom::segment_box_span(w[0].0, w[1].0, min, max);
+        let Some((t0, t1)) = span.filter(|t| t.0 < t.1) else {
             open = false;
             continue;
         };
-        let at = |t: f64| (a.lerp(b, t), a0 + (b0 - a0) * t, a1 + (b1 - a1) * t);
+        let at = |t: f64| section_at(w[0], w[1], t);
         let (start, end) = (
             if t0 > 0.0 { at(t0) } else { w[0] },
             if t1 < 1.0 { at(t1) } else { w[1] },
@@ -366,6 +365,15 @@ fn clipped(sections: &[Section], (min, max): (DVec2, DVec2)) -> Vec<Vec<Section>
         open = t1 >= 1.0;
     }
     runs
+}
+
+/// The section at `t` of the way from `a` to `b`, heights interpolated.
+pub(crate) fn section_at(a: Section, b: Section, t: f64) -> Section {
+    (
+        a.0.lerp(b.0, t),
+        a.1 + (b.1 - a.1) * t,
+        a.2 + (b.2 - a.2) * t,
+    )
 }
 
 /// Whether a structure can be drawn: two finite points or more, finite feet.
@@ -398,12 +406,13 @@ pub fn add_structure(
 
 /// The parts within `[min, max]` of the retaining walls of `all` (found
 /// through their structure cells, `cells`, which list a wall in every cell
-/// it crosses): each wall's index and a run of its points (where, the
-/// ground at its foot, its top), cut at the box's sides. Walls are drawn
-/// with the finest chunks of ground (`ChunkKey::draws_walls`), each chunk
-/// its own part of them, its grid creased along them: a coarser grid
-/// cannot meet a wall's foot and top, and would cut across its face (or the
-/// wall would stand out of it, a saw-tooth from afar).
+/// it crosses): each wall's index and a run of its points (where, relative
+/// to `min`; the ground at its foot; its top), cut at the box's sides.
+/// Walls are drawn with the finest chunks of ground
+/// (`ChunkKey::draws_walls`), each chunk its own part of them, its grid
+/// creased along them: a coarser grid cannot meet a wall's foot and top,
+/// and would cut across its face (or the wall would stand out of it, a
+/// saw-tooth from afar).
 pub(crate) fn walls_in(
     all: &[Structure],
     cells: &super::StructureCells,
@@ -422,22 +431,23 @@ pub(crate) fn walls_in(
     let mut parts = Vec::new();
     for (i, s) in ids.iter().filter_map(|&i| Some((i, all.get(i)?))) {
         if s.kind == StructureKind::Wall && drawable(s) {
+            let local =
+                |run: Vec<Section>| run.into_iter().map(|(p, f, t)| (p - min, f, t)).collect();
             let runs = clipped(&wall_points(s), (min, max));
-            parts.extend(runs.into_iter().map(|run| (i, run)));
+            parts.extend(runs.into_iter().map(|run| (i, local(run))));
         }
     }
     parts
 }
 
-/// Adds the wall parts `parts` (from [`walls_in`]) of `all`, anchored at
-/// `anchor`.
+/// Adds the wall parts `parts` of `all` (from [`walls_in`], in the axes of
+/// the mesh).
 pub(crate) fn add_wall_parts(
     m: &mut MeshLists,
     all: &[Structure],
     parts: &[(usize, Vec<Section>)],
-    anchor: DVec3,
 ) {
     for (i, run) in parts {
-        sweep_wall(m, &all[*i], run, anchor);
+        sweep_wall(m, &all[*i], run, DVec3::ZERO);
     }
 }

@@ -34,7 +34,7 @@ mod mesh;
 mod tests;
 
 pub use mesh::add_structure;
-pub(crate) use mesh::{add_wall_parts, walls_in};
+pub(crate) use mesh::{Section, add_wall_parts, section_at, walls_in};
 
 /// Side of a structure cell, metres: small enough that one cell's mesh is
 /// a small upload (near a city a 1,024 m cell held 14 MiB) and that cells

@@ -299,7 +299,7 @@ fn walls_are_drawn_in_parts_by_the_boxes_they_cross() {
         let mut m = MeshLists::default();
         let (min, max) = (DVec2::new(min.0, min.1), DVec2::new(max.0, max.1));
         let parts = walls_in(&all, &cells, (min, max));
-        add_wall_parts(&mut m, &all, &parts, min.extend(0.0));
+        add_wall_parts(&mut m, &all, &parts);
         assert_eq!(parts.is_empty(), m.is_empty());
         (parts.len(), m)
     };

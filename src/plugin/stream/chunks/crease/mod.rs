@@ -8,11 +8,12 @@
 
 use super::super::coords::to_bevy;
 use super::super::mesh::MeshLists;
+use super::super::structures::{Section, section_at};
 use bevy::math::{DVec2, DVec3};
 
-/// A point of a wall's line, the ground at its foot and at its top (core
-/// axes).
-pub(crate) type WallPoint = (DVec2, f64, f64);
+/// A point of a wall's line (core axes, relative to the chunk), the ground
+/// at its foot and its top.
+type WallPoint = Section;
 
 /// How close to a cell's edge or corner a point counts as on it, metres.
 const ON: f64 = 1.0e-6;
@@ -49,7 +50,7 @@ struct Crossing {
 /// any other cell a wall meets (one ends inside it, or its step turns over
 /// there) is a fan round its centre that meets its cut neighbours at their
 /// edges. Returns how many cells were cut.
-pub(crate) fn crease(m: &mut MeshLists, q: usize, step: f64, walls: &[Vec<WallPoint>]) -> usize {
+pub(crate) fn crease(m: &mut MeshLists, q: usize, step: f64, walls: &[&[WallPoint]]) -> usize {
     let n = q + 1;
     let mut pieces = Vec::new();
     let size = q as f64 * step;
@@ -94,11 +95,10 @@ pub(crate) fn crease(m: &mut MeshLists, q: usize, step: f64, walls: &[Vec<WallPo
         let cell = group[0].cell;
         let (i, j) = (cell % q, cell / q);
         let corner = [(i, j), (i + 1, j), (i + 1, j + 1), (i, j + 1)].map(|(i, j)| j * n + i);
-        cut[cell] = true;
         let Some(ring) = Ring::new(m, walls, group, corner, cell_box(i, j, step)) else {
-            cut[cell] = false;
             continue;
         };
+        cut[cell] = true;
         match ring.parts(walls, group) {
             Some(parts) => {
                 for part in &parts {
@@ -165,7 +165,7 @@ impl Ring {
     /// close to tell its sides; the cell is left whole).
     fn new(
         m: &MeshLists,
-        walls: &[Vec<WallPoint>],
+        walls: &[&[WallPoint]],
         group: &[Piece],
         corner: [usize; 4],
         (min, max): (DVec2, DVec2),
@@ -241,17 +241,9 @@ impl Ring {
     /// inside, or its step turns over). Each part anticlockwise: the
     /// corners and crossings round it, and the walls' turns that bound it,
     /// at its side's height.
-    fn parts(&self, walls: &[Vec<WallPoint>], group: &[Piece]) -> Option<Vec<Vec<Round>>> {
+    fn parts(&self, walls: &[&[WallPoint]], group: &[Piece]) -> Option<Vec<Vec<Round>>> {
         let chords = self.chords(walls, group)?;
-        // The whole ring: each crossing's before- and after-side copies.
-        let mut ring = Vec::with_capacity(4 + 2 * self.crossings.len());
-        let mut next = self.crossings.iter().enumerate().peekable();
-        for c in 0..4 {
-            ring.push(Item::Corner(c));
-            while let Some((k, _)) = next.next_if(|(_, x)| x.round < (c + 1) as f64) {
-                ring.extend([Item::Copy(k, false), Item::Copy(k, true)]);
-            }
-        }
+        let ring = self.ring();
         // Split along each chord in turn (they do not cross: each lies in
         // one part).
         let mut parts = vec![ring];
@@ -299,26 +291,50 @@ impl Ring {
                 Item::Corner(c) => Some(c),
                 _ => None,
             });
+            let turn = |ch: usize, t: usize, high: bool| {
+                let w: WallPoint = chords[ch].turns[t];
+                Round::Wall(w.0, if high { w.2 } else { w.1 }, lit.unwrap_or(0))
+            };
             part.iter()
                 .map(|&i| match i {
-                    Item::Corner(c) => Round::Corner(c),
-                    Item::Copy(k, after) => {
-                        let x = &self.crossings[k];
-                        let c = x.round.floor() as usize;
-                        if after {
-                            Round::Wall(x.at, x.after, (c + 1) % 4)
-                        } else {
-                            Round::Wall(x.at, x.before, c % 4)
-                        }
-                    }
-                    Item::Turn(ch, t, high) => {
-                        let w = chords[ch].turns[t];
-                        Round::Wall(w.0, if high { w.2 } else { w.1 }, lit.unwrap_or(0))
-                    }
+                    Item::Turn(ch, t, high) => turn(ch, t, high),
+                    i => self.round_of(i),
                 })
                 .collect()
         });
         Some(rounds.collect())
+    }
+
+    /// The whole ring: the corners and each crossing's before- and
+    /// after-side copies, anticlockwise.
+    fn ring(&self) -> Vec<Item> {
+        let mut ring = Vec::with_capacity(4 + 2 * self.crossings.len());
+        let mut next = self.crossings.iter().enumerate().peekable();
+        for c in 0..4 {
+            ring.push(Item::Corner(c));
+            while let Some((k, _)) = next.next_if(|(_, x)| x.round < (c + 1) as f64) {
+                ring.extend([Item::Copy(k, false), Item::Copy(k, true)]);
+            }
+        }
+        ring
+    }
+
+    /// A corner or a crossing's copy (lit as the corner on its side) as what
+    /// goes round a part (a chord's turn is placed by its part).
+    fn round_of(&self, item: Item) -> Round {
+        match item {
+            Item::Copy(k, after) => {
+                let x = &self.crossings[k];
+                let c = x.round.floor() as usize;
+                if after {
+                    Round::Wall(x.at, x.after, (c + 1) % 4)
+                } else {
+                    Round::Wall(x.at, x.before, c % 4)
+                }
+            }
+            Item::Corner(c) => Round::Corner(c),
+            Item::Turn(..) => unreachable!("a chord's turns are its parts' own"),
+        }
     }
 
     /// Whether a crossing's copy on one side (`after` or before) is the
@@ -337,7 +353,7 @@ impl Ring {
     /// its pieces joined end to start (within a wall, or from one wall to
     /// the next at a turn inside the cell), each crossing the end of one;
     /// `None` where a piece ends inside with none to go on.
-    fn chords(&self, walls: &[Vec<WallPoint>], group: &[Piece]) -> Option<Vec<Chord>> {
+    fn chords(&self, walls: &[&[WallPoint]], group: &[Piece]) -> Option<Vec<Chord>> {
         let crossing = |p: DVec2| self.crossings.iter().position(|c| c.at.distance(p) < ON);
         let ends: Vec<(WallPoint, WallPoint)> = (group.iter())
             .map(|p| (point_at(walls, p, p.t0), point_at(walls, p, p.t1)))
@@ -387,28 +403,19 @@ impl Ring {
     fn add(&self, m: &mut MeshLists, part: &[Round], out: &mut Vec<u32>) {
         let mut flat = Vec::with_capacity(part.len());
         let mut ids = Vec::with_capacity(part.len());
-        for r in part {
-            let (p, id) = match *r {
-                Round::Corner(c) => (self.at[c], self.corner[c] as u32),
-                Round::Wall(at, z, c) => {
-                    let id = m.positions.len() as u32;
-                    let v = self.corner[c];
-                    m.positions
-                        .push(to_bevy(at.extend(z), DVec2::ZERO).to_array());
-                    m.normals.push(m.normals[v]);
-                    m.colors.push(m.colors[v]);
-                    (at.extend(z), id)
-                }
+        for &r in part {
+            let (p, id) = match r {
+                Round::Corner(c) => (self.at[c].truncate(), self.corner[c] as u32),
+                Round::Wall(at, ..) => (at, self.vertex(m, r)),
             };
-            flat.push([p.x, p.y]);
+            flat.push(p);
             ids.push(id);
         }
+        // Twice the area of a, b, c (anticlockwise positive).
+        let area = |[a, b, c]: [DVec2; 3]| (b - a).perp_dot(c - a);
         // Most parts are convex (a square cut by straight walls): a fan.
         let n = flat.len();
-        let turn = |k: usize| {
-            let [a, b, c] = [k, (k + 1) % n, (k + 2) % n].map(|i| flat[i]);
-            (b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0])
-        };
+        let turn = |k: usize| area([k, (k + 1) % n, (k + 2) % n].map(|i| flat[i]));
         if (0..n).all(|k| turn(k) >= -1.0e-9) {
             for k in 1..n.saturating_sub(1) {
                 out.extend([ids[0], ids[k], ids[k + 1]]);
@@ -416,13 +423,15 @@ impl Ring {
             return;
         }
         let mut tris: Vec<usize> = Vec::new();
-        earcut::Earcut::new().earcut(flat.iter().copied(), &[], &mut tris);
+        earcut::Earcut::new().earcut(flat.iter().map(|p| [p.x, p.y]), &[], &mut tris);
         for t in tris.chunks_exact(3) {
             let [a, b, c] = [t[0], t[1], t[2]];
-            let area = (flat[b][0] - flat[a][0]) * (flat[c][1] - flat[a][1])
-                - (flat[b][1] - flat[a][1]) * (flat[c][0] - flat[a][0]);
             // Anticlockwise seen from above, as the grid's.
-            let (b, c) = if area < 0.0 { (c, b) } else { (b, c) };
+            let (b, c) = if area([a, b, c].map(|i| flat[i])) < 0.0 {
+                (c, b)
+            } else {
+                (b, c)
+            };
             out.extend([ids[a], ids[b], ids[c]]);
         }
     }
@@ -430,15 +439,6 @@ impl Ring {
     /// A fan round the cell's centre (at its corners' mean height) through
     /// its corners and both copies of every crossing.
     fn fan(&self, m: &mut MeshLists, out: &mut Vec<u32>) {
-        let mut round: Vec<Round> = Vec::with_capacity(4 + 2 * self.crossings.len());
-        let mut next = self.crossings.iter().peekable();
-        for c in 0..4 {
-            round.push(Round::Corner(c));
-            while let Some(x) = next.next_if(|x| x.round < (c + 1) as f64) {
-                round.push(Round::Wall(x.at, x.before, c));
-                round.push(Round::Wall(x.at, x.after, (c + 1) % 4));
-            }
-        }
         let centre = self.min + DVec2::splat(self.step / 2.0);
         let z = self.at.iter().map(|p| p.z).sum::<f64>() / 4.0;
         let id = m.positions.len() as u32;
@@ -456,22 +456,27 @@ impl Ring {
             }
         }
         m.colors.push(colour);
-        let ids: Vec<u32> = round
-            .iter()
-            .map(|r| match *r {
-                Round::Corner(c) => self.corner[c] as u32,
-                Round::Wall(at, z, c) => {
-                    let v = self.corner[c];
-                    m.positions
-                        .push(to_bevy(at.extend(z), DVec2::ZERO).to_array());
-                    m.normals.push(m.normals[v]);
-                    m.colors.push(m.colors[v]);
-                    m.positions.len() as u32 - 1
-                }
-            })
+        let ids: Vec<u32> = (self.ring().into_iter())
+            .map(|i| self.vertex(m, self.round_of(i)))
             .collect();
         for k in 0..ids.len() {
             out.extend([id, ids[k], ids[(k + 1) % ids.len()]]);
+        }
+    }
+
+    /// The vertex of what goes round a part: a corner's own, or a new one on
+    /// the wall, lit and coloured as the corner beside it.
+    fn vertex(&self, m: &mut MeshLists, r: Round) -> u32 {
+        match r {
+            Round::Corner(c) => self.corner[c] as u32,
+            Round::Wall(at, z, c) => {
+                let v = self.corner[c];
+                m.positions
+                    .push(to_bevy(at.extend(z), DVec2::ZERO).to_array());
+                m.normals.push(m.normals[v]);
+                m.colors.push(m.colors[v]);
+                m.positions.len() as u32 - 1
+            }
         }
     }
 }
@@ -483,13 +488,8 @@ fn cell_box(i: usize, j: usize, step: f64) -> (DVec2, DVec2) {
 }
 
 /// The point at `t` along a piece's segment: where, its foot and its top.
-fn point_at(walls: &[Vec<WallPoint>], p: &Piece, t: f64) -> WallPoint {
-    let (a, b) = (walls[p.wall][p.seg], walls[p.wall][p.seg + 1]);
-    (
-        a.0.lerp(b.0, t),
-        a.1 + (b.1 - a.1) * t,
-        a.2 + (b.2 - a.2) * t,
-    )
+fn point_at(walls: &[&[WallPoint]], p: &Piece, t: f64) -> WallPoint {
+    section_at(walls[p.wall][p.seg], walls[p.wall][p.seg + 1], t)
 }
 
 #[cfg(test)]

@@ -29,6 +29,11 @@ fn grid(h: impl Fn(DVec2) -> f64) -> MeshLists {
     m
 }
 
+/// The walls as `crease` takes them.
+fn lines(walls: &[Vec<WallPoint>]) -> Vec<&[WallPoint]> {
+    walls.iter().map(|w| &w[..]).collect()
+}
+
 /// The mesh's triangles in core axes.
 fn triangles(m: &MeshLists) -> Vec<[DVec3; 3]> {
     let at = |v: u32| {
@@ -156,7 +161,7 @@ fn the_ground_meets_walls_through_it_on_both_sides() {
     let mut m = grid(h);
     // The grid's triangles ramp across the walls.
     assert!(worst(&m, &beside) > 3.0, "{}", worst(&m, &beside));
-    let cut = crease(&mut m, Q, STEP, &walls);
+    let cut = crease(&mut m, Q, STEP, &lines(&walls));
     assert!(cut >= 41, "{cut}");
     // Cells with both walls through them are cut along both.
     assert!(worst(&m, &beside) < 1.0e-4, "{}", worst(&m, &beside));
@@ -181,7 +186,7 @@ fn where_walls_end_or_turn_the_ground_is_whole() {
     ];
     let h = |p: DVec2| if p.x < c.x && p.y > c.y { 3.0 } else { 0.0 };
     let mut m = grid(h);
-    let cut = crease(&mut m, Q, STEP, &walls);
+    let cut = crease(&mut m, Q, STEP, &lines(&walls));
     assert!(cut > 20, "{cut}");
     covers_the_square_once(&m);
     open_edges_lie_on(&m, &walls);
@@ -198,7 +203,7 @@ fn where_walls_end_or_turn_the_ground_is_whole() {
     // Nothing to cut: nothing changes.
     let mut plain = grid(h);
     let before = plain.indices.clone();
-    assert_eq!(crease(&mut plain, Q, STEP, &walls[3..]), 0);
+    assert_eq!(crease(&mut plain, Q, STEP, &lines(&walls[3..])), 0);
     assert_eq!(plain.indices, before);
 }
 
@@ -254,7 +259,7 @@ fn a_hill_town_s_chunk_stands_against_its_walls() {
         &mut m,
         view.chunk_quads as usize,
         key.spacing(&view),
-        &walls,
+        &lines(&walls),
     );
     let creased = near(&m);
     assert!(
