@@ -61,6 +61,8 @@ struct Smoke {
     /// Whether the road view has been taken.
     road_view_done: bool,
     frame: u32,
+    /// When the wait was last reported (every [`REPORT_EVERY`]).
+    reported: Option<std::time::Instant>,
     /// Frames since the world around the start was complete.
     settled: u32,
     requested: bool,
@@ -378,6 +380,10 @@ fn road_view(
     smoke.road_view_done = true;
 }
 
+/// How often a screenshot's wait for the world is reported (wall time: a
+/// software renderer may take seconds a frame).
+const REPORT_EVERY: std::time::Duration = std::time::Duration::from_secs(20);
+
 /// `--frames N` exits after N frames; `--screenshot PATH` waits until the
 /// world around the start is complete (every chunk and object near the
 /// focus, and the `--plan` road), lets a few frames render, captures the
@@ -410,10 +416,16 @@ fn smoke_mode(
         && (smoke.plan.is_none() || tool.last.is_some())
         && (smoke.balls == 0 || smoke.balls_settled || !cfg!(feature = "physics"));
     smoke.settled = if ready { smoke.settled + 1 } else { 0 };
-    if frame.is_multiple_of(300) && !smoke.requested {
+    let due = smoke.reported.is_none_or(|t| t.elapsed() >= REPORT_EVERY);
+    if due && !smoke.requested {
+        smoke.reported = Some(std::time::Instant::now());
         info!(
-            "frame {frame}, waiting: complete {}, objects pending {}, structures pending {}, roads pending {}, placed {}, balls settled {}",
+            "frame {frame}, waiting: complete {} (chunks {} of {}, {} pending, {} built), objects pending {}, structures pending {}, roads pending {}, placed {}, balls settled {}",
             stats.complete,
+            stats.chunks_present,
+            stats.chunks_desired,
+            stats.chunks_pending,
+            stats.chunks_generated,
             stats.objects_pending,
             stats.structures_pending,
             stats.roads_pending,

@@ -1,6 +1,7 @@
 //! Road and stream ribbons over one chunk: their own meshes, draped on the
-//! chunk's triangles (the built ground's), so that they lie exactly on the
-//! ground at every level of detail. The stretches of road that are bridges
+//! chunk's triangles (the built ground's): cut by its grid cells and their
+//! diagonals, so that they lie a small lift above the ground everywhere, at
+//! every level of detail. The stretches of road that are bridges
 //! or tunnels are left out (structures draw them); footways are stairs.
 
 use super::ChunkKey;
@@ -11,6 +12,7 @@ use crate::plugin::stream::mesh::MeshLists;
 use crate::plugin::stream::settings::ViewSettings;
 use crate::terrain::{LaidGround, StreamLayer};
 use bevy::math::{DVec2, DVec3};
+use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 
 /// Footway stone (linear RGB; sRGB 0.56, 0.53, 0.48): a warm grey a little
@@ -86,6 +88,7 @@ pub fn build_ribbons_on(
         min,
         size,
         step,
+        height: &height,
         ground: &ground,
         normal: &normal,
     };
@@ -222,23 +225,26 @@ const DECK_HEIGHT: f64 = 1.5;
 /// How far a highway's asphalt lies above its edge lines, metres.
 const EDGE_LIFT: f64 = 0.04;
 
-/// The chunk ribbons are draped on: its corner, size, grid step, and the
-/// height and normal of its triangles.
+/// The chunk ribbons are draped on: its corner, size, grid step, its grid's
+/// heights, and the height and normal of its triangles.
 struct Chunk<'a> {
     min: DVec2,
     size: f64,
     step: f64,
+    /// The grid's height at vertex `(i, j)` (`0..=quads` each way).
+    height: &'a dyn Fn(usize, usize) -> f64,
     ground: &'a dyn Fn(DVec2) -> f64,
     normal: &'a dyn Fn(DVec2) -> DVec3,
 }
 
 impl Chunk<'_> {
     /// Adds the ribbon of one centre line (width, colour, extra lift) over
-    /// the chunk `[min, min + size)`: the line resampled finely enough to
-    /// follow the chunk's triangles, each sample given its width across,
-    /// heights from the ground (or `deck`, where that is higher) plus a
-    /// small lift. The arc-length intervals of `skip` are left out, the
-    /// ribbon ending exactly at their ends.
+    /// the chunk `[min, min + size)`: a cross-section (left, right) at each
+    /// of the line's points, and between each two a quad draped on the
+    /// chunk's triangles ([`Self::drape`]), so that the ribbon lies a small
+    /// lift above the ground (or on `deck`, where that is higher)
+    /// everywhere, however the ground bends. The arc-length intervals of
+    /// `skip` are left out, the ribbon ending exactly at their ends.
     #[allow(clippy::too_many_arguments)]
     fn ribbon(
         &self,
@@ -250,65 +256,169 @@ impl Chunk<'_> {
         raise: f64,
         deck: Option<f64>,
     ) {
-        let (min, step) = (self.min, self.step);
-        let max = min + DVec2::splat(self.size);
-        let lift = 0.15 + 0.03 * step;
-        let inside = |p: DVec2| p.x >= min.x && p.y >= min.y && p.x < max.x && p.y < max.y;
-        let ds = (step / 2.0).clamp(0.5, 4.0);
-        let pts = samples(points, ds, skip);
+        let (min, max) = (self.min, self.min + DVec2::splat(self.size));
+        let lift = 0.15 + 0.03 * self.step + raise;
+        // The line's own points (and the ends of its skipped stretches):
+        // the drape follows the ground between them.
+        let pts = samples(points, skip);
         let skipped = |a: f64, b: f64| {
             let mid = (a + b) / 2.0;
             skip.iter().any(|&(s0, s1)| s0 <= mid && mid <= s1)
         };
-        // Keep the samples inside, and one either side of each inside run, so
-        // that neighbouring chunks' ribbons overlap rather than gap.
-        let keep: Vec<bool> = (0..pts.len())
-            .map(|k| {
-                inside(pts[k].0)
-                    || (k > 0 && inside(pts[k - 1].0))
-                    || (k + 1 < pts.len() && inside(pts[k + 1].0))
-            })
-            .collect();
-        let mut prev: Option<u32> = None;
-        for k in 0..pts.len() {
-            if !keep[k] {
-                prev = None;
-                continue;
-            }
-            if k > 0 && skipped(pts[k - 1].1, pts[k].1) {
-                prev = None;
-            }
+        let section = |k: usize| {
             let (a, b) = (
                 pts[k.saturating_sub(1)].0,
                 pts[(k + 1).min(pts.len() - 1)].0,
             );
-            let dir = (b - a).normalize_or(DVec2::X);
-            let side = DVec2::new(dir.y, -dir.x) * (width / 2.0);
-            let base = r.positions.len() as u32;
-            // Three vertices across (left, centre, right), so that the ribbon
-            // follows the ground's triangles across its width too.
-            let c = pts[k].0;
-            for q in [c - side, c, c + side] {
-                let g = (self.ground)(q);
-                let z = deck.map_or(g, |d| g.max(d)) + lift + raise;
-                r.positions
-                    .push(to_bevy(DVec3::new(q.x - min.x, q.y - min.y, z), DVec2::ZERO).to_array());
-                // On the ground, its normal; on a deck, up.
-                let n = match deck {
-                    Some(d) if d > g => DVec3::Z,
-                    _ => (self.normal)(q),
-                };
-                r.normals.push(dir_to_bevy(n).to_array());
-                r.colors.push(color);
+            let side = (b - a).normalize_or(DVec2::X).perp() * (width / 2.0);
+            [pts[k].0 + side, pts[k].0 - side]
+        };
+        let reach = width / 2.0;
+        // The ribbon's vertices by position: its pieces share them.
+        let mut shared = HashMap::new();
+        for k in 1..pts.len() {
+            let (a, b) = (pts[k - 1], pts[k]);
+            let (lo, hi) = (a.0.min(b.0) - reach, a.0.max(b.0) + reach);
+            if skipped(a.1, b.1) || lo.cmpge(max).any() || hi.cmple(min).any() {
+                continue;
             }
-            if let Some(p) = prev {
-                // Counter-clockwise seen from above, left to right.
-                for d in 0..2 {
-                    let (a, b) = (p + d, base + d);
-                    r.indices.extend_from_slice(&[a, a + 1, b + 1, a, b + 1, b]);
+            let (p, q) = (section(k - 1), section(k));
+            // One quad between the two sections (two triangles where a
+            // sharp bend folds it).
+            let quad = [p[0], p[1], q[1], q[0]];
+            if convex(&quad) {
+                self.drape(r, &mut shared, &quad, color, lift, deck);
+            } else {
+                for tri in [[p[0], p[1], q[1]], [p[0], q[1], q[0]]] {
+                    self.drape(r, &mut shared, &tri, color, lift, deck);
                 }
             }
-            prev = Some(base);
+        }
+    }
+
+    /// Adds convex polygon `poly` (world metres) draped on the chunk's
+    /// triangles: cut by the chunk's square, its grid cells and, where a
+    /// cell's two triangles are not one plane, its diagonal (as [`triangle`]
+    /// splits it), each piece at the ground's height (or `deck`'s, where
+    /// that is higher) plus `lift`, lit by the ground's normal, facing up.
+    #[allow(clippy::too_many_arguments)]
+    fn drape(
+        &self,
+        r: &mut MeshLists,
+        shared: &mut HashMap<[u64; 2], u32>,
+        poly: &[DVec2],
+        color: [f32; 4],
+        lift: f64,
+        deck: Option<f64>,
+    ) {
+        let area = twice_area(poly);
+        // (Also what is not finite.)
+        if area.abs().partial_cmp(&1e-9) != Some(std::cmp::Ordering::Greater) {
+            return;
+        }
+        let (min, step) = (self.min, self.step);
+        // Grid coordinates, counter-clockwise.
+        let mut poly: Vec<DVec2> = poly.iter().map(|&p| (p - min) / step).collect();
+        if area < 0.0 {
+            poly.reverse();
+        }
+        let q = (self.size / step).round();
+        for (n, c) in [
+            (DVec2::X, 0.0),
+            (DVec2::Y, 0.0),
+            (-DVec2::X, -q),
+            (-DVec2::Y, -q),
+        ] {
+            clip(&mut poly, |p| n.dot(p) - c);
+        }
+        if poly.len() < 3 {
+            return;
+        }
+        let (lo, hi) = poly
+            .iter()
+            .fold((DVec2::INFINITY, DVec2::NEG_INFINITY), |(lo, hi), &p| {
+                (lo.min(p), hi.max(p))
+            });
+        let last = q as i64 - 1;
+        let cells =
+            |a: f64, b: f64| (a.floor() as i64).clamp(0, last)..=(b.floor() as i64).clamp(0, last);
+        let (mut piece, mut half) = (Vec::new(), Vec::new());
+        for j in cells(lo.y, hi.y) {
+            for i in cells(lo.x, hi.x) {
+                let (x, y) = (i as f64, j as f64);
+                piece.clear();
+                piece.extend_from_slice(&poly);
+                clip(&mut piece, |p| p.x - x);
+                clip(&mut piece, |p| x + 1.0 - p.x);
+                clip(&mut piece, |p| p.y - y);
+                clip(&mut piece, |p| y + 1.0 - p.y);
+                if piece.len() < 3 {
+                    continue;
+                }
+                let h = |a: i64, b: i64| (self.height)(a as usize, b as usize);
+                let bend = h(i, j) + h(i + 1, j + 1) - h(i + 1, j) - h(i, j + 1);
+                if bend.abs() <= 1e-9 * (1.0 + h(i, j).abs()) {
+                    self.piece(r, shared, &piece, color, lift, deck);
+                    continue;
+                }
+                // Split by the diagonal (x − i = y − j): below it, then above.
+                for sign in [1.0, -1.0] {
+                    half.clear();
+                    half.extend_from_slice(&piece);
+                    clip(&mut half, |p| sign * ((p.x - x) - (p.y - y)));
+                    self.piece(r, shared, &half, color, lift, deck);
+                }
+            }
+        }
+    }
+
+    /// Adds one convex piece (grid coordinates, counter-clockwise) of a
+    /// draped polygon as a fan, its vertices shared with the ribbon's other
+    /// pieces (`shared`, by position).
+    #[allow(clippy::too_many_arguments)]
+    fn piece(
+        &self,
+        r: &mut MeshLists,
+        shared: &mut HashMap<[u64; 2], u32>,
+        piece: &[DVec2],
+        color: [f32; 4],
+        lift: f64,
+        deck: Option<f64>,
+    ) {
+        if piece.len() < 3 || twice_area(piece) < 1e-12 {
+            return;
+        }
+        let mut vertex = |l: DVec2| {
+            *shared
+                .entry([l.x.to_bits(), l.y.to_bits()])
+                .or_insert_with(|| {
+                    let q = self.min + l * self.step;
+                    let g = (self.ground)(q);
+                    let z = deck.map_or(g, |d| g.max(d)) + lift;
+                    let v = DVec3::new(q.x - self.min.x, q.y - self.min.y, z);
+                    r.positions.push(to_bevy(v, DVec2::ZERO).to_array());
+                    // On the ground, its normal; on a deck, up.
+                    let up = match deck {
+                        Some(d) if d > g => DVec3::Z,
+                        _ => (self.normal)(q),
+                    };
+                    r.normals.push(dir_to_bevy(up).to_array());
+                    r.colors.push(color);
+                    r.positions.len() as u32 - 1
+                })
+        };
+        let first = vertex(piece[0]);
+        let mut prev = (piece[1], vertex(piece[1]));
+        for &l in &piece[2..] {
+            let next = (l, vertex(l));
+            // Slivers (a piece's corner a hair from a cut) are left out:
+            // narrower than a hundred-thousandth of their length, their
+            // vertices meet in the renderer's precision.
+            let (u, v) = (prev.0 - piece[0], l - piece[0]);
+            if u.perp_dot(v) > 1e-5 * u.length_squared().max(v.length_squared()) {
+                r.indices.extend_from_slice(&[first, prev.1, next.1]);
+            }
+            prev = next;
         }
     }
 
@@ -344,18 +454,61 @@ impl Chunk<'_> {
     }
 }
 
-/// Samples along `points` about every `ds` metres, with their arc lengths,
-/// plus the ends of the `skip` intervals; samples inside an interval are
-/// left out.
-fn samples(points: &[DVec2], ds: f64, skip: &[(f64, f64)]) -> Vec<(DVec2, f64)> {
+/// Twice the signed area of a polygon (counter-clockwise: positive).
+fn twice_area(poly: &[DVec2]) -> f64 {
+    let n = poly.len();
+    (0..n).map(|k| poly[k].perp_dot(poly[(k + 1) % n])).sum()
+}
+
+/// Whether a quadrilateral is convex (either way round).
+fn convex(q: &[DVec2; 4]) -> bool {
+    let turns = (0..4).map(|k| (q[(k + 1) % 4] - q[k]).perp_dot(q[(k + 2) % 4] - q[(k + 1) % 4]));
+    let (mut pos, mut neg) = (false, false);
+    for t in turns {
+        pos |= t > 0.0;
+        neg |= t < 0.0;
+    }
+    !(pos && neg)
+}
+
+/// Cuts convex polygon `poly` down to where `side(p) >= 0` (Sutherland and
+/// Hodgman's step), in place.
+fn clip(poly: &mut Vec<DVec2>, side: impl Fn(DVec2) -> f64) {
+    let n = poly.len();
+    if n == 0 {
+        return;
+    }
+    let mut out = Vec::with_capacity(n + 2);
+    for k in 0..n {
+        let (a, b) = (poly[k], poly[(k + 1) % n]);
+        let (sa, sb) = (side(a), side(b));
+        if sa >= 0.0 {
+            out.push(a);
+        }
+        if (sa >= 0.0) != (sb >= 0.0) {
+            // From the lesser end, so that the polygons either side of a
+            // cut find the same point, to the bit.
+            let ((a, sa), (b, sb)) = if (a.x, a.y) <= (b.x, b.y) {
+                ((a, sa), (b, sb))
+            } else {
+                ((b, sb), (a, sa))
+            };
+            out.push(a + (b - a) * (sa / (sa - sb)));
+        }
+    }
+    *poly = out;
+}
+
+/// The points of a line with their arc lengths, and the ends of the `skip`
+/// intervals on it; points inside an interval are left out.
+fn samples(points: &[DVec2], skip: &[(f64, f64)]) -> Vec<(DVec2, f64)> {
     let mut out: Vec<(DVec2, f64)> = Vec::new();
     let mut ts: Vec<f64> = Vec::new();
     let mut s0 = 0.0;
     for w in points.windows(2) {
         let len = w[0].distance(w[1]);
-        let n = (len / ds).ceil().max(1.0) as usize;
         ts.clear();
-        ts.extend((0..n).map(|k| k as f64 / n as f64));
+        ts.push(0.0);
         if len > 0.0 {
             for &(a, b) in skip {
                 ts.extend(
@@ -410,7 +563,6 @@ mod tests {
         let g = LaidGround::new(Arc::new(t.clone()));
         let r = build_ribbons(&g, key, &view, &roads, &streams, &[])
             .expect("a road crosses this chunk");
-        assert_eq!(r.positions.len() % 3, 0);
         for tri in r.indices.chunks(3) {
             let [a, b, c] = [tri[0], tri[1], tri[2]].map(|i| Vec3::from(r.positions[i as usize]));
             assert!((b - a).cross(c - a).y > 0.0);
@@ -449,6 +601,88 @@ mod tests {
             y: key.y,
         };
         assert!(build_ribbons(&g, far, &view, &roads, &streams, &[]).is_none());
+    }
+
+    /// How a chunk's ribbons lie on its ground: over each ribbon triangle,
+    /// at its centroid and three points towards its corners, the ribbon's
+    /// height above the chunk's own triangles (`ground`, local metres);
+    /// deck triangles (flat, above water) are left out.
+    fn clearances(r: &MeshLists, ground: impl Fn(DVec2) -> f64) -> Vec<f64> {
+        let mut out = Vec::new();
+        for t in r.indices.chunks_exact(3) {
+            let p = [t[0], t[1], t[2]].map(|i| {
+                let q = r.positions[i as usize];
+                DVec3::new(q[0] as f64, -q[2] as f64, q[1] as f64)
+            });
+            if r.colors[t[0] as usize] == PIER_COLOR {
+                continue;
+            }
+            for w in [
+                [1.0, 1.0, 1.0],
+                [4.0, 1.0, 1.0],
+                [1.0, 4.0, 1.0],
+                [1.0, 1.0, 4.0],
+            ] {
+                let s: f64 = w.iter().sum();
+                let q = (p[0] * w[0] + p[1] * w[1] + p[2] * w[2]) / s;
+                out.push(q.z - ground(q.truncate()));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn ribbons_lie_on_the_chunk_s_ground_everywhere() {
+        use crate::plugin::stream::structures::road_spans;
+        use crate::world::{RoadSystem, RoadSystemParams, StructureKind};
+        // Chunks of 2, 4 and 16 m grids over the planned city's slopes
+        // (terraces, stairs).
+        let t = Terrain::default();
+        let sys = RoadSystem::new(RoadSystemParams::default()).unwrap();
+        let view = ViewSettings::default();
+        for level in [0, 1, 3] {
+            let key = ChunkKey {
+                level,
+                x: (15700.0 / (64.0 * f64::from(1 << level))) as i64,
+                y: (7600.0 / (64.0 * f64::from(1 << level))) as i64,
+            };
+            let (min, size) = (key.corner(&view), key.size(&view));
+            let region = sys.region(&t, min, min + size).unwrap();
+            let kinds = [StructureKind::Bridge, StructureKind::Tunnel];
+            let spans = road_spans(&region.network, &region.structures, &kinds);
+            let roads = RoadLayer::new(region.network.clone());
+            let (g, streams) = (&region.ground, StreamLayer::default());
+            let r = build_ribbons(g, key, &view, &roads, &streams, &spans).expect("ribbons");
+            let grid = ChunkGrid::of(g, key, &view);
+            let (q, step) = (view.chunk_quads as usize, key.spacing(&view));
+            let w = q + 3;
+            let ground = |p: DVec2| {
+                (triangle(p / step, q).into_iter())
+                    .map(|(i, j, f)| f * grid.built[(j + 1) * w + i + 1])
+                    .sum::<f64>()
+            };
+            let c = clearances(&r, ground);
+            let lo = c.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = c.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            println!(
+                "level {level} (step {step} m): {} points, clearance {lo:.3} to {hi:.3} m, {} vertices, {} triangles",
+                c.len(),
+                r.positions.len(),
+                r.indices.len() / 3
+            );
+            // Everywhere the lift above the ground (a step's nosing 3 cm
+            // more). Sampled at the vertices only (as before), the ribbons
+            // sank up to 3.0 m into it on the 4 m grid (at 17 % of these
+            // points) and 1.1 m on the 16 m one, and stood up to 1.9 m off it.
+            let lift = 0.15 + 0.03 * step;
+            assert!(c.len() > 1000, "{}", c.len());
+            assert!(lo > lift - 1e-3 && hi < lift + 0.03 + 1e-3, "{lo} to {hi}");
+            // Every triangle faces up.
+            for t in r.indices.chunks_exact(3) {
+                let [a, b, c] = [t[0], t[1], t[2]].map(|i| Vec3::from(r.positions[i as usize]));
+                assert!((b - a).cross(c - a).y > 0.0, "{a} {b} {c}");
+            }
+        }
     }
 
     #[test]
@@ -543,10 +777,22 @@ mod tests {
             }
         }
         // The footway: pale stone with a dark step every 1.2 m across the
-        // chunk (six vertices each).
+        // chunk (its bands counted by where their triangles lie along it).
         let count = |colour: [f32; 4]| r.colors.iter().filter(|c| **c == colour).count();
         assert!(count(STAIR_COLOR) > 0);
-        let steps = count(STEP_COLOR) / 6;
+        let mut bands: Vec<i64> = (r.indices.chunks(3))
+            .filter(|t| r.colors[t[0] as usize] == STEP_COLOR)
+            .map(|t| {
+                let x = t
+                    .iter()
+                    .map(|&i| local(&r.positions[i as usize]).x)
+                    .sum::<f64>()
+                    / 3.0;
+                ((x + 10.0) / STEP_RUN).floor() as i64
+            })
+            .collect();
+        bands.dedup();
+        let steps = bands.len();
         assert!((50..=56).contains(&steps), "{steps} steps");
         // A coarser chunk over it draws the footway without steps.
         let coarse = key.parent();
