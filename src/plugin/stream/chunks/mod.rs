@@ -7,8 +7,9 @@
 //! Chunks mesh the built ground. When a new region is laid, a shown chunk is
 //! meshed again only where what shapes its ground changed (its
 //! [`LaidRoads::ground_print`]: 0 wherever nothing built reaches it, so
-//! most chunks never re-mesh); the new mesh is built on a worker and swapped
-//! in whole, the old one shown until then.
+//! most chunks never re-mesh). The wanted chunks' prints are taken on a
+//! worker after each laying of roads; a changed chunk's new mesh is built on
+//! a worker too and swapped in whole, the old one shown until then.
 
 mod crease;
 mod mesh;
@@ -80,14 +81,23 @@ fn meshes_alike(a: &ViewSettings, b: &ViewSettings) -> bool {
         == (b.chunk_quads, b.min_chunk_size, b.built_filter)
 }
 
-/// Most ground prints computed in a frame.
+/// Most ground prints taken for newly wanted chunks in a frame.
 const PRINTS_PER_FRAME: usize = 24;
 
-/// The main thread's time a frame for each of the two checks of chunks
-/// against newly laid roads (their ground prints in `request_chunks`, their
-/// ribbons' fingerprints in `update_ribbons`); the rest waits for the next
-/// frame. Each check does at least one chunk a frame.
+/// The main thread's time a frame for the ground prints of newly wanted
+/// chunks in `request_chunks`, and for the check of shown chunks' ribbons
+/// against newly laid roads in `update_ribbons` (their fingerprints); the
+/// rest waits for the next frame. Each does at least one chunk a frame.
 const CHECK_BUDGET: Duration = Duration::from_micros(250);
+
+/// A check of the wanted chunks' ground against newly laid roads, on a
+/// worker: the laid-roads version and terrain generation it checks against,
+/// and each chunk's ground print.
+struct GroundCheck {
+    version: u64,
+    generation: u64,
+    job: Job<Vec<(ChunkKey, u64)>>,
+}
 
 /// A chunk mesh being built: for which generation and ground print.
 struct Pending {
@@ -107,8 +117,12 @@ pub struct ChunkManager {
     ground_version: u64,
     /// Some wanted chunk may have ground to check against the laid roads.
     ground_unchecked: bool,
-    /// Where in the wanted list the ground check resumes.
-    ground_cursor: usize,
+    /// The check of the wanted chunks' ground under way on a worker.
+    ground_check: Option<GroundCheck>,
+    /// What the last check found, nearest first, still to be compared with
+    /// the chunks' meshes (those it finds out of date are meshed again as
+    /// tasks allow).
+    ground_found: VecDeque<(ChunkKey, u64)>,
     ready: VecDeque<ChunkMesh>,
     ribbon_tasks: std::collections::HashMap<ChunkKey, Job<RibbonResult>>,
     /// Some shown chunk may have ribbons to check against the laid roads.
@@ -142,6 +156,8 @@ impl ChunkManager {
     pub fn complete(&self, generation: u64) -> bool {
         self.pending_count() == 0
             && !self.ground_unchecked
+            && self.ground_check.is_none()
+            && self.ground_found.is_empty()
             && !self.desired.is_empty()
             && self.desired.iter().all(|k| {
                 self.present
@@ -192,7 +208,6 @@ pub(crate) fn request_chunks(
         ready.clear();
         present.values_mut().for_each(|p| p.ground.1 = STALE);
         chunks.ground_unchecked = true;
-        chunks.ground_cursor = 0;
     }
     if reselect {
         let desired = select_chunks(f2, view);
@@ -210,116 +225,150 @@ pub(crate) fn request_chunks(
         pending.retain(|k, _| desired_set.contains(k));
         ready.retain(|m| desired_set.contains(&m.key));
     }
-    // Newly laid roads: every wanted chunk's ground is checked once.
-    let relaid = chunks.ground_version != laid.version;
-    let check = relaid || chunks.ground_unchecked;
-    if relaid {
-        chunks.ground_cursor = 0;
+    // Newly laid roads (or a chunk built on older ones, or new mesh
+    // settings): every wanted chunk's ground print is taken again, on a
+    // worker. A check against older roads or terrain is dropped.
+    let generation = state.generation;
+    if chunks.ground_version != laid.version {
+        chunks.ground_version = laid.version;
+        chunks.ground_unchecked = true;
+        chunks.ground_found.clear();
     }
-    chunks.ground_version = laid.version;
-    chunks.ground_unchecked = false;
+    if (chunks.ground_check.as_ref())
+        .is_some_and(|c| c.version != laid.version || c.generation != generation)
+    {
+        chunks.ground_check = None;
+    }
+    if chunks.ground_unchecked && chunks.ground_check.is_none() {
+        chunks.ground_unchecked = false;
+        let version = laid.version;
+        let (keys, laid, view) = (chunks.desired.clone(), laid.clone(), view.clone());
+        let job = workers.spawn(move || {
+            (keys.into_iter())
+                .map(|k| {
+                    let min = k.corner(&view);
+                    (k, laid.ground_print(min, min + DVec2::splat(k.size(&view))))
+                })
+                .collect()
+        });
+        chunks.ground_check = Some(GroundCheck {
+            version,
+            generation,
+            job,
+        });
+    }
+    if let Some(found) = (chunks.ground_check.as_mut()).and_then(|c| c.job.take()) {
+        chunks.ground_check = None;
+        chunks.ground_found = found.into();
+    }
     let ChunkManager {
         desired,
+        desired_set,
         present,
         pending,
         ready,
-        ground_unchecked,
-        ground_cursor,
+        ground_found,
         ..
     } = &mut *chunks;
-    let generation = state.generation;
-    // At most this many ground prints a frame; the check resumes where it
-    // stopped.
-    let mut prints = 0;
-    let started = Instant::now();
-    let start = if check {
-        (*ground_cursor).min(desired.len())
-    } else {
-        0
-    };
-    *ground_cursor = 0;
-    for (n, &key) in desired.iter().enumerate() {
-        // Before the cursor the check is done, but chunks the focus newly
-        // wants there (the nearest, at the list's head) are started: a check
-        // takes frames, and at 1,000 m/s the ground under the focus would
-        // wait for it.
-        let checking = check && n >= start;
-        // What will be shown: the newest of the queued, waiting and shown
-        // meshes built for this terrain (its ground print).
-        let queued = (pending.get(&key))
+    // The newest of the queued, waiting and shown meshes built for this
+    // terrain: its ground print, and whether it is queued.
+    let have = |key: &ChunkKey, pending: &HashMap<ChunkKey, Pending>| {
+        let queued = (pending.get(key))
             .filter(|p| p.generation == generation)
             .map(|p| p.print);
-        let shown = (present.get(&key))
-            .filter(|p| p.generation == generation)
-            .map(|p| p.ground.1);
-        if !checking && (queued.is_some() || shown.is_some()) {
+        let waiting = || {
+            (ready.iter().rev())
+                .find(|m| m.key == *key && m.generation == generation)
+                .map(|m| m.ground.1)
+        };
+        let shown = || {
+            (present.get(key))
+                .filter(|p| p.generation == generation)
+                .map(|p| p.ground.1)
+        };
+        (queued.or_else(waiting).or_else(shown), queued.is_some())
+    };
+    let start = |key: ChunkKey, print: u64| {
+        let (laid, view) = (laid.clone(), view.clone());
+        let job = workers.spawn(move || mesh_chunk(&laid, key, generation, &view, print));
+        Pending {
+            generation,
+            print,
+            job,
+        }
+    };
+    // Chunks with no mesh (newly wanted, nearest first) start at once, their
+    // prints taken here: a check takes frames, and at 1,000 m/s the ground
+    // under the focus would wait for it.
+    let (mut prints, started) = (0, Instant::now());
+    for &key in desired.iter() {
+        let shown = present
+            .get(&key)
+            .is_some_and(|p| p.generation == generation);
+        if shown || have(&key, pending).0.is_some() {
             continue; // most chunks, most frames
         }
-        let waiting = (ready.iter().rev())
-            .find(|m| m.key == key && m.generation == generation)
-            .map(|m| m.ground.1);
-        let have = queued.or(waiting).or(shown);
-        if have.is_some() && !checking {
-            continue;
-        }
         let spent = prints > 0 && started.elapsed() > CHECK_BUDGET;
-        if (pending.len() >= view.max_tasks && queued.is_none())
-            || prints >= PRINTS_PER_FRAME
-            || spent
-        {
-            // The rest on a later frame.
-            if check {
-                *ground_unchecked = true;
-                *ground_cursor = n.max(start);
-            }
-            break;
+        if pending.len() >= view.max_tasks || prints >= PRINTS_PER_FRAME || spent {
+            break; // the rest on a later frame
         }
         prints += 1;
         let min = key.corner(view);
         let print = laid.ground_print(min, min + DVec2::splat(key.size(view)));
-        if have == Some(print) {
+        pending.insert(key, start(key, print));
+    }
+    // Then what the check found: chunks whose ground changed are meshed
+    // again (a task for other ground is replaced, which cancels it).
+    while let Some(&(key, print)) = ground_found.front() {
+        let (had, queued) = have(&key, pending);
+        if !desired_set.contains(&key) || had.is_none() || had == Some(print) {
+            ground_found.pop_front();
             continue;
         }
-        // A task for other ground (or another terrain) is replaced, which
-        // cancels it. Its ribbons come with it, draped on the same ground
-        // (they are swapped in together), and where it is fine enough the
-        // parts of the retaining walls within it; their prints are taken there too.
-        let (laid, view) = (laid.clone(), view.clone());
-        let job = workers.spawn(move || {
-            let max = min + DVec2::splat(key.size(&view));
-            let ground = &laid.ground;
-            // One grid for the ground and the ribbons draped on it.
-            let grid = ChunkGrid::for_mesh(ground, key, &view);
-            let mut m = ChunkMesh::build_on(ground, key, generation, &view, &grid);
-            m.ground = (laid.version, print);
-            // (Nothing is laid before the first region.)
-            if laid.region.is_none() {
-                return m;
-            }
-            if key.draws_walls(&view) {
-                let parts = walls_in(&laid.structures, &laid.structure_cells, (min, max));
-                let (q, step) = (view.chunk_quads as usize, key.spacing(&view));
-                let lines: Vec<&[_]> = parts.iter().map(|(_, run)| &run[..]).collect();
-                crease::crease(&mut m.lists, q, step, &lines);
-                add_wall_parts(&mut m.lists, &laid.structures, &parts);
-            }
-            if key.draws_ribbons(&view) {
-                let (rp, spans) = (laid.fingerprint(min, max), laid.all_spans());
-                let layers = (&*laid.roads, &*laid.streams, &spans[..]);
-                let r = build_ribbons_on(ground, key, &view, || grid, layers);
-                m.ribbons = Some((laid.version, rp, r));
-            }
-            m
-        });
-        pending.insert(
-            key,
-            Pending {
-                generation,
-                print,
-                job,
-            },
-        );
+        if pending.len() >= view.max_tasks && !queued {
+            break;
+        }
+        ground_found.pop_front();
+        pending.insert(key, start(key, print));
     }
+}
+
+/// Meshes chunk `key` on the laid ground whose print is `print`. Its
+/// ribbons come with it, draped on the same ground (they are swapped in
+/// together), and where it is fine enough the parts of the retaining walls
+/// within it; their prints are taken here too.
+fn mesh_chunk(
+    laid: &LaidRoads,
+    key: ChunkKey,
+    generation: u64,
+    view: &ViewSettings,
+    print: u64,
+) -> ChunkMesh {
+    let min = key.corner(view);
+    let max = min + DVec2::splat(key.size(view));
+    let ground = &laid.ground;
+    // One grid for the ground and the ribbons draped on it.
+    let grid = ChunkGrid::for_mesh(ground, key, view);
+    let mut m = ChunkMesh::build_on(ground, key, generation, view, &grid);
+    m.ground = (laid.version, print);
+    // (Nothing is laid before the first region.)
+    if laid.region.is_none() {
+        return m;
+    }
+    if key.draws_walls(view) {
+        let parts = walls_in(&laid.structures, &laid.structure_cells, (min, max));
+        let (q, step) = (view.chunk_quads as usize, key.spacing(view));
+        let lines: Vec<&[_]> = parts.iter().map(|(_, run)| &run[..]).collect();
+        crease::crease(&mut m.lists, q, step, &lines);
+        add_wall_parts(&mut m.lists, &laid.structures, &parts);
+    }
+    if key.draws_ribbons(view) {
+        let (rp, spans) = (laid.fingerprint(min, max), laid.all_spans());
+        let layers = (&*laid.roads, &*laid.streams, &spans[..]);
+        let r = build_ribbons_on(ground, key, view, || grid, layers);
+        m.ribbons = Some((laid.version, rp, r));
+    }
+    m
 }
 
 /// Collects finished meshes and uploads a few per frame (nearest first,
@@ -558,64 +607,4 @@ pub(crate) fn retire_chunks(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn kept_chunks_of_two_levels_leave_no_hole_and_no_overlap() {
-        let key = |level, x, y| ChunkKey { level, x, y };
-        // A coarse chunk and a finer one inside it, both unwanted but kept
-        // (the selection moved on twice), and a wanted chunk inside both.
-        let (coarse, fine, wanted) = (key(3, 0, 0), key(1, 1, 1), key(0, 2, 2));
-        let kept = [coarse, fine];
-        let present = [coarse, fine, wanted, key(0, 9, 9)];
-        assert!(drawn(&coarse, &kept));
-        assert!(!drawn(&fine, &kept) && !drawn(&wanted, &kept));
-        // Every point of the coarse chunk is drawn exactly once.
-        let view = ViewSettings::default();
-        let size = coarse.size(&view);
-        for i in 0..16 {
-            for j in 0..16 {
-                let p = DVec2::new(i as f64 + 0.5, j as f64 + 0.5) * size / 16.0;
-                let n = (present.iter())
-                    .filter(|k| drawn(k, &kept) && k.contains(&view, p))
-                    .count();
-                assert_eq!(n, 1, "at {p}");
-            }
-        }
-    }
-
-    #[test]
-    fn chunks_the_focus_newly_wants_start_while_a_ground_check_is_under_way() {
-        use crate::plugin::stream::settings::TerrainSettings;
-        use bevy::ecs::system::RunSystemOnce;
-        let state = TerrainState::new(&TerrainSettings::default()).unwrap();
-        let laid = LaidRoads::bare(state.terrain.clone());
-        let mut world = World::new();
-        world.insert_resource(FocusState {
-            world: Some(DVec3::new(0.0, 0.0, 300.0)),
-        });
-        world.insert_resource(state);
-        world.insert_resource(laid);
-        world.init_resource::<ReliefWorkers>();
-        // A check of every wanted chunk's ground is under way, its cursor
-        // past the chunks the focus now wants (it moved on meanwhile).
-        world.insert_resource(ChunkManager {
-            ground_unchecked: true,
-            ground_cursor: usize::MAX,
-            ..default()
-        });
-        world.run_system_once(request_chunks).unwrap();
-        let chunks = world.resource::<ChunkManager>();
-        // The nearest are started, nearest first, up to the tasks allowed
-        // at once or the frame's time for ground prints (one at least: how
-        // many fit in 0.25 ms depends on the machine); the check resumes
-        // where it stopped.
-        let started = chunks.pending.len();
-        assert!((1..=8).contains(&started), "{started} started");
-        let nearest = &chunks.desired()[..started];
-        assert!(nearest.iter().all(|k| chunks.pending.contains_key(k)));
-        assert!(chunks.ground_unchecked);
-        assert_eq!(chunks.ground_cursor, chunks.desired().len());
-    }
-}
+mod tests;

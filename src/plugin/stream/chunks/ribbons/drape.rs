@@ -1,0 +1,182 @@
+//! Draping a ribbon's polygons on a chunk's triangles: cut by the chunk's
+//! square, its grid cells and, where a cell bends, its diagonal, each piece
+//! on its ground triangle plus a lift.
+
+use super::Chunk;
+use crate::plugin::stream::coords::{dir_to_bevy, to_bevy};
+use crate::plugin::stream::mesh::MeshLists;
+use bevy::math::{DVec2, DVec3};
+use bevy::platform::collections::HashMap;
+
+impl Chunk<'_> {
+    /// Adds convex polygon `poly` (world metres) draped on the chunk's
+    /// triangles: cut by the chunk's square, its grid cells and, where a
+    /// cell's two triangles are not one plane, its diagonal (as [`triangle`]
+    /// splits it), each piece at the ground's height (or `deck`'s, where
+    /// that is higher) plus `lift`, lit by the ground's normal, facing up.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn drape(
+        &self,
+        r: &mut MeshLists,
+        shared: &mut HashMap<[u64; 2], u32>,
+        poly: &[DVec2],
+        color: [f32; 4],
+        lift: f64,
+        deck: Option<f64>,
+    ) {
+        let area = twice_area(poly);
+        // (Also what is not finite.)
+        if area.abs().partial_cmp(&1e-9) != Some(std::cmp::Ordering::Greater) {
+            return;
+        }
+        let (min, step) = (self.min, self.step);
+        // Grid coordinates, counter-clockwise.
+        let mut poly: Vec<DVec2> = poly.iter().map(|&p| (p - min) / step).collect();
+        if area < 0.0 {
+            poly.reverse();
+        }
+        let q = (self.size / step).round();
+        for (n, c) in [
+            (DVec2::X, 0.0),
+            (DVec2::Y, 0.0),
+            (-DVec2::X, -q),
+            (-DVec2::Y, -q),
+        ] {
+            clip(&mut poly, |p| n.dot(p) - c);
+        }
+        if poly.len() < 3 {
+            return;
+        }
+        let (lo, hi) = poly
+            .iter()
+            .fold((DVec2::INFINITY, DVec2::NEG_INFINITY), |(lo, hi), &p| {
+                (lo.min(p), hi.max(p))
+            });
+        let last = q as i64 - 1;
+        let cells =
+            |a: f64, b: f64| (a.floor() as i64).clamp(0, last)..=(b.floor() as i64).clamp(0, last);
+        let (mut piece, mut half) = (Vec::new(), Vec::new());
+        for j in cells(lo.y, hi.y) {
+            for i in cells(lo.x, hi.x) {
+                let (x, y) = (i as f64, j as f64);
+                piece.clear();
+                piece.extend_from_slice(&poly);
+                clip(&mut piece, |p| p.x - x);
+                clip(&mut piece, |p| x + 1.0 - p.x);
+                clip(&mut piece, |p| p.y - y);
+                clip(&mut piece, |p| y + 1.0 - p.y);
+                if piece.len() < 3 {
+                    continue;
+                }
+                let h = |a: i64, b: i64| (self.height)(a as usize, b as usize);
+                let bend = h(i, j) + h(i + 1, j + 1) - h(i + 1, j) - h(i, j + 1);
+                if bend.abs() <= 1e-9 * (1.0 + h(i, j).abs()) {
+                    self.piece(r, shared, &piece, color, lift, deck);
+                    continue;
+                }
+                // Split by the diagonal (x − i = y − j): below it, then above.
+                for sign in [1.0, -1.0] {
+                    half.clear();
+                    half.extend_from_slice(&piece);
+                    clip(&mut half, |p| sign * ((p.x - x) - (p.y - y)));
+                    self.piece(r, shared, &half, color, lift, deck);
+                }
+            }
+        }
+    }
+
+    /// Adds one convex piece (grid coordinates, counter-clockwise) of a
+    /// draped polygon as a fan, its vertices shared with the ribbon's other
+    /// pieces (`shared`, by position).
+    #[allow(clippy::too_many_arguments)]
+    fn piece(
+        &self,
+        r: &mut MeshLists,
+        shared: &mut HashMap<[u64; 2], u32>,
+        piece: &[DVec2],
+        color: [f32; 4],
+        lift: f64,
+        deck: Option<f64>,
+    ) {
+        if piece.len() < 3 || twice_area(piece) < 1e-12 {
+            return;
+        }
+        let mut vertex = |l: DVec2| {
+            *shared
+                .entry([l.x.to_bits(), l.y.to_bits()])
+                .or_insert_with(|| {
+                    let q = self.min + l * self.step;
+                    let g = (self.ground)(q);
+                    let z = deck.map_or(g, |d| g.max(d)) + lift;
+                    let v = DVec3::new(q.x - self.min.x, q.y - self.min.y, z);
+                    r.positions.push(to_bevy(v, DVec2::ZERO).to_array());
+                    // On the ground, its normal; on a deck, up.
+                    let up = match deck {
+                        Some(d) if d > g => DVec3::Z,
+                        _ => (self.normal)(q),
+                    };
+                    r.normals.push(dir_to_bevy(up).to_array());
+                    r.colors.push(color);
+                    r.positions.len() as u32 - 1
+                })
+        };
+        let first = vertex(piece[0]);
+        let mut prev = (piece[1], vertex(piece[1]));
+        for &l in &piece[2..] {
+            let next = (l, vertex(l));
+            // Slivers (a piece's corner a hair from a cut) are left out:
+            // narrower than a hundred-thousandth of their length, their
+            // vertices meet in the renderer's precision.
+            let (u, v) = (prev.0 - piece[0], l - piece[0]);
+            if u.perp_dot(v) > 1e-5 * u.length_squared().max(v.length_squared()) {
+                r.indices.extend_from_slice(&[first, prev.1, next.1]);
+            }
+            prev = next;
+        }
+    }
+}
+
+/// Twice the signed area of a polygon (counter-clockwise: positive).
+fn twice_area(poly: &[DVec2]) -> f64 {
+    let n = poly.len();
+    (0..n).map(|k| poly[k].perp_dot(poly[(k + 1) % n])).sum()
+}
+
+/// Whether a quadrilateral is convex (either way round).
+pub(super) fn convex(q: &[DVec2; 4]) -> bool {
+    let turns = (0..4).map(|k| (q[(k + 1) % 4] - q[k]).perp_dot(q[(k + 2) % 4] - q[(k + 1) % 4]));
+    let (mut pos, mut neg) = (false, false);
+    for t in turns {
+        pos |= t > 0.0;
+        neg |= t < 0.0;
+    }
+    !(pos && neg)
+}
+
+/// Cuts convex polygon `poly` down to where `side(p) >= 0` (Sutherland and
+/// Hodgman's step), in place.
+fn clip(poly: &mut Vec<DVec2>, side: impl Fn(DVec2) -> f64) {
+    let n = poly.len();
+    if n == 0 {
+        return;
+    }
+    let mut out = Vec::with_capacity(n + 2);
+    for k in 0..n {
+        let (a, b) = (poly[k], poly[(k + 1) % n]);
+        let (sa, sb) = (side(a), side(b));
+        if sa >= 0.0 {
+            out.push(a);
+        }
+        if (sa >= 0.0) != (sb >= 0.0) {
+            // From the lesser end, so that the polygons either side of a
+            // cut find the same point, to the bit.
+            let ((a, sa), (b, sb)) = if (a.x, a.y) <= (b.x, b.y) {
+                ((a, sa), (b, sb))
+            } else {
+                ((b, sb), (a, sa))
+            };
+            out.push(a + (b - a) * (sa / (sa - sb)));
+        }
+    }
+    *poly = out;
+}

@@ -1,0 +1,90 @@
+use super::*;
+
+#[test]
+fn kept_chunks_of_two_levels_leave_no_hole_and_no_overlap() {
+    let key = |level, x, y| ChunkKey { level, x, y };
+    // A coarse chunk and a finer one inside it, both unwanted but kept
+    // (the selection moved on twice), and a wanted chunk inside both.
+    let (coarse, fine, wanted) = (key(3, 0, 0), key(1, 1, 1), key(0, 2, 2));
+    let kept = [coarse, fine];
+    let present = [coarse, fine, wanted, key(0, 9, 9)];
+    assert!(drawn(&coarse, &kept));
+    assert!(!drawn(&fine, &kept) && !drawn(&wanted, &kept));
+    // Every point of the coarse chunk is drawn exactly once.
+    let view = ViewSettings::default();
+    let size = coarse.size(&view);
+    for i in 0..16 {
+        for j in 0..16 {
+            let p = DVec2::new(i as f64 + 0.5, j as f64 + 0.5) * size / 16.0;
+            let n = (present.iter())
+                .filter(|k| drawn(k, &kept) && k.contains(&view, p))
+                .count();
+            assert_eq!(n, 1, "at {p}");
+        }
+    }
+}
+
+#[test]
+fn the_ground_is_checked_on_a_worker_while_newly_wanted_chunks_start() {
+    use crate::plugin::stream::settings::TerrainSettings;
+    use bevy::ecs::system::RunSystemOnce;
+    let state = TerrainState::new(&TerrainSettings::default()).unwrap();
+    let laid = LaidRoads::bare(state.terrain.clone());
+    let mut world = World::new();
+    world.insert_resource(FocusState {
+        world: Some(DVec3::new(0.0, 0.0, 300.0)),
+    });
+    world.insert_resource(state);
+    world.insert_resource(laid);
+    world.init_resource::<ReliefWorkers>();
+    // Every wanted chunk's ground is to be checked.
+    world.insert_resource(ChunkManager {
+        ground_unchecked: true,
+        ..default()
+    });
+    world.run_system_once(request_chunks).unwrap();
+    let chunks = world.resource::<ChunkManager>();
+    // The check runs on a worker; meanwhile the nearest are started,
+    // nearest first, up to the tasks allowed at once or the frame's time
+    // for ground prints (one at least: how many fit in 0.25 ms depends
+    // on the machine).
+    assert!(chunks.ground_check.is_some() && !chunks.ground_unchecked);
+    let started = chunks.pending.len();
+    assert!((1..=8).contains(&started), "{started} started");
+    let nearest = &chunks.desired()[..started];
+    assert!(nearest.iter().all(|k| chunks.pending.contains_key(k)));
+    assert!(!chunks.complete(0));
+    // Say every wanted chunk is shown, all on ground as it is (print 0:
+    // bare) but the farthest, meshed for other ground.
+    let generation = world.resource::<TerrainState>().generation;
+    let mut chunks = world.resource_mut::<ChunkManager>();
+    chunks.pending.clear();
+    let keys = chunks.desired().to_vec();
+    for (n, &k) in keys.iter().enumerate() {
+        let present = Present {
+            entity: Entity::PLACEHOLDER,
+            generation,
+            ground: (0, if n + 1 == keys.len() { STALE } else { 0 }),
+            water: None,
+            road: None,
+            ribbons: None,
+            visible: true,
+        };
+        chunks.present.insert(k, present);
+    }
+    // Once the check is in, what it found is compared with the meshes:
+    // only the farthest is meshed again.
+    for _ in 0..1000 {
+        world.run_system_once(request_chunks).unwrap();
+        let chunks = world.resource::<ChunkManager>();
+        if chunks.ground_check.is_none() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let chunks = world.resource::<ChunkManager>();
+    assert!(chunks.ground_check.is_none(), "the check never came in");
+    assert!(chunks.ground_found.is_empty());
+    let again: Vec<_> = chunks.pending.iter().map(|(k, p)| (*k, p.print)).collect();
+    assert_eq!(again, [(*keys.last().unwrap(), 0)]);
+}
