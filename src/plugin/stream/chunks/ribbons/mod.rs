@@ -111,17 +111,18 @@ pub fn build_ribbons_on(
             // Dark asphalt between pale edge lines: the edge colour runs the
             // full width, the asphalt a metre narrower just above it.
             RoadClass::Highway if width > 2.0 => {
-                line(&mut r, width, [0.78, 0.78, 0.72, 1.0], 0.0);
-                line(&mut r, width - 1.0, [0.07, 0.07, 0.08, 1.0], EDGE_LIFT);
+                line(&mut r, width, [0.78, 0.78, 0.72, 1.0], HIGHWAY_LAYER);
+                let asphalt = HIGHWAY_LAYER + EDGE_LIFT;
+                line(&mut r, width - 1.0, [0.07, 0.07, 0.08, 1.0], asphalt);
             }
-            RoadClass::Highway => line(&mut r, width, [0.07, 0.07, 0.08, 1.0], 0.0),
+            RoadClass::Highway => line(&mut r, width, [0.07, 0.07, 0.08, 1.0], HIGHWAY_LAYER),
             RoadClass::Path => {
                 line(&mut r, width, STAIR_COLOR, 0.0);
                 if step <= STEP_MAX_SPACING {
                     chunk.steps(&mut r, pts, skip, width, deck);
                 }
             }
-            _ => line(&mut r, width, [0.13, 0.13, 0.13, 1.0], 0.0),
+            _ => line(&mut r, width, [0.13, 0.13, 0.13, 1.0], ROAD_LAYER),
         }
         if deck.is_some() {
             piers(
@@ -224,6 +225,16 @@ const DECK_HEIGHT: f64 = 1.5;
 
 /// How far a highway's asphalt lies above its edge lines, metres.
 const EDGE_LIFT: f64 = 0.04;
+/// How far a step's nosing lies above its footway, metres.
+const NOSING_LAYER: f64 = 0.03;
+/// How far streets and country roads lie above footways, tracks and streams,
+/// metres, and highways above them: where two ribbons overlap (a flight of
+/// stairs ending on a street, a street at a highway's gate) the same one is
+/// always on top, not whichever the depth test's rounding picks triangle by
+/// triangle (a saw-tooth along the ground's triangles).
+const ROAD_LAYER: f64 = 0.06;
+/// See [`ROAD_LAYER`].
+const HIGHWAY_LAYER: f64 = 0.09;
 
 /// The chunk ribbons are draped on: its corner, size, grid step, its grid's
 /// heights, and the height and normal of its triangles.
@@ -321,7 +332,7 @@ impl Chunk<'_> {
                     continue;
                 }
                 let band = [a, a + dir * STEP_BAND];
-                self.ribbon(r, &band, &[], width, STEP_COLOR, 0.03, deck);
+                self.ribbon(r, &band, &[], width, STEP_COLOR, NOSING_LAYER, deck);
             }
             s0 += len;
         }
