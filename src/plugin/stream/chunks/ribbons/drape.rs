@@ -11,9 +11,10 @@ use bevy::platform::collections::HashMap;
 impl Chunk<'_> {
     /// Adds convex polygon `poly` (world metres) draped on the chunk's
     /// triangles: cut by the chunk's square, its grid cells and, where a
-    /// cell's two triangles are not one plane, its diagonal (as [`triangle`]
-    /// splits it), each piece at the ground's height (or `deck`'s, where
-    /// that is higher) plus `lift`, lit by the ground's normal, facing up.
+    /// cell's two triangles are not one plane, its diagonal (as
+    /// [`super::triangle`] splits it), each piece at the ground's height (or
+    /// `deck`'s, where that is higher) plus `lift`, lit by the ground's
+    /// normal, facing up.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn drape(
         &self,
