@@ -41,7 +41,7 @@ mod layout_tests;
 pub mod lots;
 mod params;
 pub mod planar;
-mod polygon;
+pub(crate) mod polygon;
 mod rays;
 mod settlements;
 mod streets;

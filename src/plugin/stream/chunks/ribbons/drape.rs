@@ -3,6 +3,7 @@
 //! on its ground triangle plus a lift.
 
 use super::Chunk;
+use crate::city::polygon::signed_area;
 use crate::plugin::stream::coords::{dir_to_bevy, to_bevy};
 use crate::plugin::stream::mesh::MeshLists;
 use bevy::math::{DVec2, DVec3};
@@ -25,7 +26,7 @@ impl Chunk<'_> {
         lift: f64,
         deck: Option<f64>,
     ) {
-        let area = twice_area(poly);
+        let area = signed_area(poly);
         // (Also what is not finite.)
         if area.abs().partial_cmp(&1e-9) != Some(std::cmp::Ordering::Greater) {
             return;
@@ -37,35 +38,23 @@ impl Chunk<'_> {
             poly.reverse();
         }
         let q = (self.size / step).round();
-        for (n, c) in [
-            (DVec2::X, 0.0),
-            (DVec2::Y, 0.0),
-            (-DVec2::X, -q),
-            (-DVec2::Y, -q),
-        ] {
-            clip(&mut poly, |p| n.dot(p) - c);
-        }
-        if poly.len() < 3 {
-            return;
-        }
-        let (lo, hi) = poly
-            .iter()
-            .fold((DVec2::INFINITY, DVec2::NEG_INFINITY), |(lo, hi), &p| {
-                (lo.min(p), hi.max(p))
-            });
         let last = q as i64 - 1;
+        // Cells `a..=b` of a span of grid coordinates, within the chunk.
         let cells =
             |a: f64, b: f64| (a.floor() as i64).clamp(0, last)..=(b.floor() as i64).clamp(0, last);
-        let (mut piece, mut half) = (Vec::new(), Vec::new());
-        for j in cells(lo.y, hi.y) {
-            for i in cells(lo.x, hi.x) {
-                let (x, y) = (i as f64, j as f64);
-                piece.clear();
-                piece.extend_from_slice(&poly);
-                clip(&mut piece, |p| p.x - x);
-                clip(&mut piece, |p| x + 1.0 - p.x);
-                clip(&mut piece, |p| p.y - y);
-                clip(&mut piece, |p| y + 1.0 - p.y);
+        let (mut strip, mut piece, mut half, mut cut) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        // Column by column (each cut once), then cell by cell within it.
+        let (lo, hi) = bounds(&poly);
+        for i in cells(lo.x, hi.x) {
+            let x = i as f64;
+            clip(&poly, |p| p.x - x, &mut cut);
+            clip(&cut, |p| x + 1.0 - p.x, &mut strip);
+            let (lo, hi) = bounds(&strip);
+            for j in cells(lo.y, hi.y) {
+                let y = j as f64;
+                clip(&strip, |p| p.y - y, &mut cut);
+                clip(&cut, |p| y + 1.0 - p.y, &mut piece);
                 if piece.len() < 3 {
                     continue;
                 }
@@ -77,9 +66,7 @@ impl Chunk<'_> {
                 }
                 // Split by the diagonal (x − i = y − j): below it, then above.
                 for sign in [1.0, -1.0] {
-                    half.clear();
-                    half.extend_from_slice(&piece);
-                    clip(&mut half, |p| sign * ((p.x - x) - (p.y - y)));
+                    clip(&piece, |p| sign * ((p.x - x) - (p.y - y)), &mut half);
                     self.piece(r, shared, &half, color, lift, deck);
                 }
             }
@@ -99,7 +86,7 @@ impl Chunk<'_> {
         lift: f64,
         deck: Option<f64>,
     ) {
-        if piece.len() < 3 || twice_area(piece) < 1e-12 {
+        if piece.len() < 3 || signed_area(piece) < 5e-13 {
             return;
         }
         let mut vertex = |l: DVec2| {
@@ -137,10 +124,11 @@ impl Chunk<'_> {
     }
 }
 
-/// Twice the signed area of a polygon (counter-clockwise: positive).
-fn twice_area(poly: &[DVec2]) -> f64 {
-    let n = poly.len();
-    (0..n).map(|k| poly[k].perp_dot(poly[(k + 1) % n])).sum()
+/// The least and greatest coordinates of `poly`.
+fn bounds(poly: &[DVec2]) -> (DVec2, DVec2) {
+    (poly.iter()).fold((DVec2::INFINITY, DVec2::NEG_INFINITY), |(lo, hi), &p| {
+        (lo.min(p), hi.max(p))
+    })
 }
 
 /// Whether a quadrilateral is convex (either way round).
@@ -154,14 +142,11 @@ pub(super) fn convex(q: &[DVec2; 4]) -> bool {
     !(pos && neg)
 }
 
-/// Cuts convex polygon `poly` down to where `side(p) >= 0` (Sutherland and
-/// Hodgman's step), in place.
-fn clip(poly: &mut Vec<DVec2>, side: impl Fn(DVec2) -> f64) {
+/// Convex polygon `poly` cut down to where `side(p) >= 0` (Sutherland and
+/// Hodgman's step), into `out`.
+fn clip(poly: &[DVec2], side: impl Fn(DVec2) -> f64, out: &mut Vec<DVec2>) {
+    out.clear();
     let n = poly.len();
-    if n == 0 {
-        return;
-    }
-    let mut out = Vec::with_capacity(n + 2);
     for k in 0..n {
         let (a, b) = (poly[k], poly[(k + 1) % n]);
         let (sa, sb) = (side(a), side(b));
@@ -179,5 +164,4 @@ fn clip(poly: &mut Vec<DVec2>, side: impl Fn(DVec2) -> f64) {
             out.push(a + (b - a) * (sa / (sa - sb)));
         }
     }
-    *poly = out;
 }
