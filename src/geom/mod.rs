@@ -47,6 +47,25 @@ pub fn bounds(points: &[DVec2]) -> (DVec2, DVec2) {
     })
 }
 
+/// The least and greatest turn round the closed ring `ring`: the cross
+/// product of each edge with the next. A ring is convex anticlockwise where
+/// the least is `>= 0` (strictly where `> 0`), clockwise where the greatest
+/// is `<= 0`. A turn that is NaN makes both NaN, so no such test holds.
+pub fn turn_range(ring: &[DVec2]) -> (f64, f64) {
+    let n = ring.len();
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for i in 0..n {
+        let (a, b, c) = (ring[i], ring[(i + 1) % n], ring[(i + 2) % n]);
+        let t = (b - a).perp_dot(c - b);
+        if t.is_nan() || lo.is_nan() {
+            (lo, hi) = (f64::NAN, f64::NAN);
+        } else {
+            (lo, hi) = (lo.min(t), hi.max(t));
+        }
+    }
+    (lo, hi)
+}
+
 /// The first `length` metres of a polyline (all of it when shorter).
 pub fn polyline_prefix(points: &[DVec2], length: f64) -> Vec<DVec2> {
     let mut out: Vec<DVec2> = points.first().copied().into_iter().collect();
@@ -368,6 +387,27 @@ pub fn group_by_key<E, T: Copy>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn turn_range_tells_convex_rings_either_way_round() {
+        let v = |x, y| DVec2::new(x, y);
+        let square = [v(0.0, 0.0), v(2.0, 0.0), v(2.0, 2.0), v(0.0, 2.0)];
+        assert_eq!(turn_range(&square), (4.0, 4.0));
+        let mut cw = square;
+        cw.reverse();
+        assert_eq!(turn_range(&cw), (-4.0, -4.0));
+        // A dart: one reflex corner.
+        let dart = [v(0.0, 0.0), v(2.0, 1.0), v(4.0, 0.0), v(2.0, 4.0)];
+        let (lo, hi) = turn_range(&dart);
+        assert!(lo < 0.0 && hi > 0.0);
+        // A point on a side turns by 0: convex, not strictly.
+        let flat = [v(0.0, 0.0), v(1.0, 0.0), v(2.0, 0.0), v(1.0, 1.0)];
+        assert_eq!(turn_range(&flat).0, 0.0);
+        // NaN anywhere fails every test.
+        let bad = [v(0.0, 0.0), v(f64::NAN, 0.0), v(1.0, 1.0)];
+        let (lo, hi) = turn_range(&bad);
+        assert!(!(lo >= 0.0) && !(hi <= 0.0));
+    }
 
     #[test]
     fn douglas_peucker_keeps_the_ends_the_named_and_the_far_points() {

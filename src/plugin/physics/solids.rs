@@ -111,11 +111,6 @@ pub fn collider_cell(p: DVec2) -> Cell {
     )
 }
 
-fn is_convex(q: &[DVec2]) -> bool {
-    let n = q.len();
-    (0..n).all(|i| (q[(i + 1) % n] - q[i]).perp_dot(q[(i + 2) % n] - q[(i + 1) % n]) >= 0.0)
-}
-
 /// A prism over `ring` from `lo` to `hi`.
 fn prism(ring: &[DVec2], lo: f64, hi: f64) -> Hull {
     (ring.iter())
@@ -146,7 +141,7 @@ pub fn building(out: &mut Vec<Hull>, footprint: &[DVec2], height: f64, base: f64
     if area < 0.0 {
         ring.reverse();
     }
-    if is_convex(&ring) {
+    if crate::geom::turn_range(&ring).0 >= 0.0 {
         out.push(prism(&ring, lo, hi));
         return;
     }

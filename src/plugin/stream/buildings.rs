@@ -81,7 +81,7 @@ pub fn add_building(
             wall,
         );
     }
-    if local.len() == 4 && height <= GABLE_MAX_HEIGHT && is_convex(&local) {
+    if local.len() == 4 && height <= GABLE_MAX_HEIGHT && crate::geom::turn_range(&local).0 > 0.0 {
         let roof = linear(ROOFS[(h(12) * ROOFS.len() as f64) as usize % ROOFS.len()]);
         gable(m, &local, top, wall, roof);
     } else {
@@ -89,13 +89,6 @@ pub fn add_building(
         earcut::Earcut::new().earcut(local.iter().map(|p| [p.x, p.y]), &[], &mut tris);
         m.flat(&local, &tris, top, linear(FLAT_ROOF));
     }
-}
-
-fn is_convex(q: &[DVec2]) -> bool {
-    (0..q.len()).all(|i| {
-        let (a, b, c) = (q[i], q[(i + 1) % q.len()], q[(i + 2) % q.len()]);
-        (b - a).perp_dot(c - b) > 0.0
-    })
 }
 
 /// A pitched roof over a convex quadrilateral: the ridge runs along the

@@ -119,6 +119,9 @@ pub struct ChunkManager {
     ground_version: u64,
     /// Some wanted chunk may have ground to check against the laid roads.
     ground_unchecked: bool,
+    /// The laid-roads version the last check was started for (every chunk
+    /// then wanted or being built is compared with what it finds).
+    ground_checked: u64,
     /// The check of the wanted chunks' ground under way on a worker.
     ground_check: Option<GroundCheck>,
     /// What the last check found, nearest first, still to be compared with
@@ -166,6 +169,14 @@ impl ChunkManager {
                     .get(k)
                     .is_some_and(|p| p.generation == generation && p.visible)
             })
+    }
+
+    /// A chunk mesh built on the roads of version `built` arrived, `laid`
+    /// the newest. Built on older roads, its ground is checked again, unless
+    /// a check for the newest has begun: the chunk was then wanted and being
+    /// built, so that check compares it.
+    fn arrived_on(&mut self, built: u64, laid: u64) {
+        self.ground_unchecked |= built != laid && self.ground_checked != laid;
     }
 
     /// Whether a shown chunk covers the point (ground under the focus).
@@ -223,8 +234,7 @@ pub(crate) fn receive_chunks(
         }
         chunks.generated += 1;
         chunks.dirty = true;
-        // Built on older roads: its ground is checked again.
-        chunks.ground_unchecked |= data.ground.0 != laid.version;
+        chunks.arrived_on(data.ground.0, laid.version);
         let (key, generation, ground) = (data.key, data.generation, data.ground);
         let wet = data.wet.filter(|_| view.water);
         let ribbons = data.ribbons.take();

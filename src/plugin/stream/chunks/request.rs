@@ -41,6 +41,14 @@ pub(crate) fn request_chunks(
     }
     if reselect {
         let desired = select_chunks(f2, view);
+        // A kept chunk wanted again, its ground last checked against older
+        // roads (no check since covered it): every wanted chunk's ground is
+        // checked again.
+        let stale = |k: &ChunkKey| {
+            (chunks.present.get(k)).is_some_and(|p| p.ground.0 != laid.version)
+                && !chunks.desired_set.contains(k)
+        };
+        chunks.ground_unchecked |= desired.iter().any(stale);
         chunks.desired_set = desired.iter().copied().collect();
         chunks.desired = desired;
         chunks.selected_at = Some((f2, state.generation, view.clone()));
@@ -72,6 +80,7 @@ pub(crate) fn request_chunks(
     if chunks.ground_unchecked && chunks.ground_check.is_none() {
         chunks.ground_unchecked = false;
         let version = laid.version;
+        chunks.ground_checked = version;
         let (keys, laid, view) = (chunks.desired.clone(), laid.clone(), view.clone());
         let job = workers.spawn(move || {
             (keys.into_iter())
@@ -102,7 +111,7 @@ pub(crate) fn request_chunks(
     } = &mut *chunks;
     // The newest of the queued, waiting and shown meshes built for this
     // terrain: its ground print, and whether it is queued.
-    let have = |key: &ChunkKey, pending: &HashMap<ChunkKey, Pending>| {
+    let have = |key: &ChunkKey, pending: &HashMap<ChunkKey, Pending>, present: &Shown| {
         let queued = (pending.get(key))
             .filter(|p| p.generation == generation)
             .map(|p| p.print);
@@ -111,11 +120,7 @@ pub(crate) fn request_chunks(
                 .find(|m| m.key == *key && m.generation == generation)
                 .map(|m| m.ground.1)
         };
-        let shown = || {
-            (present.get(key))
-                .filter(|p| p.generation == generation)
-                .map(|p| p.ground.1)
-        };
+        let shown = || shown_print(present, key, generation);
         (queued.or_else(waiting).or_else(shown), queued.is_some())
     };
     let start = |key: ChunkKey, print: u64| {
@@ -132,10 +137,9 @@ pub(crate) fn request_chunks(
     // under the focus would wait for it.
     let (mut prints, started) = (0, Instant::now());
     for &key in desired.iter() {
-        let shown = present
-            .get(&key)
-            .is_some_and(|p| p.generation == generation);
-        if shown || have(&key, pending).0.is_some() {
+        // (Shown first: the quickest to look up.)
+        let shown = shown_print(present, &key, generation).is_some();
+        if shown || have(&key, pending, present).0.is_some() {
             continue; // most chunks, most frames
         }
         let spent = prints > 0 && started.elapsed() > CHECK_BUDGET;
@@ -150,8 +154,13 @@ pub(crate) fn request_chunks(
     // Then what the check found: chunks whose ground changed are meshed
     // again (a task for other ground is replaced, which cancels it).
     while let Some(&(key, print)) = ground_found.front() {
-        let (had, queued) = have(&key, pending);
+        let (had, queued) = have(&key, pending, present);
         if !desired_set.contains(&key) || had.is_none() || had == Some(print) {
+            // A shown mesh of this ground is current for these roads.
+            let current = |p: &&mut Present| p.generation == generation && p.ground.1 == print;
+            if let Some(p) = present.get_mut(&key).filter(current) {
+                p.ground.0 = laid.version;
+            }
             ground_found.pop_front();
             continue;
         }
@@ -161,6 +170,17 @@ pub(crate) fn request_chunks(
         ground_found.pop_front();
         pending.insert(key, start(key, print));
     }
+}
+
+/// The shown chunks.
+type Shown = HashMap<ChunkKey, Present>;
+
+/// The ground print of chunk `key`'s shown mesh, if built for terrain
+/// generation `generation`.
+fn shown_print(present: &Shown, key: &ChunkKey, generation: u64) -> Option<u64> {
+    (present.get(key))
+        .filter(|p| p.generation == generation)
+        .map(|p| p.ground.1)
 }
 
 /// Meshes chunk `key` on the laid ground whose print is `print`. Its

@@ -88,3 +88,68 @@ fn the_ground_is_checked_on_a_worker_while_newly_wanted_chunks_start() {
     let again: Vec<_> = chunks.pending.iter().map(|(k, p)| (*k, p.print)).collect();
     assert_eq!(again, [(*keys.last().unwrap(), 0)]);
 }
+
+#[test]
+fn a_kept_chunk_wanted_again_on_older_roads_is_checked_once() {
+    use crate::plugin::stream::settings::TerrainSettings;
+    use bevy::ecs::system::RunSystemOnce;
+    let state = TerrainState::new(&TerrainSettings::default()).unwrap();
+    let generation = state.generation;
+    let mut laid = LaidRoads::bare(state.terrain.clone());
+    laid.version = 3;
+    let mut world = World::new();
+    world.insert_resource(FocusState {
+        world: Some(DVec3::new(0.0, 0.0, 300.0)),
+    });
+    world.insert_resource(state);
+    world.insert_resource(laid);
+    world.init_resource::<ReliefWorkers>();
+    // Every chunk about to be wanted is shown, its ground checked against
+    // these roads, but one: kept from before, last checked against roads
+    // of version 2 (its print, 0, is the bare ground's: still current).
+    let view = ViewSettings::default();
+    let keys = select_chunks(DVec2::ZERO, &view);
+    let kept = keys[keys.len() / 2];
+    let mut chunks = ChunkManager {
+        ground_version: 3,
+        ground_checked: 3,
+        ..default()
+    };
+    for &k in &keys {
+        let present = Present {
+            entity: Entity::PLACEHOLDER,
+            generation,
+            ground: (if k == kept { 2 } else { 3 }, 0),
+            water: None,
+            road: None,
+            ribbons: None,
+            visible: true,
+        };
+        chunks.present.insert(k, present);
+    }
+    world.insert_resource(chunks);
+    // Wanted again: the ground is checked.
+    world.run_system_once(request_chunks).unwrap();
+    assert!(world.resource::<ChunkManager>().ground_check.is_some());
+    for _ in 0..1000 {
+        world.run_system_once(request_chunks).unwrap();
+        if world.resource::<ChunkManager>().ground_check.is_none() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let mut chunks = world.resource_mut::<ChunkManager>();
+    assert!(chunks.ground_check.is_none() && chunks.ground_found.is_empty());
+    // Its ground was as shown: nothing is meshed again, and the chunk is
+    // now known current for these roads.
+    assert!(chunks.pending.is_empty());
+    assert_eq!(chunks.present[&kept].ground, (3, 0));
+    assert!(chunks.complete(generation));
+    // A mesh built on older roads that arrives after this check began was
+    // in it: no second check. Before any check for these roads, one.
+    chunks.arrived_on(2, 3);
+    assert!(!chunks.ground_unchecked);
+    chunks.ground_checked = 2;
+    chunks.arrived_on(2, 3);
+    assert!(chunks.ground_unchecked);
+}

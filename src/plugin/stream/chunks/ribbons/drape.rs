@@ -4,6 +4,7 @@
 
 use super::Chunk;
 use crate::city::polygon::signed_area;
+use crate::geom::bounds;
 use crate::plugin::stream::coords::{dir_to_bevy, to_bevy};
 use crate::plugin::stream::mesh::MeshLists;
 use bevy::math::{DVec2, DVec3};
@@ -122,24 +123,6 @@ impl Chunk<'_> {
             prev = next;
         }
     }
-}
-
-/// The least and greatest coordinates of `poly`.
-fn bounds(poly: &[DVec2]) -> (DVec2, DVec2) {
-    (poly.iter()).fold((DVec2::INFINITY, DVec2::NEG_INFINITY), |(lo, hi), &p| {
-        (lo.min(p), hi.max(p))
-    })
-}
-
-/// Whether a quadrilateral is convex (either way round).
-pub(super) fn convex(q: &[DVec2; 4]) -> bool {
-    let turns = (0..4).map(|k| (q[(k + 1) % 4] - q[k]).perp_dot(q[(k + 2) % 4] - q[(k + 1) % 4]));
-    let (mut pos, mut neg) = (false, false);
-    for t in turns {
-        pos |= t > 0.0;
-        neg |= t < 0.0;
-    }
-    !(pos && neg)
 }
 
 /// Convex polygon `poly` cut down to where `side(p) >= 0` (Sutherland and

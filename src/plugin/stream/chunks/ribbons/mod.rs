@@ -297,7 +297,8 @@ impl Chunk<'_> {
             // One quad between the two sections (two triangles where a
             // sharp bend folds it).
             let quad = [p[0], p[1], q[1], q[0]];
-            if convex(&quad) {
+            let (lo, hi) = crate::geom::turn_range(&quad);
+            if lo >= 0.0 || hi <= 0.0 {
                 self.drape(r, &mut shared, &quad, color, lift, deck);
             } else {
                 for tri in [[p[0], p[1], q[1]], [p[0], q[1], q[0]]] {
@@ -378,6 +379,5 @@ fn samples(points: &[DVec2], skip: &[(f64, f64)]) -> Vec<(DVec2, f64)> {
 }
 
 mod drape;
-use drape::convex;
 #[cfg(test)]
 mod tests;
