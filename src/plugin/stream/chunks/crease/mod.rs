@@ -46,10 +46,11 @@ struct Crossing {
 /// chunk are ignored). `m` holds the grid as `ChunkMesh` builds it: vertex
 /// `j·(q+1) + i` at `(i·step, j·step)`, and the first `6·q²` indices its
 /// cells' two triangles, row by row. A cell is cut along every wall
-/// through it (walls that meet inside it, as at a pad's corner, joined);
-/// any other cell a wall meets (one ends inside it, or its step turns over
-/// there) is a fan round its centre that meets its cut neighbours at their
-/// edges. Returns how many cells were cut.
+/// through it (walls that meet inside it, as at a pad's corner, joined; a
+/// wall that ends inside it carried on to a corner); any other cell a wall
+/// meets (its step turns over there, or a wall lies wholly inside) is a fan
+/// round its centre that meets its cut neighbours at their edges. Returns
+/// how many cells were cut.
 pub(crate) fn crease(m: &mut MeshLists, q: usize, step: f64, walls: &[&[WallPoint]]) -> usize {
     let n = q + 1;
     let mut pieces = Vec::new();
@@ -99,11 +100,13 @@ pub(crate) fn crease(m: &mut MeshLists, q: usize, step: f64, walls: &[&[WallPoin
             continue;
         };
         cut[cell] = true;
-        match ring.parts(walls, group) {
-            Some(parts) => {
+        let chords = ring.chords(walls, group);
+        match chords.as_ref().and_then(|c| Some((c, ring.parts(c)?))) {
+            Some((chords, parts)) => {
                 for part in &parts {
                     ring.add(m, part, &mut added);
                 }
+                ring.close_ends(m, chords, &mut added);
             }
             None => ring.fan(m, &mut added),
         }
@@ -133,13 +136,33 @@ struct Ring {
     step: f64,
 }
 
-/// A wall through a cell: from crossing `entry` to crossing `exit`, by its
-/// turns inside the cell.
+/// A wall through a cell: from `entry` to `exit`, by its turns inside the
+/// cell (where it ends inside, its end is the last or first turn).
 struct Chord {
     index: usize,
-    entry: usize,
-    exit: usize,
+    entry: End,
+    exit: End,
     turns: Vec<WallPoint>,
+}
+
+/// Where a chord meets the cell's edge: a crossing, or, where its wall
+/// ends inside the cell, the corner its line is carried on to. There the
+/// ground on both sides meets at the corner's height, and the step between
+/// them at the wall's end is closed by a triangle standing on the line.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum End {
+    Crossing(usize),
+    Corner(usize),
+}
+
+impl End {
+    /// The item of the ring the chord leaves from (`after`) or comes to.
+    fn item(self, after: bool) -> Item {
+        match self {
+            End::Crossing(k) => Item::Copy(k, after),
+            End::Corner(c) => Item::Corner(c),
+        }
+    }
 }
 
 /// What goes round a part of a cell while it is split: a corner, a
@@ -234,30 +257,25 @@ impl Ring {
         }
     }
 
-    /// The cell's parts where every wall that meets it runs through it, in
-    /// at one edge and out at another (alone, or joined to another at a
-    /// turn inside, as at a pad's corner), each side of each at the same
-    /// height where it comes in and goes out; `None` otherwise (a wall ends
-    /// inside, or its step turns over). Each part anticlockwise: the
-    /// corners and crossings round it, and the walls' turns that bound it,
-    /// at its side's height.
-    fn parts(&self, walls: &[&[WallPoint]], group: &[Piece]) -> Option<Vec<Vec<Round>>> {
-        let chords = self.chords(walls, group)?;
+    /// The cell split along `chords`, each side of each at the same height
+    /// where it comes in and goes out; `None` otherwise (its step turns
+    /// over). Each part anticlockwise: the corners and crossings round it,
+    /// and the walls' turns that bound it, at its side's height.
+    fn parts(&self, chords: &[Chord]) -> Option<Vec<Vec<Round>>> {
         let ring = self.ring();
         // Split along each chord in turn (they do not cross: each lies in
         // one part).
         let mut parts = vec![ring];
-        for chord in &chords {
-            let holds = |p: &Vec<Item>| p.contains(&Item::Copy(chord.entry, true));
+        for chord in chords {
+            let (entry, exit) = (chord.entry.item(true), chord.exit.item(false));
+            let holds = |p: &Vec<Item>| p.contains(&entry) && p.contains(&exit);
             let at = parts.iter().position(holds)?;
             let part = parts.swap_remove(at);
             let find = |item: Item| part.iter().position(|&i| i == item);
-            let (e, x) = (
-                find(Item::Copy(chord.entry, true))?,
-                find(Item::Copy(chord.exit, false))?,
-            );
+            let (e, x) = (find(entry)?, find(exit)?);
             // From the entry's after side round to the exit's before side,
-            // back along the wall; and the rest, forward along it.
+            // back along the wall; and the rest, forward along it (a corner
+            // the wall is carried on to is in both).
             let n = part.len();
             let (mut left, mut right) = (Vec::new(), Vec::new());
             let mut k = e;
@@ -265,17 +283,22 @@ impl Ring {
                 left.push(part[k]);
                 k = (k + 1) % n;
             }
+            if let End::Corner(c) = chord.exit {
+                right.push(Item::Corner(c));
+            }
             while k != e {
                 right.push(part[k]);
                 k = (k + 1) % n;
             }
-            if !right.contains(&Item::Copy(chord.entry, false)) {
+            if let End::Crossing(a) = chord.entry
+                && !right.contains(&Item::Copy(a, false))
+            {
                 return None;
             }
-            let high = self.is_high(chord.entry, true);
-            if high != self.is_high(chord.exit, false) {
-                return None;
+            if let End::Corner(c) = chord.entry {
+                right.push(Item::Corner(c));
             }
+            let high = self.high(chord)?;
             let turns = 0..chord.turns.len();
             left.extend(
                 turns
@@ -337,6 +360,20 @@ impl Ring {
         }
     }
 
+    /// Whether the part on the right of a chord (going from its entry to its
+    /// exit) is the wall's high side, as its crossings say; `None` where
+    /// they disagree (the step turns over) or it has none.
+    fn high(&self, chord: &Chord) -> Option<bool> {
+        let at = |end: End, after: bool| match end {
+            End::Crossing(k) => Some(self.is_high(k, after)),
+            End::Corner(_) => None,
+        };
+        match (at(chord.entry, true), at(chord.exit, false)) {
+            (Some(a), Some(b)) => (a == b).then_some(a),
+            (a, b) => a.or(b),
+        }
+    }
+
     /// Whether a crossing's copy on one side (`after` or before) is the
     /// wall's top there.
     fn is_high(&self, k: usize, after: bool) -> bool {
@@ -349,52 +386,158 @@ impl Ring {
         z > other
     }
 
-    /// The walls through the cell as chords from one crossing to another:
-    /// its pieces joined end to start (within a wall, or from one wall to
-    /// the next at a turn inside the cell), each crossing the end of one;
-    /// `None` where a piece ends inside with none to go on.
+    /// The walls through the cell as chords: its pieces joined end to start
+    /// (within a wall, or from one wall to the next at a turn inside the
+    /// cell), from a crossing to a crossing, each crossing the end of one.
+    /// A wall that ends inside is carried on from its end to the corner its
+    /// line points to most nearly that no chord crosses. `None` where a
+    /// chord has no crossing, two would share a corner, or a piece is left.
     fn chords(&self, walls: &[&[WallPoint]], group: &[Piece]) -> Option<Vec<Chord>> {
         let crossing = |p: DVec2| self.crossings.iter().position(|c| c.at.distance(p) < ON);
         let ends: Vec<(WallPoint, WallPoint)> = (group.iter())
             .map(|p| (point_at(walls, p, p.t0), point_at(walls, p, p.t1)))
             .collect();
+        let joins = |a: DVec2, b: DVec2| a.distance(b) < ON;
+        // A chord starts at a crossing, or where a wall starts inside.
+        let head = |k: usize| {
+            let at = ends[k].0.0;
+            crossing(at).is_some() || !(0..ends.len()).any(|j| j != k && joins(ends[j].1.0, at))
+        };
         let mut used = vec![false; group.len()];
         let mut chords = Vec::new();
+        let mut open = Vec::new();
         for start in 0..group.len() {
-            let Some(entry) = crossing(ends[start].0.0) else {
-                continue;
-            };
-            if used[start] {
+            if used[start] || !head(start) {
                 continue;
             }
             let (mut at, mut turns) = (start, Vec::new());
             used[at] = true;
+            let entry = crossing(ends[start].0.0).map(End::Crossing);
+            if entry.is_none() {
+                turns.push(ends[start].0);
+            }
             let exit = loop {
                 let end = ends[at].1;
                 if let Some(exit) = crossing(end.0) {
-                    break exit;
+                    break Some(End::Crossing(exit));
                 }
-                // On to the piece that starts here.
-                let next =
-                    (0..group.len()).find(|&k| !used[k] && ends[k].0.0.distance(end.0) < ON)?;
                 turns.push(end);
-                used[next] = true;
-                at = next;
+                // On to the piece that starts here, if any.
+                match (0..group.len()).find(|&k| !used[k] && joins(ends[k].0.0, end.0)) {
+                    Some(next) => {
+                        used[next] = true;
+                        at = next;
+                    }
+                    None => break None,
+                }
             };
-            if exit == entry {
+            if entry.is_some() && entry == exit {
                 return None;
             }
             let index = chords.len();
+            // (Ends inside the cell are placed once every chord is known.)
+            for (end, is_exit) in [(entry, false), (exit, true)] {
+                if end.is_none() {
+                    open.push((index, is_exit));
+                }
+            }
+            let corner = End::Corner(usize::MAX);
             chords.push(Chord {
                 index,
-                entry,
-                exit,
+                entry: entry.unwrap_or(corner),
+                exit: exit.unwrap_or(corner),
                 turns,
             });
         }
         // Every piece on a chord, every crossing an end of one.
-        let ends_used = 2 * chords.len();
-        (used.iter().all(|&u| u) && ends_used == self.crossings.len()).then_some(chords)
+        let real = (chords.iter())
+            .flat_map(|c| [c.entry, c.exit])
+            .filter(|e| matches!(e, End::Crossing(_)))
+            .count();
+        if !(used.iter().all(|&u| u) && real == self.crossings.len()) {
+            return None;
+        }
+        // The chords' lines (segments), and the lines carried on so far.
+        let mut lines: Vec<(DVec2, DVec2)> = Vec::new();
+        for c in &chords {
+            let mut pts: Vec<DVec2> = Vec::with_capacity(c.turns.len() + 2);
+            if let End::Crossing(k) = c.entry {
+                pts.push(self.crossings[k].at);
+            }
+            pts.extend(c.turns.iter().map(|t| t.0));
+            if let End::Crossing(k) = c.exit {
+                pts.push(self.crossings[k].at);
+            }
+            lines.extend(pts.windows(2).map(|w| (w[0], w[1])));
+        }
+        let clear = |a: DVec2, b: DVec2, lines: &[(DVec2, DVec2)]| {
+            // (From just past the wall's end, which is on its own line.)
+            let a = a.lerp(b, 1.0e-6);
+            !(lines.iter()).any(|&(p, q)| crate::geom::segment_intersection(a, b, p, q).is_some())
+        };
+        for (index, is_exit) in open {
+            let turns = &chords[index].turns;
+            let (end, from) = match (is_exit, turns.len()) {
+                (_, 0) => return None,
+                (true, n) => (turns[n - 1].0, line_before(&chords[index], self, true)),
+                (false, _) => (turns[0].0, line_before(&chords[index], self, false)),
+            };
+            let ahead = (end - from).normalize_or_zero();
+            let mut order: Vec<usize> = (0..4).collect();
+            let cos = |c: usize| ahead.dot((self.at[c].truncate() - end).normalize_or_zero());
+            order.sort_by(|&a, &b| cos(b).total_cmp(&cos(a)));
+            let c = *order
+                .iter()
+                .find(|&&c| clear(end, self.at[c].truncate(), &lines))?;
+            lines.push((end, self.at[c].truncate()));
+            let chord = &mut chords[index];
+            if is_exit {
+                chord.exit = End::Corner(c);
+            } else {
+                chord.entry = End::Corner(c);
+            }
+        }
+        Some(chords)
+    }
+
+    /// The wall-side triangle at each end of a chord carried on to a
+    /// corner: from its top to its foot there and on to the corner, facing
+    /// the lower side.
+    fn close_ends(&self, m: &mut MeshLists, chords: &[Chord], out: &mut Vec<u32>) {
+        for chord in chords {
+            for is_exit in [false, true] {
+                let (End::Corner(c), Some(w)) = (
+                    if is_exit { chord.exit } else { chord.entry },
+                    if is_exit {
+                        chord.turns.last()
+                    } else {
+                        chord.turns.first()
+                    },
+                ) else {
+                    continue;
+                };
+                let Some(high) = self.high(chord) else {
+                    continue;
+                };
+                // Along the chord (entry to exit) on the carried-on part;
+                // the high side is on its right.
+                let corner = self.at[c].truncate();
+                let fwd = if is_exit { corner - w.0 } else { w.0 - corner };
+                let low = if high { fwd.perp() } else { -fwd.perp() };
+                let (top, foot) = (w.0.extend(w.2), w.0.extend(w.1));
+                let normal = (foot - top).cross(self.at[c] - top);
+                let ids = [
+                    self.vertex(m, Round::Wall(w.0, w.2, c)),
+                    self.vertex(m, Round::Wall(w.0, w.1, c)),
+                    self.corner[c] as u32,
+                ];
+                if normal.truncate().dot(low) >= 0.0 {
+                    out.extend(ids);
+                } else {
+                    out.extend([ids[0], ids[2], ids[1]]);
+                }
+            }
+        }
     }
 
     /// Adds the polygon `part` (anticlockwise), with vertices of its own
@@ -479,6 +622,22 @@ impl Ring {
             }
         }
     }
+}
+
+/// The point on a chord's line before its last turn (`at_exit`) or after
+/// its first: the turn next to it, or the crossing at its other end.
+fn line_before(chord: &Chord, ring: &Ring, at_exit: bool) -> DVec2 {
+    let n = chord.turns.len();
+    let (other, next) = if at_exit {
+        (chord.entry, n.checked_sub(2).map(|k| chord.turns[k].0))
+    } else {
+        (chord.exit, chord.turns.get(1).map(|t| t.0))
+    };
+    next.or(match other {
+        End::Crossing(k) => Some(ring.crossings[k].at),
+        End::Corner(_) => None,
+    })
+    .unwrap_or(chord.turns[0].0)
 }
 
 /// Cell `(i, j)`'s square (its sides exactly those of its neighbours').
