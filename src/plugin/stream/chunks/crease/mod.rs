@@ -457,6 +457,9 @@ impl Ring {
         if !(used.iter().all(|&u| u) && real == self.crossings.len()) {
             return None;
         }
+        if open.is_empty() {
+            return Some(chords); // most cells
+        }
         // The chords' lines (segments), and the lines carried on so far.
         let mut lines: Vec<(DVec2, DVec2)> = Vec::new();
         for c in &chords {
