@@ -265,9 +265,10 @@ fn cell_key(ids: &[usize], all: &[Structure], net: &RoadNetwork, generation: u64
 }
 
 /// A region's structures by cell: the key of what each cell's mesh is built
-/// from (its bridges and tunnels), and the structures' indices (with the
-/// walls that cross it, which the finest chunks draw).
-pub(crate) type StructureCells = BTreeMap<(i64, i64), (u64, Arc<Vec<usize>>)>;
+/// from (its bridges and tunnels; `None` where it has none, only walls),
+/// and the structures' indices (with the walls that cross it, which the
+/// finest chunks draw).
+pub(crate) type StructureCells = BTreeMap<(i64, i64), (Option<u64>, Arc<Vec<usize>>)>;
 
 /// Groups `all` by cell and keys each cell (on the worker that lays the
 /// region, not in the frame).
@@ -292,7 +293,8 @@ pub(crate) fn structure_cells(
             let drawn: Vec<usize> = (ids.iter().copied())
                 .filter(|&i| all[i].kind != StructureKind::Wall)
                 .collect();
-            (c, (cell_key(&drawn, all, net, generation), Arc::new(ids)))
+            let key = (!drawn.is_empty()).then(|| cell_key(&drawn, all, net, generation));
+            (c, (key, Arc::new(ids)))
         })
         .collect()
 }
@@ -326,18 +328,13 @@ pub(crate) fn update_structures(
     if moved {
         sm.looked_from = Some(f);
         let reach = state.view.view_distance;
+        // (A cell of walls alone has no mesh of its own.)
         let wanted: BTreeMap<(i64, i64), (u64, Arc<Vec<usize>>)> = (sm.cells.iter())
-            .filter(|(c, (_, ids))| {
+            .filter_map(|(c, (key, ids))| {
                 let lo = DVec2::new(c.0 as f64, c.1 as f64) * STRUCTURE_CELL;
-                // (A cell of walls alone has no mesh of its own.)
-                let drawn = |&i: &usize| {
-                    laid.structures
-                        .get(i)
-                        .is_some_and(|s| s.kind != StructureKind::Wall)
-                };
-                f.clamp(lo, lo + STRUCTURE_CELL).distance(f) <= reach && ids.iter().any(drawn)
+                let near = f.clamp(lo, lo + STRUCTURE_CELL).distance(f) <= reach;
+                Some((*c, (key.filter(|_| near)?, ids.clone())))
             })
-            .map(|(c, v)| (*c, v.clone()))
             .collect();
         sm.pending
             .retain(|c, p| wanted.get(c).is_some_and(|w| w.0 == p.0));
