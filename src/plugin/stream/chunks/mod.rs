@@ -36,7 +36,6 @@ use bevy::math::{DVec2, DVec3};
 use bevy::platform::collections::{HashMap, HashSet};
 use bevy::prelude::*;
 use std::collections::VecDeque;
-use std::time::{Duration, Instant};
 
 /// Marks every terrain chunk entity.
 #[derive(Component, Clone, Copy, Debug, Reflect)]
@@ -83,15 +82,6 @@ fn meshes_alike(a: &ViewSettings, b: &ViewSettings) -> bool {
         == (b.chunk_quads, b.min_chunk_size, b.built_filter)
 }
 
-/// Most ground prints taken for newly wanted chunks in a frame.
-const PRINTS_PER_FRAME: usize = 24;
-
-/// The main thread's time a frame for the ground prints of newly wanted
-/// chunks in `request_chunks`, and for the check of shown chunks' ribbons
-/// against newly laid roads in `update_ribbons` (their fingerprints); the
-/// rest waits for the next frame. Each does at least one chunk a frame.
-const CHECK_BUDGET: Duration = Duration::from_micros(250);
-
 /// A check of the wanted chunks' ground against newly laid roads, on a
 /// worker: the laid-roads version and terrain generation it checks against,
 /// and each chunk's ground print.
@@ -101,10 +91,23 @@ struct GroundCheck {
     job: Job<Vec<(ChunkKey, u64)>>,
 }
 
-/// A chunk mesh being built: for which generation and ground print.
+/// A shown chunk's roads fingerprint and ground print, as a ribbon check
+/// found them.
+type RibbonPrints = (ChunkKey, u64, u64);
+
+/// A check of shown chunks' ribbons against newly laid roads, on a worker:
+/// the laid-roads version it checks against, and what it found.
+struct RibbonCheck {
+    version: u64,
+    job: Job<Vec<RibbonPrints>>,
+}
+
+/// A chunk mesh being built: for which generation, laid-roads version and
+/// ground print (`None`: the job takes it, from that version's roads).
 struct Pending {
     generation: u64,
-    print: u64,
+    version: u64,
+    print: Option<u64>,
     job: Job<ChunkMesh>,
 }
 
@@ -132,6 +135,11 @@ pub struct ChunkManager {
     ribbon_tasks: std::collections::HashMap<ChunkKey, Job<RibbonResult>>,
     /// Some shown chunk may have ribbons to check against the laid roads.
     ribbons_unchecked: bool,
+    /// The check of shown chunks' ribbons under way on a worker.
+    ribbon_check: Option<RibbonCheck>,
+    /// What the last ribbon check found, nearest first, still to be
+    /// compared with the chunks' ribbons (as tasks allow).
+    ribbons_found: VecDeque<RibbonPrints>,
     /// The laid-roads version the ribbons were last checked against.
     ribbons_version: u64,
     selected_at: Option<(DVec2, u64, ViewSettings)>,
@@ -163,6 +171,8 @@ impl ChunkManager {
             && !self.ground_unchecked
             && self.ground_check.is_none()
             && self.ground_found.is_empty()
+            && self.ribbon_check.is_none()
+            && self.ribbons_found.is_empty()
             && !self.desired.is_empty()
             && self.desired.iter().all(|k| {
                 self.present

@@ -1,15 +1,14 @@
 //! Keeping shown chunks' road ribbons current when roads are laid anew
-//! (checked under the frame's budget, rebuilt on workers, swapped whole).
+//! (checked and rebuilt on workers, swapped whole).
 
 use super::super::roads::LaidRoads;
 use super::super::settings::TerrainState;
 use super::super::tasks::ReliefWorkers;
 use super::super::upload::UploadBudget;
-use super::{CHECK_BUDGET, ChunkKey, ChunkManager, build_ribbons, replace_child, roads_child};
+use super::{ChunkKey, ChunkManager, RibbonCheck, build_ribbons, replace_child, roads_child};
 use crate::plugin::ReliefAssets;
 use bevy::math::DVec2;
 use bevy::prelude::*;
-use std::time::Instant;
 
 /// Keeps every shown chunk's road ribbons current: when roads are laid anew,
 /// a chunk whose roads fingerprint changed gets new ribbons (built on a
@@ -42,31 +41,68 @@ pub(crate) fn update_ribbons(
         let child = ribbons.map(|r| roads_child(&mut meshes, &mut budget, &assets, r));
         replace_child(&mut commands, p.entity, &mut p.road, child);
     }
+    // Newly laid roads: a check against older ones is dropped.
     if chunks.ribbons_version != laid.version {
         chunks.ribbons_version = laid.version;
         chunks.ribbons_unchecked = true;
+        chunks.ribbons_found.clear();
     }
-    // Nothing to check, or no room for a task: the check waits (a full
-    // queue would stop it at the first chunk whose ribbons changed).
-    if !chunks.ribbons_unchecked || chunks.ribbon_tasks.len() >= view.max_tasks {
-        return;
+    if (chunks.ribbon_check.as_ref()).is_some_and(|c| c.version != laid.version) {
+        chunks.ribbon_check = None;
     }
-    chunks.ribbons_unchecked = false;
+    // The shown chunks whose ribbons are not known current have their
+    // prints taken on a worker (nearest first, then any other shown chunk).
+    if chunks.ribbons_unchecked && chunks.ribbon_check.is_none() {
+        chunks.ribbons_unchecked = false;
+        let ChunkManager {
+            present,
+            desired,
+            desired_set,
+            ..
+        } = &*chunks;
+        let others = (present.keys()).filter(|k| !desired_set.contains(*k));
+        let keys: Vec<ChunkKey> = (desired.iter().chain(others))
+            .filter(|k| {
+                (present.get(*k)).is_some_and(|p| {
+                    p.generation == state.generation
+                        && p.ribbons.is_none_or(|r| r.0 != laid.version)
+                        && k.draws_ribbons(view)
+                })
+            })
+            .copied()
+            .collect();
+        if !keys.is_empty() {
+            let version = laid.version;
+            let (laid, view) = (laid.clone(), view.clone());
+            let job = workers.spawn(move || {
+                (keys.into_iter())
+                    .map(|k| {
+                        let min = k.corner(&view);
+                        let max = min + DVec2::splat(k.size(&view));
+                        (k, laid.fingerprint(min, max), laid.ground_print(min, max))
+                    })
+                    .collect()
+            });
+            chunks.ribbon_check = Some(RibbonCheck { version, job });
+        }
+    }
+    if let Some(found) = (chunks.ribbon_check.as_mut()).and_then(|c| c.job.take()) {
+        chunks.ribbon_check = None;
+        chunks.ribbons_found = found.into();
+    }
+    // Then what it found: chunks whose roads changed get new ribbons, as
+    // tasks allow.
     let ChunkManager {
         present,
         pending,
         ribbon_tasks,
-        desired,
-        desired_set,
-        ribbons_unchecked,
+        ribbons_found,
         ..
     } = &mut *chunks;
-    // Nearest first (the desired list's order), then any other shown chunk.
-    let others: Vec<ChunkKey> = (present.keys().copied())
-        .filter(|k| !desired_set.contains(k))
-        .collect();
-    let (started, mut checked) = (Instant::now(), 0);
-    for &key in desired.iter().chain(&others) {
+    while ribbon_tasks.len() < view.max_tasks {
+        let Some((key, print, ground)) = ribbons_found.pop_front() else {
+            break;
+        };
         let Some(p) = present.get_mut(&key) else {
             continue;
         };
@@ -74,22 +110,12 @@ pub(crate) fn update_ribbons(
         let remeshing = (pending.get(&key)).is_some_and(|j| j.generation == state.generation);
         if p.generation != state.generation
             || p.ribbons.is_some_and(|r| r.0 == laid.version)
-            || !key.draws_ribbons(view)
             || remeshing
         {
             continue;
         }
-        if ribbon_tasks.len() >= view.max_tasks || (checked > 0 && started.elapsed() > CHECK_BUDGET)
-        {
-            *ribbons_unchecked = true; // the rest on a later frame
-            break;
-        }
-        checked += 1;
-        let min = key.corner(view);
-        let max = min + DVec2::splat(key.size(view));
-        let print = laid.fingerprint(min, max);
         let unchanged = p.ribbons.is_some_and(|r| r.1 == print);
-        if !unchanged && laid.ground_print(min, max) != p.ground.1 {
+        if !unchanged && ground != p.ground.1 {
             // Its ground will be meshed again, and the ribbons with it.
             continue;
         }

@@ -110,11 +110,12 @@ pub(crate) fn request_chunks(
         ..
     } = &mut *chunks;
     // The newest of the queued, waiting and shown meshes built for this
-    // terrain: its ground print, and whether it is queued.
+    // terrain: its ground print, and whether it is queued. (A job that takes
+    // its own print has none yet: no print found matches it.)
     let have = |key: &ChunkKey, pending: &HashMap<ChunkKey, Pending>, present: &Shown| {
         let queued = (pending.get(key))
             .filter(|p| p.generation == generation)
-            .map(|p| p.print);
+            .map(|p| p.print.unwrap_or(STALE));
         let waiting = || {
             (ready.iter().rev())
                 .find(|m| m.key == *key && m.generation == generation)
@@ -123,39 +124,40 @@ pub(crate) fn request_chunks(
         let shown = || shown_print(present, key, generation);
         (queued.or_else(waiting).or_else(shown), queued.is_some())
     };
-    let start = |key: ChunkKey, print: u64| {
+    let version = laid.version;
+    let start = |key: ChunkKey, print: Option<u64>| {
         let (laid, view) = (laid.clone(), view.clone());
         let job = workers.spawn(move || mesh_chunk(&laid, key, generation, &view, print));
         Pending {
             generation,
+            version,
             print,
             job,
         }
     };
-    // Chunks with no mesh (newly wanted, nearest first) start at once, their
-    // prints taken here: a check takes frames, and at 1,000 m/s the ground
-    // under the focus would wait for it.
-    let (mut prints, started) = (0, Instant::now());
+    // Chunks with no mesh (newly wanted, nearest first) start at once, each
+    // job taking its ground print: a check takes frames, and at 1,000 m/s
+    // the ground under the focus would wait for it.
     for &key in desired.iter() {
         // (Shown first: the quickest to look up.)
         let shown = shown_print(present, &key, generation).is_some();
         if shown || have(&key, pending, present).0.is_some() {
             continue; // most chunks, most frames
         }
-        let spent = prints > 0 && started.elapsed() > CHECK_BUDGET;
-        if pending.len() >= view.max_tasks || prints >= PRINTS_PER_FRAME || spent {
+        if pending.len() >= view.max_tasks {
             break; // the rest on a later frame
         }
-        prints += 1;
-        let min = key.corner(view);
-        let print = laid.ground_print(min, min + DVec2::splat(key.size(view)));
-        pending.insert(key, start(key, print));
+        pending.insert(key, start(key, None));
     }
     // Then what the check found: chunks whose ground changed are meshed
-    // again (a task for other ground is replaced, which cancels it).
+    // again (a task for other ground is replaced, which cancels it; one
+    // taking its own print from these roads is current).
     while let Some(&(key, print)) = ground_found.front() {
         let (had, queued) = have(&key, pending, present);
-        if !desired_set.contains(&key) || had.is_none() || had == Some(print) {
+        let current = (pending.get(&key)).is_some_and(|p| {
+            p.generation == generation && p.print.is_none() && p.version == version
+        });
+        if !desired_set.contains(&key) || had.is_none() || had == Some(print) || current {
             // A shown mesh of this ground is current for these roads.
             let current = |p: &&mut Present| p.generation == generation && p.ground.1 == print;
             if let Some(p) = present.get_mut(&key).filter(current) {
@@ -168,7 +170,7 @@ pub(crate) fn request_chunks(
             break;
         }
         ground_found.pop_front();
-        pending.insert(key, start(key, print));
+        pending.insert(key, start(key, Some(print)));
     }
 }
 
@@ -183,7 +185,8 @@ fn shown_print(present: &Shown, key: &ChunkKey, generation: u64) -> Option<u64> 
         .map(|p| p.ground.1)
 }
 
-/// Meshes chunk `key` on the laid ground whose print is `print`. Its
+/// Meshes chunk `key` on the laid ground whose print is `print` (taken
+/// here where not known). Its
 /// ribbons come with it, draped on the same ground (they are swapped in
 /// together), and where it is fine enough the parts of the retaining walls
 /// within it; their prints are taken here too.
@@ -192,10 +195,11 @@ fn mesh_chunk(
     key: ChunkKey,
     generation: u64,
     view: &ViewSettings,
-    print: u64,
+    print: Option<u64>,
 ) -> ChunkMesh {
     let min = key.corner(view);
     let max = min + DVec2::splat(key.size(view));
+    let print = print.unwrap_or_else(|| laid.ground_print(min, max));
     let ground = &laid.ground;
     // One grid for the ground and the ribbons draped on it.
     let grid = ChunkGrid::for_mesh(ground, key, view);
