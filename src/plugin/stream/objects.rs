@@ -441,6 +441,8 @@ pub(crate) fn spawn_cells(
             Some(c) if c.far => &assets.far_trees,
             _ => &assets.trees,
         };
+        // Spawned in batches, each entity whole (no component added after).
+        let (mut lit, mut plain) = (Vec::new(), Vec::new());
         for inst in list.drain(..take) {
             let tf = Transform::from_translation(to_bevy(inst.world - base, DVec2::ZERO))
                 .with_rotation(Quat::from_rotation_y(inst.yaw))
@@ -462,7 +464,7 @@ pub(crate) fn spawn_cells(
                         .cloned(),
                 ),
             };
-            let mut e = commands.spawn((
+            let object = (
                 ReliefObject {
                     kind: inst.kind,
                     world: inst.world,
@@ -470,12 +472,15 @@ pub(crate) fn spawn_cells(
                 tf,
                 Mesh3d(mesh),
                 ChildOf(cell),
-            ));
-            if let Some(m) = material {
-                e.insert(MeshMaterial3d(m));
+            );
+            match material {
+                Some(m) => lit.push((object, MeshMaterial3d(m))),
+                None => plain.push(object),
             }
             om.objects += 1;
         }
+        commands.spawn_batch(lit);
+        commands.spawn_batch(plain);
         budget -= take;
         if list.is_empty() {
             om.spawning.pop_front();
