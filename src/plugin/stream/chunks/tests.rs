@@ -1,5 +1,34 @@
 use super::*;
+use bevy::ecs::system::RunSystemOnce;
 use std::time::Duration;
+
+/// A world of bare ground (no roads laid, their version `version`) with the
+/// focus 300 m over the origin.
+fn bare_world(version: u64) -> World {
+    use crate::plugin::stream::settings::TerrainSettings;
+    let state = TerrainState::new(&TerrainSettings::default()).unwrap();
+    let mut laid = LaidRoads::bare(state.terrain.clone());
+    laid.version = version;
+    let mut world = World::new();
+    world.insert_resource(FocusState {
+        world: Some(DVec3::new(0.0, 0.0, 300.0)),
+    });
+    world.insert_resource(state);
+    world.insert_resource(laid);
+    world.init_resource::<ReliefWorkers>();
+    world
+}
+
+/// Runs `request_chunks` until no ground check is under way (at most 5 s).
+fn run_until_checked(world: &mut World) {
+    for _ in 0..1000 {
+        world.run_system_once(request_chunks).unwrap();
+        if world.resource::<ChunkManager>().ground_check.is_none() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
 
 #[test]
 fn kept_chunks_of_two_levels_leave_no_hole_and_no_overlap() {
@@ -27,17 +56,7 @@ fn kept_chunks_of_two_levels_leave_no_hole_and_no_overlap() {
 
 #[test]
 fn the_ground_is_checked_on_a_worker_while_newly_wanted_chunks_start() {
-    use crate::plugin::stream::settings::TerrainSettings;
-    use bevy::ecs::system::RunSystemOnce;
-    let state = TerrainState::new(&TerrainSettings::default()).unwrap();
-    let laid = LaidRoads::bare(state.terrain.clone());
-    let mut world = World::new();
-    world.insert_resource(FocusState {
-        world: Some(DVec3::new(0.0, 0.0, 300.0)),
-    });
-    world.insert_resource(state);
-    world.insert_resource(laid);
-    world.init_resource::<ReliefWorkers>();
+    let mut world = bare_world(0);
     // Every wanted chunk's ground is to be checked.
     world.insert_resource(ChunkManager {
         ground_unchecked: true,
@@ -67,14 +86,7 @@ fn the_ground_is_checked_on_a_worker_while_newly_wanted_chunks_start() {
     // Once the check is in, what it found is compared with the meshes:
     // only the farthest is meshed again. (The jobs started are building on
     // these roads, and take their prints from them: they are left be.)
-    for _ in 0..1000 {
-        world.run_system_once(request_chunks).unwrap();
-        let chunks = world.resource::<ChunkManager>();
-        if chunks.ground_check.is_none() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    run_until_checked(&mut world);
     let chunks = world.resource::<ChunkManager>();
     assert!(chunks.ground_check.is_none(), "the check never came in");
     // The tasks are all taken: what it found waits.
@@ -112,19 +124,8 @@ fn shown(generation: u64, print: u64) -> Present {
 
 #[test]
 fn a_kept_chunk_wanted_again_on_older_roads_is_checked_once() {
-    use crate::plugin::stream::settings::TerrainSettings;
-    use bevy::ecs::system::RunSystemOnce;
-    let state = TerrainState::new(&TerrainSettings::default()).unwrap();
-    let generation = state.generation;
-    let mut laid = LaidRoads::bare(state.terrain.clone());
-    laid.version = 3;
-    let mut world = World::new();
-    world.insert_resource(FocusState {
-        world: Some(DVec3::new(0.0, 0.0, 300.0)),
-    });
-    world.insert_resource(state);
-    world.insert_resource(laid);
-    world.init_resource::<ReliefWorkers>();
+    let mut world = bare_world(3);
+    let generation = world.resource::<TerrainState>().generation;
     // Every chunk about to be wanted is shown, its ground checked against
     // these roads, but one: kept from before, last checked against roads
     // of version 2 (its print, 0, is the bare ground's: still current).
@@ -145,13 +146,7 @@ fn a_kept_chunk_wanted_again_on_older_roads_is_checked_once() {
     // Wanted again: the ground is checked.
     world.run_system_once(request_chunks).unwrap();
     assert!(world.resource::<ChunkManager>().ground_check.is_some());
-    for _ in 0..1000 {
-        world.run_system_once(request_chunks).unwrap();
-        if world.resource::<ChunkManager>().ground_check.is_none() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    run_until_checked(&mut world);
     let mut chunks = world.resource_mut::<ChunkManager>();
     assert!(chunks.ground_check.is_none() && chunks.ground_found.is_empty());
     // Its ground was as shown: nothing is meshed again, and the chunk is
