@@ -11,6 +11,7 @@
 //! worker after each laying of roads; a changed chunk's new mesh is built on
 //! a worker too and swapped in whole, the old one shown until then.
 
+mod check;
 mod crease;
 mod mesh;
 mod refresh;
@@ -35,6 +36,7 @@ use crate::plugin::ReliefAssets;
 use bevy::math::{DVec2, DVec3};
 use bevy::platform::collections::{HashMap, HashSet};
 use bevy::prelude::*;
+use check::PrintCheck;
 use std::collections::VecDeque;
 
 /// Marks every terrain chunk entity.
@@ -82,25 +84,9 @@ fn meshes_alike(a: &ViewSettings, b: &ViewSettings) -> bool {
         == (b.chunk_quads, b.min_chunk_size, b.built_filter)
 }
 
-/// A check of the wanted chunks' ground against newly laid roads, on a
-/// worker: the laid-roads version and terrain generation it checks against,
-/// and each chunk's ground print.
-struct GroundCheck {
-    version: u64,
-    generation: u64,
-    job: Job<Vec<(ChunkKey, u64)>>,
-}
-
 /// A shown chunk's roads fingerprint and ground print, as a ribbon check
 /// found them.
 type RibbonPrints = (ChunkKey, u64, u64);
-
-/// A check of shown chunks' ribbons against newly laid roads, on a worker:
-/// the laid-roads version it checks against, and what it found.
-struct RibbonCheck {
-    version: u64,
-    job: Job<Vec<RibbonPrints>>,
-}
 
 /// A chunk mesh being built: for which generation, laid-roads version and
 /// ground print (`None`: the job takes it, from that version's roads).
@@ -118,30 +104,14 @@ pub struct ChunkManager {
     desired_set: HashSet<ChunkKey>,
     present: HashMap<ChunkKey, Present>,
     pending: HashMap<ChunkKey, Pending>,
-    /// The laid-roads version the chunks' ground was last checked against.
-    ground_version: u64,
-    /// Some wanted chunk may have ground to check against the laid roads.
-    ground_unchecked: bool,
-    /// The laid-roads version the last check was started for (every chunk
-    /// then wanted or being built is compared with what it finds).
-    ground_checked: u64,
-    /// The check of the wanted chunks' ground under way on a worker.
-    ground_check: Option<GroundCheck>,
-    /// What the last check found, nearest first, still to be compared with
-    /// the chunks' meshes (those it finds out of date are meshed again as
-    /// tasks allow).
-    ground_found: VecDeque<(ChunkKey, u64)>,
+    /// The wanted chunks' ground prints, checked after each laying of roads
+    /// (those found out of date are meshed again as tasks allow).
+    ground_check: PrintCheck<(ChunkKey, u64)>,
     ready: VecDeque<ChunkMesh>,
     ribbon_tasks: std::collections::HashMap<ChunkKey, Job<RibbonResult>>,
-    /// Some shown chunk may have ribbons to check against the laid roads.
-    ribbons_unchecked: bool,
-    /// The check of shown chunks' ribbons under way on a worker.
-    ribbon_check: Option<RibbonCheck>,
-    /// What the last ribbon check found, nearest first, still to be
-    /// compared with the chunks' ribbons (as tasks allow).
-    ribbons_found: VecDeque<RibbonPrints>,
-    /// The laid-roads version the ribbons were last checked against.
-    ribbons_version: u64,
+    /// The shown chunks' roads fingerprints, checked after each laying of
+    /// roads (those found changed get new ribbons as tasks allow).
+    ribbon_check: PrintCheck<RibbonPrints>,
     selected_at: Option<(DVec2, u64, ViewSettings)>,
     /// Something changed since the last retire pass.
     dirty: bool,
@@ -168,11 +138,8 @@ impl ChunkManager {
     /// Whether every wanted chunk is shown, current and nothing is pending.
     pub fn complete(&self, generation: u64) -> bool {
         self.pending_count() == 0
-            && !self.ground_unchecked
-            && self.ground_check.is_none()
-            && self.ground_found.is_empty()
-            && self.ribbon_check.is_none()
-            && self.ribbons_found.is_empty()
+            && self.ground_check.settled()
+            && self.ribbon_check.settled()
             && !self.desired.is_empty()
             && self.desired.iter().all(|k| {
                 self.present
@@ -186,7 +153,8 @@ impl ChunkManager {
     /// a check for the newest has begun: the chunk was then wanted and being
     /// built, so that check compares it.
     fn arrived_on(&mut self, built: u64, laid: u64) {
-        self.ground_unchecked |= built != laid && self.ground_checked != laid;
+        let check = &mut self.ground_check;
+        check.unchecked |= built != laid && check.began_for != laid;
     }
 
     /// Whether a shown chunk covers the point (ground under the focus).
@@ -286,7 +254,7 @@ pub(crate) fn receive_chunks(
                 entity
             }
         };
-        chunks.ribbons_unchecked = true;
+        chunks.ribbon_check.unchecked = true;
         let p = chunks.present.get_mut(&key).expect("just ensured");
         p.generation = generation;
         p.ground = ground;

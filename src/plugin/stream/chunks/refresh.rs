@@ -5,7 +5,7 @@ use super::super::roads::LaidRoads;
 use super::super::settings::TerrainState;
 use super::super::tasks::ReliefWorkers;
 use super::super::upload::UploadBudget;
-use super::{ChunkKey, ChunkManager, RibbonCheck, build_ribbons, replace_child, roads_child};
+use super::{ChunkKey, ChunkManager, build_ribbons, replace_child, roads_child};
 use crate::plugin::ReliefAssets;
 use bevy::math::DVec2;
 use bevy::prelude::*;
@@ -41,25 +41,17 @@ pub(crate) fn update_ribbons(
         let child = ribbons.map(|r| roads_child(&mut meshes, &mut budget, &assets, r));
         replace_child(&mut commands, p.entity, &mut p.road, child);
     }
-    // Newly laid roads: a check against older ones is dropped.
-    if chunks.ribbons_version != laid.version {
-        chunks.ribbons_version = laid.version;
-        chunks.ribbons_unchecked = true;
-        chunks.ribbons_found.clear();
-    }
-    if (chunks.ribbon_check.as_ref()).is_some_and(|c| c.version != laid.version) {
-        chunks.ribbon_check = None;
-    }
     // The shown chunks whose ribbons are not known current have their
     // prints taken on a worker (nearest first, then any other shown chunk).
-    if chunks.ribbons_unchecked && chunks.ribbon_check.is_none() {
-        chunks.ribbons_unchecked = false;
-        let ChunkManager {
-            present,
-            desired,
-            desired_set,
-            ..
-        } = &*chunks;
+    let ChunkManager {
+        ribbon_check,
+        present,
+        desired,
+        desired_set,
+        ..
+    } = &mut *chunks;
+    ribbon_check.follow(laid.version, state.generation);
+    ribbon_check.begin(|| {
         let others = (present.keys()).filter(|k| !desired_set.contains(*k));
         let keys: Vec<ChunkKey> = (desired.iter().chain(others))
             .filter(|k| {
@@ -71,36 +63,31 @@ pub(crate) fn update_ribbons(
             })
             .copied()
             .collect();
-        if !keys.is_empty() {
-            let version = laid.version;
-            let (laid, view) = (laid.clone(), view.clone());
-            let job = workers.spawn(move || {
-                (keys.into_iter())
-                    .map(|k| {
-                        let min = k.corner(&view);
-                        let max = min + DVec2::splat(k.size(&view));
-                        (k, laid.fingerprint(min, max), laid.ground_print(min, max))
-                    })
-                    .collect()
-            });
-            chunks.ribbon_check = Some(RibbonCheck { version, job });
+        if keys.is_empty() {
+            return None;
         }
-    }
-    if let Some(found) = (chunks.ribbon_check.as_mut()).and_then(|c| c.job.take()) {
-        chunks.ribbon_check = None;
-        chunks.ribbons_found = found.into();
-    }
+        let (laid, view) = (laid.clone(), view.clone());
+        Some(workers.spawn(move || {
+            (keys.into_iter())
+                .map(|k| {
+                    let min = k.corner(&view);
+                    let max = min + DVec2::splat(k.size(&view));
+                    (k, laid.fingerprint(min, max), laid.ground_print(min, max))
+                })
+                .collect()
+        }))
+    });
     // Then what it found: chunks whose roads changed get new ribbons, as
     // tasks allow.
     let ChunkManager {
         present,
         pending,
         ribbon_tasks,
-        ribbons_found,
+        ribbon_check,
         ..
     } = &mut *chunks;
     while ribbon_tasks.len() < view.max_tasks {
-        let Some((key, print, ground)) = ribbons_found.pop_front() else {
+        let Some((key, print, ground)) = ribbon_check.found.pop_front() else {
             break;
         };
         let Some(p) = present.get_mut(&key) else {

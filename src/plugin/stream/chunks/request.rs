@@ -37,7 +37,7 @@ pub(crate) fn request_chunks(
         pending.clear();
         ready.clear();
         present.values_mut().for_each(|p| p.ground.1 = STALE);
-        chunks.ground_unchecked = true;
+        chunks.ground_check.unchecked = true;
     }
     if reselect {
         let desired = select_chunks(f2, view);
@@ -48,7 +48,7 @@ pub(crate) fn request_chunks(
             (chunks.present.get(k)).is_some_and(|p| p.ground.0 != laid.version)
                 && !chunks.desired_set.contains(k)
         };
-        chunks.ground_unchecked |= desired.iter().any(stale);
+        chunks.ground_check.unchecked |= desired.iter().any(stale);
         chunks.desired_set = desired.iter().copied().collect();
         chunks.desired = desired;
         chunks.selected_at = Some((f2, state.generation, view.clone()));
@@ -65,50 +65,35 @@ pub(crate) fn request_chunks(
     }
     // Newly laid roads (or a chunk built on older ones, or new mesh
     // settings): every wanted chunk's ground print is taken again, on a
-    // worker. A check against older roads or terrain is dropped.
+    // worker.
     let generation = state.generation;
-    if chunks.ground_version != laid.version {
-        chunks.ground_version = laid.version;
-        chunks.ground_unchecked = true;
-        chunks.ground_found.clear();
-    }
-    if (chunks.ground_check.as_ref())
-        .is_some_and(|c| c.version != laid.version || c.generation != generation)
-    {
-        chunks.ground_check = None;
-    }
-    if chunks.ground_unchecked && chunks.ground_check.is_none() {
-        chunks.ground_unchecked = false;
-        let version = laid.version;
-        chunks.ground_checked = version;
-        let (keys, laid, view) = (chunks.desired.clone(), laid.clone(), view.clone());
-        let job = workers.spawn(move || {
+    let ChunkManager {
+        ground_check,
+        desired,
+        ..
+    } = &mut *chunks;
+    ground_check.follow(laid.version, generation);
+    ground_check.begin(|| {
+        let (keys, laid, view) = (desired.clone(), laid.clone(), view.clone());
+        Some(workers.spawn(move || {
             (keys.into_iter())
                 .map(|k| {
                     let min = k.corner(&view);
                     (k, laid.ground_print(min, min + DVec2::splat(k.size(&view))))
                 })
                 .collect()
-        });
-        chunks.ground_check = Some(GroundCheck {
-            version,
-            generation,
-            job,
-        });
-    }
-    if let Some(found) = (chunks.ground_check.as_mut()).and_then(|c| c.job.take()) {
-        chunks.ground_check = None;
-        chunks.ground_found = found.into();
-    }
+        }))
+    });
     let ChunkManager {
         desired,
         desired_set,
         present,
         pending,
         ready,
-        ground_found,
+        ground_check,
         ..
     } = &mut *chunks;
+    let ground_found = &mut ground_check.found;
     // The newest of the queued, waiting and shown meshes built for this
     // terrain: its ground print, and whether it is queued. (A job that takes
     // its own print has none yet: no print found matches it.)

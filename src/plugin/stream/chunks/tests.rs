@@ -23,7 +23,7 @@ fn bare_world(version: u64) -> World {
 fn run_until_checked(world: &mut World) {
     for _ in 0..1000 {
         world.run_system_once(request_chunks).unwrap();
-        if world.resource::<ChunkManager>().ground_check.is_none() {
+        if !world.resource::<ChunkManager>().ground_check.is_running() {
             break;
         }
         std::thread::sleep(Duration::from_millis(5));
@@ -58,16 +58,15 @@ fn kept_chunks_of_two_levels_leave_no_hole_and_no_overlap() {
 fn the_ground_is_checked_on_a_worker_while_newly_wanted_chunks_start() {
     let mut world = bare_world(0);
     // Every wanted chunk's ground is to be checked.
-    world.insert_resource(ChunkManager {
-        ground_unchecked: true,
-        ..default()
-    });
+    let mut chunks = ChunkManager::default();
+    chunks.ground_check.unchecked = true;
+    world.insert_resource(chunks);
     world.run_system_once(request_chunks).unwrap();
     let chunks = world.resource::<ChunkManager>();
     // The check runs on a worker; meanwhile the nearest are started,
     // nearest first, up to the tasks allowed at once, each job taking its
     // own ground print (none is taken in the frame).
-    assert!(chunks.ground_check.is_some() && !chunks.ground_unchecked);
+    assert!(chunks.ground_check.is_running() && !chunks.ground_check.unchecked);
     let started = chunks.pending.len();
     assert_eq!(started, ViewSettings::default().max_tasks);
     assert!(chunks.pending.values().all(|p| p.print.is_none()));
@@ -88,10 +87,10 @@ fn the_ground_is_checked_on_a_worker_while_newly_wanted_chunks_start() {
     // these roads, and take their prints from them: they are left be.)
     run_until_checked(&mut world);
     let chunks = world.resource::<ChunkManager>();
-    assert!(chunks.ground_check.is_none(), "the check never came in");
+    assert!(!chunks.ground_check.is_running(), "the check never came in");
     // The tasks are all taken: what it found waits.
     assert!(chunks.pending.values().all(|p| p.print.is_none()));
-    assert!(!chunks.ground_found.is_empty());
+    assert!(!chunks.ground_check.found.is_empty());
     // Once the jobs are in (shown, on this ground), the rest of it is gone
     // through.
     let mut chunks = world.resource_mut::<ChunkManager>();
@@ -101,7 +100,7 @@ fn the_ground_is_checked_on_a_worker_while_newly_wanted_chunks_start() {
     }
     world.run_system_once(request_chunks).unwrap();
     let chunks = world.resource::<ChunkManager>();
-    assert!(chunks.ground_found.is_empty());
+    assert!(chunks.ground_check.found.is_empty());
     let again: Vec<_> = (chunks.pending.iter())
         .filter_map(|(k, p)| Some((*k, p.print?)))
         .collect();
@@ -132,11 +131,10 @@ fn a_kept_chunk_wanted_again_on_older_roads_is_checked_once() {
     let view = ViewSettings::default();
     let keys = select_chunks(DVec2::ZERO, &view);
     let kept = keys[keys.len() / 2];
-    let mut chunks = ChunkManager {
-        ground_version: 3,
-        ground_checked: 3,
-        ..default()
-    };
+    let mut chunks = ChunkManager::default();
+    chunks.ground_check.follow(3, generation);
+    chunks.ground_check.unchecked = false;
+    chunks.ground_check.began_for = 3;
     for &k in &keys {
         let mut present = shown(generation, 0);
         present.ground.0 = if k == kept { 2 } else { 3 };
@@ -145,10 +143,10 @@ fn a_kept_chunk_wanted_again_on_older_roads_is_checked_once() {
     world.insert_resource(chunks);
     // Wanted again: the ground is checked.
     world.run_system_once(request_chunks).unwrap();
-    assert!(world.resource::<ChunkManager>().ground_check.is_some());
+    assert!(world.resource::<ChunkManager>().ground_check.is_running());
     run_until_checked(&mut world);
     let mut chunks = world.resource_mut::<ChunkManager>();
-    assert!(chunks.ground_check.is_none() && chunks.ground_found.is_empty());
+    assert!(chunks.ground_check.settled());
     // Its ground was as shown: nothing is meshed again, and the chunk is
     // now known current for these roads.
     assert!(chunks.pending.is_empty());
@@ -157,8 +155,8 @@ fn a_kept_chunk_wanted_again_on_older_roads_is_checked_once() {
     // A mesh built on older roads that arrives after this check began was
     // in it: no second check. Before any check for these roads, one.
     chunks.arrived_on(2, 3);
-    assert!(!chunks.ground_unchecked);
-    chunks.ground_checked = 2;
+    assert!(!chunks.ground_check.unchecked);
+    chunks.ground_check.began_for = 2;
     chunks.arrived_on(2, 3);
-    assert!(chunks.ground_unchecked);
+    assert!(chunks.ground_check.unchecked);
 }
