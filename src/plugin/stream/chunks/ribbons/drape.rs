@@ -10,23 +10,26 @@ use crate::plugin::stream::mesh::MeshLists;
 use bevy::math::{DVec2, DVec3};
 use bevy::platform::collections::HashMap;
 
+/// A ribbon being draped: the lists its pieces go into, its vertices by
+/// position (its pieces share them), and how it lies and looks.
+pub(super) struct Draped<'a> {
+    pub(super) out: &'a mut MeshLists,
+    pub(super) shared: HashMap<[u64; 2], u32>,
+    pub(super) color: [f32; 4],
+    /// How far above the ground (or the deck) it lies, metres.
+    pub(super) lift: f64,
+    /// The deck it lies on, where that is higher than the ground.
+    pub(super) deck: Option<f64>,
+}
+
 impl Chunk<'_> {
-    /// Adds convex polygon `poly` (world metres) draped on the chunk's
-    /// triangles: cut by the chunk's square, its grid cells and, where a
-    /// cell's two triangles are not one plane, its diagonal (as
+    /// Adds convex polygon `poly` (world metres) of ribbon `d` draped on the
+    /// chunk's triangles: cut by the chunk's square, its grid cells and,
+    /// where a cell's two triangles are not one plane, its diagonal (as
     /// [`super::triangle`] splits it), each piece at the ground's height (or
-    /// `deck`'s, where that is higher) plus `lift`, lit by the ground's
+    /// the deck's, where that is higher) plus the lift, lit by the ground's
     /// normal, facing up.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn drape(
-        &self,
-        r: &mut MeshLists,
-        shared: &mut HashMap<[u64; 2], u32>,
-        poly: &[DVec2],
-        color: [f32; 4],
-        lift: f64,
-        deck: Option<f64>,
-    ) {
+    pub(super) fn drape(&self, d: &mut Draped, poly: &[DVec2]) {
         let area = signed_area(poly);
         // (Also what is not finite.)
         if area.abs().partial_cmp(&1e-9) != Some(std::cmp::Ordering::Greater) {
@@ -62,13 +65,13 @@ impl Chunk<'_> {
                 let h = |a: i64, b: i64| (self.height)(a as usize, b as usize);
                 let bend = h(i, j) + h(i + 1, j + 1) - h(i + 1, j) - h(i, j + 1);
                 if bend.abs() <= 1e-9 * (1.0 + h(i, j).abs()) {
-                    self.piece(r, shared, &piece, color, lift, deck);
+                    self.piece(d, &piece);
                     continue;
                 }
                 // Split by the diagonal (x − i = y − j): below it, then above.
                 for sign in [1.0, -1.0] {
                     clip(&piece, |p| sign * ((p.x - x) - (p.y - y)), &mut half);
-                    self.piece(r, shared, &half, color, lift, deck);
+                    self.piece(d, &half);
                 }
             }
         }
@@ -76,20 +79,19 @@ impl Chunk<'_> {
 
     /// Adds one convex piece (grid coordinates, counter-clockwise) of a
     /// draped polygon as a fan, its vertices shared with the ribbon's other
-    /// pieces (`shared`, by position).
-    #[allow(clippy::too_many_arguments)]
-    fn piece(
-        &self,
-        r: &mut MeshLists,
-        shared: &mut HashMap<[u64; 2], u32>,
-        piece: &[DVec2],
-        color: [f32; 4],
-        lift: f64,
-        deck: Option<f64>,
-    ) {
+    /// pieces (by position).
+    fn piece(&self, d: &mut Draped, piece: &[DVec2]) {
         if piece.len() < 3 || signed_area(piece) < 5e-13 {
             return;
         }
+        let Draped {
+            out: r,
+            shared,
+            color,
+            lift,
+            deck,
+        } = d;
+        let (color, lift, deck) = (*color, *lift, *deck);
         let mut vertex = |l: DVec2| {
             *shared
                 .entry([l.x.to_bits(), l.y.to_bits()])

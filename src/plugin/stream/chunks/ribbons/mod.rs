@@ -285,8 +285,13 @@ impl Chunk<'_> {
             [pts[k].0 + side, pts[k].0 - side]
         };
         let reach = width / 2.0;
-        // The ribbon's vertices by position: its pieces share them.
-        let mut shared = HashMap::new();
+        let mut d = Draped {
+            out: r,
+            shared: HashMap::new(),
+            color,
+            lift,
+            deck,
+        };
         for k in 1..pts.len() {
             let (a, b) = (pts[k - 1], pts[k]);
             let (lo, hi) = (a.0.min(b.0) - reach, a.0.max(b.0) + reach);
@@ -299,10 +304,10 @@ impl Chunk<'_> {
             let quad = [p[0], p[1], q[1], q[0]];
             let (lo, hi) = crate::geom::turn_range(&quad);
             if lo >= 0.0 || hi <= 0.0 {
-                self.drape(r, &mut shared, &quad, color, lift, deck);
+                self.drape(&mut d, &quad);
             } else {
                 for tri in [[p[0], p[1], q[1]], [p[0], q[1], q[0]]] {
-                    self.drape(r, &mut shared, &tri, color, lift, deck);
+                    self.drape(&mut d, &tri);
                 }
             }
         }
@@ -379,5 +384,6 @@ fn samples(points: &[DVec2], skip: &[(f64, f64)]) -> Vec<(DVec2, f64)> {
 }
 
 mod drape;
+use drape::Draped;
 #[cfg(test)]
 mod tests;

@@ -14,11 +14,7 @@ fn ribbons_drape_on_fine_chunks_face_up_and_are_lit_as_the_ground() {
     let roads = RoadLayer::new(Arc::new(net));
     let streams = StreamLayer::default();
     let view = ViewSettings::default();
-    let key = ChunkKey {
-        level: 0,
-        x: (p.x / 64.0).floor() as i64,
-        y: (p.y / 64.0).floor() as i64,
-    };
+    let key = finest_at(p, &view);
     let g = LaidGround::new(Arc::new(t.clone()));
     let r =
         build_ribbons(&g, key, &view, &roads, &streams, &[]).expect("a road crosses this chunk");
@@ -164,11 +160,7 @@ fn a_road_over_water_is_a_deck_above_the_lake() {
     }]);
     let roads = RoadLayer::new(Arc::new(net));
     let view = ViewSettings::default();
-    let key = ChunkKey {
-        level: 0,
-        x: (a.x / 64.0).floor() as i64,
-        y: (a.y / 64.0).floor() as i64,
-    };
+    let key = finest_at(a, &view);
     let g = LaidGround::new(Arc::new(t.clone()));
     let r = build_ribbons(&g, key, &view, &roads, &StreamLayer::default(), &[]).expect("a deck");
     let mut pier_feet = 0;
@@ -261,4 +253,14 @@ fn bridge_and_tunnel_stretches_are_left_out_and_footways_have_steps() {
         build_ribbons(&g, coarse, &view, &roads, &StreamLayer::default(), &spans).expect("ribbons");
     let count = |colour: [f32; 4]| r.colors.iter().filter(|c| **c == colour).count();
     assert!(count(STAIR_COLOR) > 0 && count(STEP_COLOR) == 0);
+}
+
+/// The finest chunk holding `p`.
+fn finest_at(p: DVec2, view: &ViewSettings) -> ChunkKey {
+    let at = (p / view.min_chunk_size).floor();
+    ChunkKey {
+        level: 0,
+        x: at.x as i64,
+        y: at.y as i64,
+    }
 }
