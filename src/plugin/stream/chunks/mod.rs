@@ -97,6 +97,20 @@ struct Pending {
     job: Job<ChunkMesh>,
 }
 
+impl Pending {
+    /// The ground print this job builds on, as a check of the roads of
+    /// `version` that found `found` sees it: its own, or, for a job taking
+    /// its print from those very roads, the same as the check's; for one
+    /// taking it from older roads, none a check finds ([`STALE`]).
+    fn print_as_found(&self, version: u64, found: u64) -> u64 {
+        (self.print).unwrap_or(if self.version == version {
+            found
+        } else {
+            STALE
+        })
+    }
+}
+
 /// The chunk bookkeeping: what is wanted, shown and being built.
 #[derive(Resource, Default)]
 pub struct ChunkManager {

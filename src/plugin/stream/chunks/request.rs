@@ -94,13 +94,14 @@ pub(crate) fn request_chunks(
         ..
     } = &mut *chunks;
     let ground_found = &mut ground_check.found;
+    let version = laid.version;
     // The newest of the queued, waiting and shown meshes built for this
-    // terrain: its ground print, and whether it is queued. (A job that takes
-    // its own print has none yet: no print found matches it.)
-    let have = |key: &ChunkKey, pending: &HashMap<ChunkKey, Pending>, present: &Shown| {
+    // terrain: its ground print as a check of these roads that found `found`
+    // sees it, and whether it is queued.
+    let have = |key: &ChunkKey, pending: &HashMap<ChunkKey, Pending>, present: &Shown, found| {
         let queued = (pending.get(key))
             .filter(|p| p.generation == generation)
-            .map(|p| p.print.unwrap_or(STALE));
+            .map(|p| p.print_as_found(version, found));
         let waiting = || {
             (ready.iter().rev())
                 .find(|m| m.key == *key && m.generation == generation)
@@ -109,7 +110,6 @@ pub(crate) fn request_chunks(
         let shown = || shown_print(present, key, generation);
         (queued.or_else(waiting).or_else(shown), queued.is_some())
     };
-    let version = laid.version;
     let start = |key: ChunkKey, print: Option<u64>| {
         let (laid, view) = (laid.clone(), view.clone());
         let job = workers.spawn(move || mesh_chunk(&laid, key, generation, &view, print));
@@ -126,7 +126,7 @@ pub(crate) fn request_chunks(
     for &key in desired.iter() {
         // (Shown first: the quickest to look up.)
         let shown = shown_print(present, &key, generation).is_some();
-        if shown || have(&key, pending, present).0.is_some() {
+        if shown || have(&key, pending, present, STALE).0.is_some() {
             continue; // most chunks, most frames
         }
         if pending.len() >= view.max_tasks {
@@ -135,17 +135,13 @@ pub(crate) fn request_chunks(
         pending.insert(key, start(key, None));
     }
     // Then what the check found: chunks whose ground changed are meshed
-    // again (a task for other ground is replaced, which cancels it; one
-    // taking its own print from these roads is current).
+    // again (a task for other ground is replaced, which cancels it).
     while let Some(&(key, print)) = ground_found.front() {
-        let (had, queued) = have(&key, pending, present);
-        let current = (pending.get(&key)).is_some_and(|p| {
-            p.generation == generation && p.print.is_none() && p.version == version
-        });
-        if !desired_set.contains(&key) || had.is_none() || had == Some(print) || current {
+        let (had, queued) = have(&key, pending, present, print);
+        if !desired_set.contains(&key) || had.is_none() || had == Some(print) {
             // A shown mesh of this ground is current for these roads.
-            let current = |p: &&mut Present| p.generation == generation && p.ground.1 == print;
-            if let Some(p) = present.get_mut(&key).filter(current) {
+            let on_it = |p: &&mut Present| p.generation == generation && p.ground.1 == print;
+            if let Some(p) = present.get_mut(&key).filter(on_it) {
                 p.ground.0 = laid.version;
             }
             ground_found.pop_front();
