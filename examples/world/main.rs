@@ -438,8 +438,8 @@ fn smoke_mode(
     if smoke.settled >= SETTLE && !smoke.requested {
         smoke.requested = true;
         info!(
-            "world complete after {frame} frames: {} chunks, {} objects; capturing",
-            stats.chunks_present, stats.objects
+            "world complete after {frame} frames: {} chunks, {} objects, {} far trees; capturing",
+            stats.chunks_present, stats.objects, stats.far_trees
         );
         if let Some(last) = &tool.last {
             match last {

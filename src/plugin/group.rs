@@ -207,14 +207,14 @@ impl Plugin for ReliefObjectsPlugin {
             .add_systems(
                 PostUpdate,
                 (
-                    (
-                        objects::request_cells,
-                        objects::tree_detail,
-                        objects::spawn_cells,
-                    )
-                        .chain(),
+                    // Cities' buildings draw on the upload budget before the
+                    // far trees.
                     cities::update_cities,
+                    objects::request_cells,
+                    objects::tree_detail,
+                    objects::spawn_cells,
                 )
+                    .chain()
                     .in_set(ReliefSystems::Objects)
                     .run_if(resource_exists::<ReliefAssets>),
             );

@@ -47,7 +47,7 @@ pub use stream::cities::{CITY_TILE, CityBuildings};
 pub use stream::coords::{
     OriginShifted, ReliefFocus, RenderOrigin, WorldAnchor, dir_to_bevy, from_bevy, to_bevy,
 };
-pub use stream::objects::{CellKey, OBJECT_CELL, ObjectCell, ObjectKind, ReliefObject};
+pub use stream::objects::{CellKey, FarTrees, OBJECT_CELL, ObjectCell, ObjectKind, ReliefObject};
 pub use stream::roads::{LaidRoads, RegionSource, RoadSource};
 pub use stream::settings::{SettingsError, TerrainSettings, TerrainState, ViewSettings};
 pub use stream::shapes::FAR_TREES;
@@ -166,8 +166,6 @@ pub struct ReliefAssets {
     pub walls: Vec<Handle<StandardMaterial>>,
     /// Tree meshes by variety.
     pub trees: Vec<Handle<Mesh>>,
-    /// Their far versions (from `FAR_TREES` metres on).
-    pub far_trees: Vec<Handle<Mesh>>,
     /// Feature meshes, in the order of [`Feature::ALL`](crate::terrain::Feature::ALL).
     pub features: Vec<Handle<Mesh>>,
     /// Unit building meshes by roof variant.
@@ -196,8 +194,10 @@ pub struct ReliefStats {
     pub object_cells: usize,
     /// Object cells being computed or spawned.
     pub objects_pending: usize,
-    /// Object entities alive (trees, features, buildings).
+    /// Object entities alive (near trees, features, buildings).
     pub objects: usize,
+    /// Trees shown in far meshes, one a cell ([`FarTrees`]).
+    pub far_trees: usize,
     /// Roads in the network around the focus.
     pub roads: usize,
     /// A road network is being generated (objects near the focus wait for it).
@@ -312,9 +312,6 @@ fn create_assets(world: &mut World) {
     let trees = (0..shapes::TREE_VARIETIES)
         .map(|v| meshes.add(shapes::tree_mesh(v)))
         .collect();
-    let far_trees = (0..shapes::TREE_VARIETIES)
-        .map(|v| meshes.add(shapes::far_tree_mesh(v)))
-        .collect();
     let features = Feature::ALL
         .iter()
         .map(|&f| meshes.add(shapes::feature_mesh(f)))
@@ -330,7 +327,6 @@ fn create_assets(world: &mut World) {
         vertex: None,
         walls: Vec::new(),
         trees,
-        far_trees,
         features,
         buildings,
     };
@@ -401,6 +397,7 @@ fn update_stats(
         stats.object_cells = objects.cell_count();
         stats.objects_pending = objects.pending_count();
         stats.objects = objects.objects;
+        stats.far_trees = objects.far_trees;
     }
     let Some(chunks) = chunks else {
         return;

@@ -1,5 +1,5 @@
 //! The frame's upload budget: the bytes of streamed meshes (ground chunks
-//! and their road ribbons, structures, city buildings) handed to the
+//! and their road ribbons, structures, city buildings, far trees) handed to the
 //! renderer in one frame, shared by the parts that stream them. A frame
 //! that uploads a whole region's meshes at once stalls the render thread;
 //! one budget for all keeps the sum small, whichever parts a game adds.
@@ -9,7 +9,8 @@
 //! ([`ReliefSystems::Settings`](crate::plugin::ReliefSystems)); the parts
 //! draw on it in their systems' order: the ground first (a missing chunk is
 //! a hole: its meshes are counted but never held back, within their own
-//! count cap), then structures, then cities' buildings, with what is left.
+//! count cap), then structures, then cities' buildings, then far trees,
+//! with what is left.
 
 use super::mesh::render_only;
 use super::settings::TerrainState;

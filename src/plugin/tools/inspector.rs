@@ -210,7 +210,10 @@ fn inspector_ui(world: &mut World) {
                 stats.objects_pending,
                 stats.objects,
             ));
-            ui.monospace(format!("focus ({:.1}, {:.1}, {:.1})", f.x, f.y, f.z));
+            ui.monospace(format!(
+                "focus ({:.1}, {:.1}, {:.1})  far trees {}",
+                f.x, f.y, f.z, stats.far_trees
+            ));
             for e in &errors {
                 ui.colored_label(egui::Color32::LIGHT_RED, format!("rejected: {e}"));
             }

@@ -460,48 +460,119 @@ fn a_contour_road_edit_rebuilds_no_city_mesh() {
     assert_eq!(city_entities(&mut app), before);
 }
 
-/// Trees of object cells at least `FAR_TREES` from the focus wear their far
-/// mesh, nearer ones their near mesh, and they change over as the focus
-/// moves. Returns (near, far) trees counted, and prints the trees'
-/// triangles against all near meshes.
+/// Trees of object cells at least `FAR_TREES` from the focus are one far
+/// mesh a cell, nearer ones an entity each with their near mesh, and they
+/// change over as the focus moves. Returns (near, far) trees counted, and
+/// prints the trees' triangles and entities against near meshes only.
 fn tree_meshes_follow_the_distance(app: &mut App, focus: Entity) -> (usize, usize) {
-    use bevy_relief::plugin::{CellKey, FAR_TREES, ObjectCell, ReliefAssets};
+    use bevy_relief::plugin::{
+        CellKey, FAR_TREES, FarTrees, OBJECT_CELL, ObjectCell, ReliefAssets,
+    };
     let assets = app.world().resource::<ReliefAssets>().clone();
     let origin = *app.world().resource::<RenderOrigin>();
+    let ground = app.world().resource::<LaidRoads>().ground.clone();
     let f = origin.to_world(app.world().get::<Transform>(focus).unwrap().translation);
+    let cell_of = |app: &App, mut e: Entity| loop {
+        if let Some(c) = app.world().get::<ObjectCell>(e) {
+            return c.0;
+        }
+        e = app
+            .world()
+            .get::<ChildOf>(e)
+            .expect("under a cell")
+            .parent();
+    };
+    // Each cell's highest ground contact: its trees' (from the core) and its
+    // other objects' (entities near and far).
+    let mut q = app.world_mut().query::<(&ReliefObject, &ChildOf)>();
+    let mut tops: HashMap<CellKey, f64> = HashMap::new();
+    let mut trees: HashMap<CellKey, usize> = HashMap::new();
+    for (o, parent) in q.iter(app.world()) {
+        let key = cell_of(app, parent.parent());
+        let top = tops.entry(key).or_insert_with(|| {
+            let min = key.corner();
+            let max = min + DVec2::splat(OBJECT_CELL);
+            let in_cell = ground.trees_in(min, max);
+            trees.insert(key, ground.trees_in(min, max).count());
+            in_cell.fold(f64::NEG_INFINITY, |t, tree| t.max(tree.z))
+        });
+        *top = top.max(o.world.z);
+    }
+    let mut cells = app.world_mut().query::<&ObjectCell>();
+    for c in cells.iter(app.world()) {
+        let key = c.0;
+        tops.entry(key).or_insert_with(|| {
+            let (min, max) = (key.corner(), key.corner() + DVec2::splat(OBJECT_CELL));
+            trees.insert(key, ground.trees_in(min, max).count());
+            (ground.trees_in(min, max)).fold(f64::NEG_INFINITY, |t, tree| t.max(tree.z))
+        });
+    }
     let mut q = app
         .world_mut()
         .query::<(&ReliefObject, &Mesh3d, &ChildOf)>();
-    // Each cell's highest ground contact, over all its objects.
-    let mut tops: HashMap<CellKey, f64> = HashMap::new();
-    for (o, _, parent) in q.iter(app.world()) {
-        let key = app.world().get::<ObjectCell>(parent.parent()).unwrap().0;
-        let top = tops.entry(key).or_insert(f64::NEG_INFINITY);
-        *top = top.max(o.world.z);
-    }
+    let mut far_q = app
+        .world_mut()
+        .query::<(&FarTrees, &Mesh3d, &ChildOf, Option<&Visibility>)>();
     let meshes = app.world().resource::<Assets<Mesh>>();
-    let tris = |h: &Handle<Mesh>| meshes.get(h).map_or(0, |m| m.count_vertices() / 3);
-    let (mut near, mut far, mut drawn, mut all_near) = (0, 0, 0, 0);
+    let tris = |h: &Handle<Mesh>| {
+        (meshes.get(h)).map_or(0, |m| {
+            m.indices().map_or(m.count_vertices(), |i| i.len()) / 3
+        })
+    };
+    let (mut near, mut far, mut drawn, mut entities, mut bytes) = (0, 0, 0, 0, 0);
+    let mut shown: HashMap<CellKey, (usize, usize)> = HashMap::new();
     for (o, mesh, parent) in q.iter(app.world()) {
         let ObjectKind::Tree(v) = o.kind else {
             continue;
         };
-        let key = app.world().get::<ObjectCell>(parent.parent()).unwrap().0;
+        let key = cell_of(app, parent.parent());
         let d = key.view_distance(f, tops[&key]);
-        let v = v as usize % assets.trees.len();
+        assert!(d < FAR_TREES + 8.0, "a near tree {d:.0} m away");
+        assert_eq!(mesh.0, assets.trees[v as usize % assets.trees.len()]);
         drawn += tris(&mesh.0);
-        all_near += tris(&assets.trees[v]);
-        // (Between FAR_TREES and 8 m beyond, either: the hysteresis.)
-        if d < FAR_TREES {
-            assert_eq!(mesh.0, assets.trees[v], "a tree {d:.0} m away");
-            near += 1;
-        } else if d >= FAR_TREES + 8.0 {
-            assert_eq!(mesh.0, assets.far_trees[v], "a tree {d:.0} m away");
-            far += 1;
-        }
+        entities += 1;
+        shown.entry(key).or_default().0 += 1;
+        near += (d < FAR_TREES) as usize;
     }
+    for (t, mesh, parent, visibility) in far_q.iter(app.world()) {
+        let key = cell_of(app, parent.parent());
+        assert_eq!(t.trees, trees[&key], "the trees of cell {key:?}");
+        if visibility == Some(&Visibility::Hidden) {
+            // Kept for the next time the cell is far.
+            continue;
+        }
+        let d = key.view_distance(f, tops[&key]);
+        assert!(d >= FAR_TREES, "far trees {d:.0} m away");
+        drawn += tris(&mesh.0);
+        entities += 1;
+        bytes += (meshes.get(&mesh.0)).map_or(0, |m| {
+            m.get_vertex_buffer_size() + m.get_index_buffer_bytes().map_or(0, <[u8]>::len)
+        });
+        shown.entry(key).or_default().1 += t.trees;
+        far += (d >= FAR_TREES + 8.0) as usize * t.trees;
+    }
+    // Every cell shows each of its trees once, near or far.
+    for (key, n) in &trees {
+        let (near, far) = shown.get(key).copied().unwrap_or_default();
+        assert!(
+            (near, far) == (*n, 0) || (near, far) == (0, *n),
+            "cell {key:?}: {near} near and {far} far of {n} trees"
+        );
+    }
+    let far_shown: usize = shown.values().map(|s| s.1).sum();
+    assert_eq!(app.world().resource::<ReliefStats>().far_trees, far_shown);
+    let all: usize = trees.values().sum();
+    let all_near: usize = (trees.keys())
+        .flat_map(|key| {
+            let min = key.corner();
+            ground.trees_in(min, min + DVec2::splat(OBJECT_CELL))
+        })
+        .map(|t| tris(&assets.trees[t.variety as usize % assets.trees.len()]))
+        .sum();
     println!(
-        "trees: {near} near, {far} far; {drawn} triangles drawn, {all_near} with near meshes only"
+        "trees: {near} near, {far} far; {drawn} triangles in {entities} entities drawn \
+         (far meshes {:.2} MiB), {all_near} in {all} with near meshes only",
+        bytes as f64 / (1 << 20) as f64
     );
     (near, far)
 }

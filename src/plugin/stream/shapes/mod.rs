@@ -13,12 +13,13 @@ use bevy::math::{Affine3A, Quat, Vec3, Vec3Swizzles};
 use bevy::mesh::Mesh;
 use std::f32::consts::{FRAC_PI_2, PI, TAU};
 use std::iter::once;
+use std::sync::LazyLock;
 
 mod solid;
 #[cfg(test)]
 mod tests;
 
-use solid::{Solid, place, shade, srgb, v3};
+use solid::{Solid, Welded, place, shade, srgb, v3};
 
 /// Number of tree varieties (the terrain's selector gives 0..4).
 pub const TREE_VARIETIES: usize = 4;
@@ -139,10 +140,35 @@ pub fn tree_mesh(v: usize) -> Mesh {
     s.into_mesh()
 }
 
+/// One far tree of variety `v` alone, as in [`far_trees_mesh`].
+#[cfg(test)]
+pub fn far_tree_mesh(v: usize) -> Mesh {
+    far_trees_mesh([(v, Affine3A::IDENTITY)]).expect("a tree")
+}
+
+/// Faces of a far tree that meet at less than this angle (its cosine) share
+/// their vertices: seen from [`FAR_TREES`] on, a crown is as well smooth as
+/// faceted, in a third of the vertices.
+const FAR_SMOOTH: f32 = 0.2;
+
+/// Trees of varieties `v` placed by `m` (scale, turn, then move: an
+/// entity's transform), each in its far shape (`far_tree`) on shared
+/// vertices, in one mesh; `None` for no trees. A cell's far trees are one
+/// mesh, not an entity each.
+pub fn far_trees_mesh(trees: impl IntoIterator<Item = (usize, Affine3A)>) -> Option<Mesh> {
+    static FAR: LazyLock<[Welded; TREE_VARIETIES]> =
+        LazyLock::new(|| std::array::from_fn(|v| far_tree(v).welded(FAR_SMOOTH)));
+    let mut all = Welded::default();
+    for (v, m) in trees {
+        all.add(&FAR[v % TREE_VARIETIES], m);
+    }
+    (!all.indices.is_empty()).then(|| all.into_mesh())
+}
+
 /// Tree variety `v` as seen from afar ([`FAR_TREES`] metres and more):
 /// the same outline and colours as [`tree_mesh`] in a quarter of its
 /// triangles or fewer (a thin trunk under one cone or one coarse crown).
-pub fn far_tree_mesh(v: usize) -> Mesh {
+fn far_tree(v: usize) -> Solid {
     let bark = srgb(0.36, 0.25, 0.16);
     let mut s = Solid::default();
     match v % TREE_VARIETIES {
@@ -177,7 +203,7 @@ pub fn far_tree_mesh(v: usize) -> Mesh {
             s.add(Solid::blob(0, 0.1, 62, green).xf(crown));
         }
     }
-    s.into_mesh()
+    s
 }
 
 /// A point feature's mesh (Mine: dark shaft opening with a timber frame and

@@ -248,6 +248,43 @@ impl Solid {
         s
     }
 
+    /// The solid as shared vertices: a triangle's corner joins a vertex at
+    /// its point whose normal is within the angle of cosine `min_cos` of the
+    /// triangle's (a smooth surface) and adds its normal (by area) and
+    /// colour to the vertex's mean; a sharper edge keeps its own vertices.
+    pub(super) fn welded(&self, min_cos: f32) -> Welded {
+        // Per vertex: position, summed area normal, summed colour, faces.
+        let mut verts: Vec<(Vec3, Vec3, [f32; 4], f32)> = Vec::new();
+        let mut indices = Vec::with_capacity(self.0.len() * 3);
+        for (t, col) in &self.0 {
+            let area = (t[1] - t[0]).cross(t[2] - t[0]);
+            let unit = area.normalize();
+            for p in t {
+                let joins = |v: &(Vec3, Vec3, [f32; 4], f32)| {
+                    v.0.distance_squared(*p) < 1e-10 && v.1.normalize().dot(unit) >= min_cos
+                };
+                let i = match verts.iter().position(joins) {
+                    Some(i) => i,
+                    None => {
+                        verts.push((*p, Vec3::ZERO, [0.0; 4], 0.0));
+                        verts.len() - 1
+                    }
+                };
+                let v = &mut verts[i];
+                v.1 += area;
+                v.2 = std::array::from_fn(|k| v.2[k] + col[k]);
+                v.3 += 1.0;
+                indices.push(i as u32);
+            }
+        }
+        Welded {
+            positions: verts.iter().map(|v| v.0).collect(),
+            normals: verts.iter().map(|v| v.1.normalize()).collect(),
+            colors: (verts.iter()).map(|v| v.2.map(|c| c / v.3)).collect(),
+            indices,
+        }
+    }
+
     /// The mesh: three vertices per triangle with its face normal.
     pub(super) fn into_mesh(self) -> Mesh {
         let n = self.0.len() * 3;
@@ -265,5 +302,46 @@ impl Solid {
             }
         }
         colored_mesh(positions, normals, colors, (0..n as u32).collect())
+    }
+}
+
+/// A solid's triangles on shared vertices ([`Solid::welded`]).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Welded {
+    pub(super) positions: Vec<Vec3>,
+    pub(super) normals: Vec<Vec3>,
+    pub(super) colors: Vec<Rgba>,
+    pub(super) indices: Vec<u32>,
+}
+
+impl Welded {
+    /// Adds `other` moved by `m` (normals by its inverse transpose; a
+    /// mirroring `m` keeps the faces outward).
+    pub(super) fn add(&mut self, other: &Welded, m: Affine3A) {
+        let base = self.positions.len() as u32;
+        let normal = m.matrix3.inverse().transpose();
+        (self.positions).extend(other.positions.iter().map(|&p| m.transform_point3(p)));
+        (self.normals).extend(other.normals.iter().map(|&n| (normal * n).normalize()));
+        self.colors.extend_from_slice(&other.colors);
+        let flip = m.matrix3.determinant() < 0.0;
+        for t in other.indices.chunks_exact(3) {
+            let t = if flip {
+                [t[0], t[2], t[1]]
+            } else {
+                [t[0], t[1], t[2]]
+            };
+            self.indices.extend(t.map(|i| base + i));
+        }
+    }
+
+    /// The mesh.
+    pub(super) fn into_mesh(self) -> Mesh {
+        let arrays = |v: Vec<Vec3>| v.iter().map(Vec3::to_array).collect();
+        colored_mesh(
+            arrays(self.positions),
+            arrays(self.normals),
+            self.colors,
+            self.indices,
+        )
     }
 }

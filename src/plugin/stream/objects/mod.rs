@@ -12,22 +12,28 @@
 //! plugin and a road radius), a cell waits until the roads over it are
 //! laid, so nothing stands on a road; a cell is keyed on the roads it stands
 //! on (their fingerprint), so when roads are re-laid, exactly the cells
-//! whose roads changed are rebuilt. Trees of cells [`FAR_TREES`] or more
-//! from the focus, across the ground and down from a focus above them, wear
-//! their far mesh (chosen before the frame's spawns, so a cell's trees always
-//! agree).
+//! whose roads changed are rebuilt. The trees of cells [`FAR_TREES`] or
+//! more from the focus, across the ground and down from a focus above them,
+//! are one mesh a cell of their far shapes (see [`trees`]).
 
 use super::coords::{FocusState, RenderOrigin, WorldAnchor, to_bevy};
 use super::roads::{LaidRoads, RoadManager};
 use super::settings::TerrainState;
+#[cfg(doc)]
 use super::shapes::FAR_TREES;
 use super::tasks::{Job, ReliefWorkers};
+use super::upload::UploadBudget;
 use crate::num::hash_unit;
 use crate::plugin::ReliefAssets;
 use crate::terrain::{Feature, LaidGround};
 use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
+
+mod trees;
+pub use trees::FarTrees;
+pub(crate) use trees::tree_detail;
+use trees::{CellTrees, far_trees};
 
 /// Side of an object cell, metres.
 pub const OBJECT_CELL: f64 = 128.0;
@@ -44,6 +50,11 @@ impl CellKey {
     /// South-west corner, metres.
     pub fn corner(&self) -> DVec2 {
         DVec2::new(self.x as f64, self.y as f64) * OBJECT_CELL
+    }
+
+    /// The anchor of the cell's entity: its corner at height 0.
+    fn base(&self) -> DVec3 {
+        self.corner().extend(0.0)
     }
 
     fn distance(&self, p: DVec2) -> f64 {
@@ -102,6 +113,15 @@ pub struct Instance {
     pub scale: Vec3,
 }
 
+impl Instance {
+    /// Its transform relative to its cell's anchor `base`.
+    fn transform(&self, base: DVec3) -> Transform {
+        Transform::from_translation(to_bevy(self.world - base, DVec2::ZERO))
+            .with_rotation(Quat::from_rotation_y(self.yaw))
+            .with_scale(self.scale)
+    }
+}
+
 /// A cell's contents as computed on a worker thread.
 pub struct CellContents {
     key: CellKey,
@@ -111,23 +131,13 @@ pub struct CellContents {
     print: u64,
     version: u64,
     instances: Vec<Instance>,
+    /// Its trees' far mesh.
+    far_mesh: Option<Mesh>,
 }
 
 /// The highest ground contact of a cell's objects (−∞ with none).
 fn top_of(instances: &[Instance]) -> f64 {
     (instances.iter()).fold(f64::NEG_INFINITY, |t, i| t.max(i.world.z))
-}
-
-/// Whether a cell's trees wear their far mesh, `far` now: far from
-/// [`FAR_TREES`] plus [`DETAIL_STEP`], near again below [`FAR_TREES`] (so that
-/// they do not flicker at the edge).
-fn far_trees(key: &CellKey, f: DVec3, top: f64, far: bool) -> bool {
-    let d = key.view_distance(f, top);
-    if far {
-        d >= FAR_TREES
-    } else {
-        d >= FAR_TREES + DETAIL_STEP
-    }
 }
 
 /// Everything in one cell of the laid ground, in a canonical order.
@@ -184,10 +194,20 @@ struct LiveCell {
     entity: Entity,
     /// The roads fingerprint its objects were placed around.
     print: u64,
-    /// Whether its trees wear the far mesh.
-    far: bool,
     /// The highest ground contact of its objects.
     top: f64,
+    /// Its features and buildings spawned (its trees are counted in
+    /// `trees`).
+    spawned: usize,
+    /// Its trees.
+    trees: CellTrees,
+}
+
+/// Objects waiting to be spawned under `parent`, an entity of cell `key`.
+struct Spawn {
+    key: CellKey,
+    parent: Entity,
+    list: Vec<Instance>,
 }
 
 /// Object cell bookkeeping.
@@ -201,18 +221,41 @@ pub struct ObjectManager {
     /// The check of the live cells against newly laid roads, on a worker:
     /// the cells whose roads changed, with the prints they had.
     recheck: Option<Job<Vec<(CellKey, u64)>>>,
-    /// Cells whose contents wait to be spawned: the entity and what is left.
-    spawning: VecDeque<(CellKey, Entity, Vec<Instance>)>,
+    /// Objects waiting to be spawned, by cell.
+    spawning: VecDeque<Spawn>,
+    /// Cells whose trees are changing over between near and far.
+    unsettled: BTreeSet<CellKey>,
     generation: u64,
     /// The laid-roads version the cells were last checked against.
     roads_version: u64,
     /// Cells alive whose roads changed, waiting to be placed again.
-    stale: std::collections::BTreeSet<CellKey>,
-    /// Object entities alive.
+    stale: BTreeSet<CellKey>,
+    /// Object entities alive (near trees, features, buildings).
     pub objects: usize,
+    /// Trees shown in far meshes ([`FarTrees`]).
+    pub far_trees: usize,
 }
 
 impl ObjectManager {
+    /// Despawns cell `key` with everything under it; the entities it had.
+    fn remove_cell(&mut self, key: CellKey, commands: &mut Commands) -> usize {
+        let Some(cell) = self.cells.remove(&key) else {
+            return 0;
+        };
+        commands.entity(cell.entity).despawn();
+        self.spawning.retain(|s| s.key != key);
+        self.unsettled.remove(&key);
+        let n = cell.spawned + cell.trees.near_spawned;
+        self.objects -= n;
+        match cell.trees.mesh {
+            trees::FarMesh::Shown { visible, .. } => {
+                self.far_trees -= visible as usize * cell.trees.list.len();
+                n + 1
+            }
+            _ => n,
+        }
+    }
+
     /// Cells alive.
     pub fn cell_count(&self) -> usize {
         self.cells.len()
@@ -223,6 +266,7 @@ impl ObjectManager {
     pub fn pending_count(&self) -> usize {
         self.pending.len()
             + self.spawning.len()
+            + self.unsettled.len()
             + self.stale.len()
             + self.recheck.is_some() as usize
     }
@@ -268,7 +312,6 @@ pub(crate) fn request_cells(
     workers: Res<ReliefWorkers>,
     road_plugin: Option<Res<RoadManager>>,
     mut objects: ResMut<ObjectManager>,
-    counts: Query<&Children, With<ObjectCell>>,
 ) {
     let Some(f) = focus.world else { return };
     let f = f.truncate();
@@ -283,14 +326,16 @@ pub(crate) fn request_cells(
         om.pending.clear();
         om.recheck = None;
         om.spawning.clear();
+        om.unsettled.clear();
         om.objects = 0;
+        om.far_trees = 0;
         om.generation = state.generation;
     }
     // Leave with a cell of slack, so cells at the edge do not flicker.
     let mut gone = Vec::new();
-    for (k, cell) in &om.cells {
+    for k in om.cells.keys() {
         if !wanted(k, f, &state, OBJECT_CELL) {
-            gone.push((*k, cell.entity));
+            gone.push(*k);
         }
     }
     // Roads laid anew: cells whose roads changed are placed again (the old
@@ -320,18 +365,14 @@ pub(crate) fn request_cells(
     om.stale.retain(|k| om.cells.contains_key(k));
     // A bounded number of entities go per frame (at least one cell); the
     // rest go on the next frames.
-    gone.sort_by_key(|g| g.0);
+    gone.sort();
     let mut budget = 2 * state.view.object_spawns_per_frame;
-    for (k, e) in gone {
-        let n = counts.get(e).map_or(0, |c| c.len());
+    for k in gone {
         if budget == 0 {
             break;
         }
+        let n = om.remove_cell(k, &mut commands);
         budget = budget.saturating_sub(n.max(1));
-        om.objects -= n;
-        om.cells.remove(&k);
-        om.spawning.retain(|s| s.0 != k);
-        commands.entity(e).despawn();
     }
     om.pending.retain(|k, _| wanted(k, f, &state, OBJECT_CELL));
     // Wanted cells, nearest first.
@@ -368,18 +409,26 @@ pub(crate) fn request_cells(
         let generation = state.generation;
         om.pending.insert(
             k,
-            workers.spawn(move || CellContents {
-                key: k,
-                generation,
-                print: roads_print(&k, &laid),
-                version: laid.version,
-                instances: cell_contents(&laid.ground, k),
+            workers.spawn(move || {
+                let instances = cell_contents(&laid.ground, k);
+                CellContents {
+                    key: k,
+                    generation,
+                    print: roads_print(&k, &laid),
+                    version: laid.version,
+                    // (Built whether or not the cell arrives far: most cells
+                    // in reach are.)
+                    far_mesh: trees::far_mesh(&instances, k.base()),
+                    instances,
+                }
             }),
         );
     }
 }
 
-/// Spawns finished cells' objects, at most `object_spawns_per_frame` a frame.
+/// Spawns finished cells' objects, at most `object_spawns_per_frame` a
+/// frame, and changes cells' trees over between near and far.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn spawn_cells(
     mut commands: Commands,
     state: Res<TerrainState>,
@@ -387,8 +436,10 @@ pub(crate) fn spawn_cells(
     assets: Res<ReliefAssets>,
     focus: Res<FocusState>,
     laid: Res<LaidRoads>,
+    workers: Res<ReliefWorkers>,
+    mut budget: ResMut<UploadBudget>,
+    mut meshes: ResMut<Assets<Mesh>>,
     mut objects: ResMut<ObjectManager>,
-    counts: Query<&Children, With<ObjectCell>>,
 ) {
     let om = &mut *objects;
     for c in super::take_finished(&mut om.pending) {
@@ -401,13 +452,8 @@ pub(crate) fn spawn_cells(
             om.stale.insert(c.key);
         }
         // A cell placed again replaces its old objects.
-        if let Some(old) = om.cells.remove(&c.key) {
-            om.objects -= counts.get(old.entity).map_or(0, |ch| ch.len());
-            om.spawning.retain(|s| s.0 != c.key);
-            commands.entity(old.entity).despawn();
-        }
-        let corner = c.key.corner();
-        let anchor = WorldAnchor(DVec3::new(corner.x, corner.y, 0.0));
+        om.remove_cell(c.key, &mut commands);
+        let anchor = WorldAnchor(c.key.base());
         let e = commands
             .spawn((
                 Name::new(format!("objects ({}, {})", c.key.x, c.key.y)),
@@ -419,37 +465,49 @@ pub(crate) fn spawn_cells(
             .id();
         let top = top_of(&c.instances);
         let far = (focus.world).is_some_and(|f| far_trees(&c.key, f, top, true));
+        let trees = CellTrees::new(&c.instances, far, c.far_mesh);
+        let mut others = c.instances;
+        others.retain(|i| !matches!(i.kind, ObjectKind::Tree(_)));
         let cell = LiveCell {
             entity: e,
             print: c.print,
-            far,
             top,
+            spawned: 0,
+            trees,
         };
         om.cells.insert(c.key, cell);
-        om.spawning.push_back((c.key, e, c.instances));
+        om.unsettled.insert(c.key);
+        om.spawning.push_back(Spawn {
+            key: c.key,
+            parent: e,
+            list: others,
+        });
     }
-    let mut budget = state.view.object_spawns_per_frame;
-    while budget > 0 {
-        let Some((key, cell, list)) = om.spawning.front_mut() else {
+    let mut frame = trees::Frame {
+        commands: &mut commands,
+        workers: &workers,
+        budget: &mut budget,
+        meshes: &mut meshes,
+        assets: &assets,
+    };
+    for key in std::mem::take(&mut om.unsettled) {
+        if !om.settle(key, &mut frame) {
+            om.unsettled.insert(key);
+        }
+    }
+    let mut spawns = state.view.object_spawns_per_frame;
+    while spawns > 0 {
+        let Some(next) = om.spawning.front_mut() else {
             break;
         };
-        let corner = key.corner();
-        let base = DVec3::new(corner.x, corner.y, 0.0);
-        let take = list.len().min(budget);
-        let cell = *cell;
-        let trees = match om.cells.get(key) {
-            Some(c) if c.far => &assets.far_trees,
-            _ => &assets.trees,
-        };
+        let base = next.key.base();
+        let take = next.list.len().min(spawns);
         // Spawned in batches, each entity whole (no component added after).
         let (mut lit, mut plain) = (Vec::new(), Vec::new());
-        for inst in list.drain(..take) {
-            let tf = Transform::from_translation(to_bevy(inst.world - base, DVec2::ZERO))
-                .with_rotation(Quat::from_rotation_y(inst.yaw))
-                .with_scale(inst.scale);
+        for inst in next.list.drain(..take) {
             let (mesh, material) = match inst.kind {
                 ObjectKind::Tree(v) => (
-                    trees[v as usize % trees.len()].clone(),
+                    assets.trees[v as usize % assets.trees.len()].clone(),
                     assets.vertex.clone(),
                 ),
                 ObjectKind::Feature(f) => (
@@ -469,64 +527,28 @@ pub(crate) fn spawn_cells(
                     kind: inst.kind,
                     world: inst.world,
                 },
-                tf,
+                inst.transform(base),
                 Mesh3d(mesh),
-                ChildOf(cell),
+                ChildOf(next.parent),
             );
             match material {
                 Some(m) => lit.push((object, MeshMaterial3d(m))),
                 None => plain.push(object),
             }
-            om.objects += 1;
         }
         commands.spawn_batch(lit);
         commands.spawn_batch(plain);
-        budget -= take;
-        if list.is_empty() {
-            om.spawning.pop_front();
-        }
-    }
-}
-
-/// The focus moves this far before the trees' detail is chosen again,
-/// metres; a cell goes far at [`FAR_TREES`] plus this, near again below
-/// [`FAR_TREES`] (see [`far_trees`]).
-const DETAIL_STEP: f64 = 8.0;
-
-/// Gives the trees of cells that crossed [`FAR_TREES`] their near or far
-/// mesh.
-pub(crate) fn tree_detail(
-    focus: Res<FocusState>,
-    assets: Res<ReliefAssets>,
-    mut objects: ResMut<ObjectManager>,
-    children: Query<&Children, With<ObjectCell>>,
-    mut trees: Query<(&ReliefObject, &mut Mesh3d)>,
-) {
-    let Some(f) = focus.world else {
-        return;
-    };
-    let om = &mut *objects;
-    if om.detail_at.is_some_and(|at| at.distance(f) < DETAIL_STEP) {
-        return;
-    }
-    om.detail_at = Some(f);
-    for (key, cell) in om.cells.iter_mut() {
-        let now = far_trees(key, f, cell.top, cell.far);
-        if now == cell.far {
-            continue;
-        }
-        cell.far = now;
-        let meshes = if now {
-            &assets.far_trees
-        } else {
-            &assets.trees
-        };
-        for &c in children.get(cell.entity).into_iter().flatten() {
-            if let Ok((o, mut mesh)) = trees.get_mut(c)
-                && let ObjectKind::Tree(v) = o.kind
-            {
-                mesh.0 = meshes[v as usize % meshes.len()].clone();
+        spawns -= take;
+        om.objects += take;
+        if let Some(cell) = om.cells.get_mut(&next.key) {
+            if cell.entity == next.parent {
+                cell.spawned += take;
+            } else {
+                cell.trees.near_spawned += take;
             }
+        }
+        if next.list.is_empty() {
+            om.spawning.pop_front();
         }
     }
 }
@@ -537,59 +559,4 @@ pub fn feature_index(f: Feature) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::terrain::Terrain;
-
-    #[test]
-    fn a_cell_is_as_far_as_its_nearest_point_across_and_its_top_below() {
-        let key = CellKey { x: 1, y: 0 }; // x 128..256, y 0..128
-        // Beside it, level with its top: the distance across.
-        assert_eq!(key.view_distance(DVec3::new(100.0, 64.0, 50.0), 50.0), 28.0);
-        // Above it: the height over its top; below its top: none.
-        assert_eq!(
-            key.view_distance(DVec3::new(200.0, 64.0, 350.0), 50.0),
-            300.0
-        );
-        assert_eq!(key.view_distance(DVec3::new(200.0, 64.0, 10.0), 50.0), 0.0);
-        // Both: 3, 4, 5.
-        assert_eq!(key.view_distance(DVec3::new(98.0, 64.0, 90.0), 50.0), 50.0);
-        // An empty cell: across only.
-        let empty = top_of(&[]);
-        assert_eq!(
-            key.view_distance(DVec3::new(100.0, 64.0, 900.0), empty),
-            28.0
-        );
-        // Near below FAR_TREES, far from 8 m beyond it, either between.
-        let at = |h: f64| DVec3::new(200.0, 64.0, 50.0 + h);
-        assert!(!far_trees(&key, at(FAR_TREES - 1.0), 50.0, true));
-        assert!(far_trees(&key, at(FAR_TREES + 1.0), 50.0, true));
-        assert!(!far_trees(&key, at(FAR_TREES + 1.0), 50.0, false));
-        assert!(far_trees(&key, at(FAR_TREES + DETAIL_STEP), 50.0, false));
-    }
-
-    #[test]
-    fn cell_contents_are_deterministic_and_on_the_ground() {
-        let t = Terrain::default();
-        let ground = LaidGround::new(std::sync::Arc::new(t.clone()));
-        // A cell with a known mine shaft at (285, 389).
-        let key = CellKey { x: 2, y: 3 };
-        let a = cell_contents(&ground, key);
-        let b = cell_contents(&ground, key);
-        assert_eq!(a.len(), b.len());
-        assert!(
-            a.iter()
-                .any(|i| i.kind == ObjectKind::Feature(Feature::Mine)
-                    && i.world.truncate() == DVec2::new(285.0, 389.0))
-        );
-        for (i, j) in a.iter().zip(&b) {
-            assert_eq!((i.kind, i.world, i.yaw), (j.kind, j.world, j.yaw));
-            match i.kind {
-                ObjectKind::Tree(_) | ObjectKind::Feature(_) => {
-                    assert_eq!(i.world.z, t.height(i.world.x, i.world.y))
-                }
-                _ => {}
-            }
-        }
-    }
-}
+mod tests;
