@@ -160,6 +160,7 @@ fn main() -> AppExit {
     let mut fxaa = false;
     let mut no_gpu_timing = false;
     let mut hide = Vec::new();
+    let mut size = None;
     let mut start = DVec3::new(19000.0, 1260.0, 600.0);
     let mut far = false;
     let mut args = std::env::args().skip(1);
@@ -194,6 +195,20 @@ fn main() -> AppExit {
                 return AppExit::from_code(2);
             };
             hide = kinds;
+            continue;
+        }
+        if a == "--size" {
+            let wh = args.next().and_then(|v| {
+                let (w, h) = v.split_once('x')?;
+                Some((w.parse::<u32>().ok()?, h.parse::<u32>().ok()?))
+            });
+            let Some(wh) =
+                wh.filter(|&(w, h)| (16..=7680).contains(&w) && (16..=4320).contains(&h))
+            else {
+                eprintln!("--size needs WxH, each 16 to 7680 by 4320 pixels");
+                return AppExit::from_code(2);
+            };
+            size = Some(wh);
             continue;
         }
         if a == "--json" {
@@ -240,16 +255,23 @@ fn main() -> AppExit {
             }
             _ => {
                 eprintln!(
-                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--multi-threaded] [--from X,Y] [--traffic] [--density D] [--walkers D] [--physics | --avian (with --features physics)] [--far] [--render [--json PATH] [--msaa 1|2|4|8] [--prepass] [--occlusion] [--fxaa] [--no-gpu-timing] [--hide KIND,..]]"
+                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--multi-threaded] [--from X,Y] [--traffic] [--density D] [--walkers D] [--physics | --avian (with --features physics)] [--far] [--render [--json PATH] [--size WxH] [--msaa 1|2|4|8] [--prepass] [--occlusion] [--fxaa] [--no-gpu-timing] [--hide KIND,..]]"
                 );
                 return AppExit::from_code(2);
             }
         }
     }
-    let view_flags = [prepass, occlusion, fxaa, no_gpu_timing, !hide.is_empty()];
+    let view_flags = [
+        prepass,
+        occlusion,
+        fxaa,
+        no_gpu_timing,
+        !hide.is_empty(),
+        size.is_some(),
+    ];
     if (json.is_some() || msaa.is_some() || view_flags.contains(&true)) && !render {
         eprintln!(
-            "--json, --msaa, --prepass, --occlusion, --fxaa, --no-gpu-timing and --hide go with --render: add it"
+            "--json, --size, --msaa, --prepass, --occlusion, --fxaa, --no-gpu-timing and --hide go with --render: add it"
         );
         return AppExit::from_code(2);
     }
@@ -276,6 +298,7 @@ fn main() -> AppExit {
     if render {
         app.add_plugins((render::plugins(), relief));
         let view = render::View {
+            size: size.unwrap_or(render::SIZE),
             msaa: msaa.unwrap_or_default(),
             prepass: prepass || occlusion,
             occlusion,
@@ -651,8 +674,8 @@ fn report(flight: &Flight, stats: &ReliefStats, traffic: Option<&TrafficStats>) 
         stats.chunks_generated as f64 / flight.elapsed
     );
     println!(
-        "  peak entities: {}; objects at the end: {}",
-        flight.peak_entities, stats.objects
+        "  peak entities: {}; objects at the end: {}, and {} trees in far meshes",
+        flight.peak_entities, stats.objects, stats.far_trees
     );
     println!(
         "  resident memory: {:.0} MiB at 10 s, peak {:.0} MiB after 10 s, {:.0} MiB at the end",

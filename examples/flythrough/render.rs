@@ -13,8 +13,9 @@
 //! visible meshes, entities, resident memory and the GPU memory wgpu's
 //! allocator holds; `--json PATH` writes them. The CPU runs at most
 //! `FRAMES_IN_FLIGHT` frames ahead of the GPU, as behind a window's
-//! swapchain. `--msaa`, `--prepass`, `--occlusion` and `--fxaa` set the
-//! camera; `--hide KIND,..` leaves kinds of mesh out (see `View`).
+//! swapchain. `--size WxH` sets the image (a software renderer runs the
+//! route sooner at a small one); `--msaa`, `--prepass`, `--occlusion` and
+//! `--fxaa` set the camera; `--hide KIND,..` leaves kinds of mesh out (see `View`).
 
 use super::{Flight, report, rss_kib, scene};
 use bevy::anti_alias::fxaa::Fxaa;
@@ -37,7 +38,7 @@ use bevy::render::{Render, RenderApp, RenderSystems};
 use bevy::window::ExitCondition;
 use bevy::winit::WinitPlugin;
 use bevy_relief::plugin::{
-    ChunkRoads, ChunkWater, CityBuildings, ReliefObject, ReliefStructures, TerrainQuery,
+    ChunkRoads, ChunkWater, CityBuildings, FarTrees, ReliefObject, ReliefStructures, TerrainQuery,
 };
 use bevy_relief::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -62,8 +63,8 @@ const ROUTE: [(f64, f64, f64); 11] = [
 
 /// Frames a second of route.
 const FPS: f64 = 60.0;
-/// The image rendered.
-const SIZE: (u32, u32) = (1920, 1080);
+/// The image rendered, unless `--size` says otherwise.
+pub const SIZE: (u32, u32) = (1920, 1080);
 
 /// Bevy's plugins for rendering with no window (the runner loops without
 /// pacing: the frame time is the benchmark).
@@ -81,6 +82,9 @@ pub fn plugins() -> PluginGroupBuilder {
 /// How the route is seen: the camera's settings, and what it leaves out.
 #[derive(Clone, Default)]
 pub struct View {
+    /// The image's width and height (`--size WxH`; [`SIZE`] unless told,
+    /// `main` sees to that).
+    pub size: (u32, u32),
     /// The camera's multisampling (`--msaa N`; 4, Bevy's default and the
     /// world example's, unless told).
     pub msaa: Msaa,
@@ -109,7 +113,7 @@ pub enum Kind {
     Water,
     /// Their road ribbons ([`ChunkRoads`]).
     Roads,
-    /// Trees and point features ([`ReliefObject`]).
+    /// Trees and point features ([`ReliefObject`], [`FarTrees`]).
     Objects,
     /// Cities' buildings (the tiles under [`CityBuildings`]).
     Buildings,
@@ -156,6 +160,7 @@ fn hide_kinds(
             Has<ChunkWater>,
             Has<ChunkRoads>,
             Has<ReliefObject>,
+            Has<FarTrees>,
             Has<ReliefStructures>,
         ),
         Added<Mesh3d>,
@@ -165,14 +170,14 @@ fn hide_kinds(
     if bench.view.hide.is_empty() {
         return;
     }
-    for (e, parent, ground, water, roads, object, structure) in &added {
+    for (e, parent, ground, water, roads, object, far_trees, structure) in &added {
         let kind = if ground {
             Kind::Ground
         } else if water {
             Kind::Water
         } else if roads {
             Kind::Roads
-        } else if object {
+        } else if object || far_trees {
             Kind::Objects
         } else if structure {
             Kind::Structures
@@ -373,7 +378,8 @@ struct Bench {
 const WARM_UP: Duration = Duration::from_secs(120);
 
 fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>, bench: Res<Bench>) {
-    let mut image = Image::new_target_texture(SIZE.0, SIZE.1, TextureFormat::Rgba8UnormSrgb, None);
+    let (w, h) = bench.view.size;
+    let mut image = Image::new_target_texture(w, h, TextureFormat::Rgba8UnormSrgb, None);
     image.texture_descriptor.usage |= bevy::render::render_resource::TextureUsages::COPY_SRC;
     let target = images.add(image);
     commands.spawn(scene::sun());
@@ -660,8 +666,8 @@ fn finish(
     println!(
         "render: {} frames at {}x{} on {gpu_name}, MSAA {}{}{}{}{}",
         bench.frame,
-        SIZE.0,
-        SIZE.1,
+        bench.view.size.0,
+        bench.view.size.1,
         bench.view.msaa.samples(),
         if bench.view.prepass {
             ", depth prepass"
@@ -778,8 +784,8 @@ fn finish(
         let json = format!(
             "{{\"gpu\": {:?}, \"width\": {}, \"height\": {}, \"frames\": {}, \"cpu_ms_p50\": {}, \"cpu_ms_p99\": {}, \"gpu_ms_p50\": {}, \"gpu_ms_p99\": {}, \"draw_calls_p50\": {}, \"draw_calls_max\": {}, \"triangles_p50\": {}, \"triangles_max\": {}, \"entities_max\": {}, \"rss_mib_max\": {:.1}, \"gpu_mib_max\": {}, \"frames_without_ground\": {}, \"msaa\": {}, \"prepass\": {}, \"occlusion\": {}, \"fxaa\": {}, \"hidden\": {:?}}}\n",
             gpu_name,
-            SIZE.0,
-            SIZE.1,
+            bench.view.size.0,
+            bench.view.size.1,
             bench.frame,
             num(q(cpu, 0.5)),
             num(q(cpu, 0.99)),
