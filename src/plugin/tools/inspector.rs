@@ -203,17 +203,17 @@ fn inspector_ui(world: &mut World) {
         .show(ctx.get_mut(), |ui| {
             let f = stats.focus.unwrap_or_default();
             ui.monospace(format!(
-                "{fps:5.1} fps  chunks {}/{}  pending {}+{}  objects {}  entities {entities}",
+                "{fps:5.1} fps  chunks {}/{}  pending {}+{}",
                 stats.chunks_present,
                 stats.chunks_desired,
                 stats.chunks_pending,
                 stats.objects_pending,
-                stats.objects,
             ));
             ui.monospace(format!(
-                "focus ({:.1}, {:.1}, {:.1})  far trees {}",
-                f.x, f.y, f.z, stats.far_trees
+                "objects {}  far trees {}  entities {entities}",
+                stats.objects, stats.far_trees,
             ));
+            ui.monospace(format!("focus ({:.1}, {:.1}, {:.1})", f.x, f.y, f.z));
             for e in &errors {
                 ui.colored_label(egui::Color32::LIGHT_RED, format!("rejected: {e}"));
             }

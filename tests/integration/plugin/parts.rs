@@ -3,8 +3,9 @@
 //! edit rebuilds.
 
 use super::*;
+use bevy_relief::plugin::CellKey;
 use bevy_relief::plugin::UploadBudget;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 /// The world with one part of the group left out.
 fn without<P: Plugin>() -> App {
@@ -465,30 +466,18 @@ fn a_contour_road_edit_rebuilds_no_city_mesh() {
 /// change over as the focus moves. Returns (near, far) trees counted, and
 /// prints the trees' triangles and entities against near meshes only.
 fn tree_meshes_follow_the_distance(app: &mut App, focus: Entity) -> (usize, usize) {
-    use bevy_relief::plugin::{
-        CellKey, FAR_TREES, FarTrees, OBJECT_CELL, ObjectCell, ReliefAssets,
-    };
+    use bevy_relief::plugin::{FAR_TREES, FarTrees, OBJECT_CELL, ObjectCell, ReliefAssets};
     let assets = app.world().resource::<ReliefAssets>().clone();
     let origin = *app.world().resource::<RenderOrigin>();
     let ground = app.world().resource::<LaidRoads>().ground.clone();
     let f = origin.to_world(app.world().get::<Transform>(focus).unwrap().translation);
-    let cell_of = |app: &App, mut e: Entity| loop {
-        if let Some(c) = app.world().get::<ObjectCell>(e) {
-            return c.0;
-        }
-        e = app
-            .world()
-            .get::<ChildOf>(e)
-            .expect("under a cell")
-            .parent();
-    };
     // Each cell's highest ground contact: its trees' (from the core) and its
     // other objects' (entities near and far).
     let mut q = app.world_mut().query::<(&ReliefObject, &ChildOf)>();
     let mut tops: HashMap<CellKey, f64> = HashMap::new();
     let mut trees: HashMap<CellKey, usize> = HashMap::new();
     for (o, parent) in q.iter(app.world()) {
-        let key = cell_of(app, parent.parent());
+        let key = cell_of(app.world(), parent.parent());
         let top = tops.entry(key).or_insert_with(|| {
             let min = key.corner();
             let max = min + DVec2::splat(OBJECT_CELL);
@@ -525,7 +514,7 @@ fn tree_meshes_follow_the_distance(app: &mut App, focus: Entity) -> (usize, usiz
         let ObjectKind::Tree(v) = o.kind else {
             continue;
         };
-        let key = cell_of(app, parent.parent());
+        let key = cell_of(app.world(), parent.parent());
         let d = key.view_distance(f, tops[&key]);
         assert!(d < FAR_TREES + 8.0, "a near tree {d:.0} m away");
         assert_eq!(mesh.0, assets.trees[v as usize % assets.trees.len()]);
@@ -535,7 +524,7 @@ fn tree_meshes_follow_the_distance(app: &mut App, focus: Entity) -> (usize, usiz
         near += (d < FAR_TREES) as usize;
     }
     for (t, mesh, parent, visibility) in far_q.iter(app.world()) {
-        let key = cell_of(app, parent.parent());
+        let key = cell_of(app.world(), parent.parent());
         assert_eq!(t.trees, trees[&key], "the trees of cell {key:?}");
         if visibility == Some(&Visibility::Hidden) {
             // Kept for the next time the cell is far.
@@ -577,17 +566,83 @@ fn tree_meshes_follow_the_distance(app: &mut App, focus: Entity) -> (usize, usiz
     (near, far)
 }
 
+/// The object cell an entity stands under.
+fn cell_of(world: &World, mut e: Entity) -> CellKey {
+    loop {
+        if let Some(c) = world.get::<bevy_relief::plugin::ObjectCell>(e) {
+            return c.0;
+        }
+        e = world.get::<ChildOf>(e).expect("under a cell").parent();
+    }
+}
+
+/// The object cells whose trees are all shown, near (an entity each) or
+/// far (a visible far mesh), and all the cells; `trees` keeps each cell's
+/// count of trees.
+fn cells_whole(
+    app: &mut App,
+    trees: &mut HashMap<CellKey, usize>,
+) -> (BTreeSet<CellKey>, BTreeSet<CellKey>) {
+    use bevy_relief::plugin::{FarTrees, OBJECT_CELL, ObjectCell};
+    let ground = app.world().resource::<LaidRoads>().ground.clone();
+    let mut near: HashMap<CellKey, usize> = HashMap::new();
+    let mut q = app.world_mut().query::<(&ReliefObject, &ChildOf)>();
+    for (o, parent) in q.iter(app.world()) {
+        if matches!(o.kind, ObjectKind::Tree(_)) {
+            *near
+                .entry(cell_of(app.world(), parent.parent()))
+                .or_default() += 1;
+        }
+    }
+    let mut far = BTreeSet::new();
+    let mut q = app
+        .world_mut()
+        .query::<(&FarTrees, &ChildOf, Option<&Visibility>)>();
+    for (_, parent, visibility) in q.iter(app.world()) {
+        if visibility != Some(&Visibility::Hidden) {
+            far.insert(cell_of(app.world(), parent.parent()));
+        }
+    }
+    let mut cells = app.world_mut().query::<&ObjectCell>();
+    let live: BTreeSet<CellKey> = cells.iter(app.world()).map(|c| c.0).collect();
+    let whole = (live.iter().copied())
+        .filter(|key| {
+            let n = *trees.entry(*key).or_insert_with(|| {
+                let min = key.corner();
+                ground
+                    .trees_in(min, min + DVec2::splat(OBJECT_CELL))
+                    .count()
+            });
+            n == 0 || near.get(key) == Some(&n) || far.contains(key)
+        })
+        .collect();
+    (whole, live)
+}
+
 #[test]
 fn far_trees_wear_their_far_mesh_and_change_over_as_the_focus_moves() {
     let mut app = app_with(small_world().object_radius(500.0));
     let focus = spawn_focus(&mut app, Vec3::new(285.0, 400.0, -389.0));
     // Moves the focus by `by` (render axes), waits for the objects, counts.
-    let after = |app: &mut App, by: Vec3| {
+    // Frame by frame, a cell whose trees were all shown still shows them
+    // all (near or far) while it changes over: no gap.
+    let mut trees = HashMap::new();
+    let mut after = |app: &mut App, by: Vec3| {
+        let (whole, _) = cells_whole(app, &mut trees);
         app.world_mut()
             .get_mut::<Transform>(focus)
             .unwrap()
             .translation += by;
-        run_until(app, "the objects", settled);
+        let mut frames = 0;
+        run_until(app, "the objects", |app| {
+            let (now, live) = cells_whole(app, &mut trees);
+            for key in whole.intersection(&live) {
+                assert!(now.contains(key), "cell {key:?} shows part of its trees");
+            }
+            frames += 1;
+            settled(app)
+        });
+        assert!(frames > 1, "the trees changed over at once");
         app.update();
         tree_meshes_follow_the_distance(app, focus)
     };

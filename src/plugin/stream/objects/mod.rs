@@ -248,7 +248,7 @@ impl ObjectManager {
         let n = cell.spawned + cell.trees.near_spawned;
         self.objects -= n;
         match cell.trees.mesh {
-            trees::FarMesh::Shown { visible, .. } => {
+            Some(trees::FarMesh::Shown { visible, .. }) => {
                 self.far_trees -= visible as usize * cell.trees.list.len();
                 n + 1
             }
@@ -436,7 +436,6 @@ pub(crate) fn spawn_cells(
     assets: Res<ReliefAssets>,
     focus: Res<FocusState>,
     laid: Res<LaidRoads>,
-    workers: Res<ReliefWorkers>,
     mut budget: ResMut<UploadBudget>,
     mut meshes: ResMut<Assets<Mesh>>,
     mut objects: ResMut<ObjectManager>,
@@ -485,7 +484,6 @@ pub(crate) fn spawn_cells(
     }
     let mut frame = trees::Frame {
         commands: &mut commands,
-        workers: &workers,
         budget: &mut budget,
         meshes: &mut meshes,
         assets: &assets,

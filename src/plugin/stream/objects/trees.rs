@@ -1,8 +1,9 @@
 //! A cell's trees near and far. Near the focus each tree is an entity
 //! wearing its variety's shared mesh (Bevy instances them). From
 //! [`FAR_TREES`] on, all the cell's trees are one mesh of their far shapes,
-//! built on a worker: one entity instead of a hundred or more, since the
-//! renderer's work each frame grows with the entities it sees.
+//! built by the worker that places the cell: one entity instead of a
+//! hundred or more, since the renderer's work each frame grows with the
+//! entities it sees.
 //!
 //! A cell changes over without a gap: going far, its near trees stay until
 //! the far mesh is shown; coming near, the far mesh stays until every near
@@ -13,7 +14,6 @@ use super::{CellKey, Instance, LiveCell, ObjectKind, ObjectManager, Spawn};
 use crate::plugin::ReliefAssets;
 use crate::plugin::stream::coords::FocusState;
 use crate::plugin::stream::shapes::{FAR_TREES, far_trees_mesh};
-use crate::plugin::stream::tasks::{Job, ReliefWorkers};
 use crate::plugin::stream::upload::UploadBudget;
 use bevy::math::DVec3;
 use bevy::prelude::*;
@@ -46,11 +46,8 @@ pub(super) fn far_trees(key: &CellKey, f: DVec3, top: f64, far: bool) -> bool {
 
 /// A cell's far mesh.
 pub(super) enum FarMesh {
-    /// None.
-    Absent,
-    /// Being built on a worker.
-    Building(Job<Option<Mesh>>),
-    /// Built, waiting for the upload budget.
+    /// Built, not uploaded until the cell is far (and the upload budget
+    /// allows).
     Ready(Box<Mesh>),
     /// Uploaded, its entity `visible` or hidden.
     Shown { entity: Entity, visible: bool },
@@ -66,13 +63,13 @@ pub(super) struct CellTrees {
     pub near: Option<Entity>,
     /// Near tree entities spawned.
     pub near_spawned: usize,
-    /// The far mesh.
-    pub mesh: FarMesh,
+    /// The far mesh (none without trees).
+    pub mesh: Option<FarMesh>,
 }
 
 impl CellTrees {
-    /// The trees of `instances`, `far` or near; `mesh` their far mesh if it
-    /// is built (kept until it is wanted).
+    /// The trees of `instances`, `far` or near, and their far `mesh` (kept
+    /// until it is wanted).
     pub fn new(instances: &[Instance], far: bool, mesh: Option<Mesh>) -> Self {
         let list: Arc<[Instance]> = (instances.iter())
             .filter(|i| matches!(i.kind, ObjectKind::Tree(_)))
@@ -83,7 +80,7 @@ impl CellTrees {
             far,
             near: None,
             near_spawned: 0,
-            mesh: mesh.map_or(FarMesh::Absent, |m| FarMesh::Ready(Box::new(m))),
+            mesh: mesh.map(|m| FarMesh::Ready(Box::new(m))),
         }
     }
 }
@@ -100,7 +97,6 @@ pub(super) fn far_mesh(list: &[Instance], base: DVec3) -> Option<Mesh> {
 /// What changing a cell's trees over needs from the frame.
 pub(super) struct Frame<'a, 'w, 's> {
     pub commands: &'a mut Commands<'w, 's>,
-    pub workers: &'a ReliefWorkers,
     pub budget: &'a mut UploadBudget,
     pub meshes: &'a mut Assets<Mesh>,
     pub assets: &'a ReliefAssets,
@@ -121,34 +117,24 @@ impl ObjectManager {
             return true;
         };
         let t = trees;
-        if t.list.is_empty() {
+        if t.mesh.is_none() {
+            // No trees.
             return true;
         }
         if t.far {
-            if let FarMesh::Absent = t.mesh {
-                let (list, base) = (t.list.clone(), key.base());
-                t.mesh = FarMesh::Building(frame.workers.spawn(move || far_mesh(&list, base)));
-            }
-            if let FarMesh::Building(job) = &mut t.mesh {
-                match job.take() {
-                    Some(Some(mesh)) => t.mesh = FarMesh::Ready(Box::new(mesh)),
-                    Some(None) => t.mesh = FarMesh::Absent,
-                    None => return false,
-                }
-            }
-            if let FarMesh::Ready(_) = t.mesh
+            if let Some(FarMesh::Ready(_)) = t.mesh
                 && !frame.budget.open()
             {
                 return false;
             }
-            t.mesh = match std::mem::replace(&mut t.mesh, FarMesh::Absent) {
-                FarMesh::Ready(mesh) => {
+            t.mesh = match t.mesh.take() {
+                Some(FarMesh::Ready(ready)) => {
                     let far = (
                         Name::new("far trees"),
                         FarTrees {
                             trees: t.list.len(),
                         },
-                        Mesh3d(frame.budget.upload(frame.meshes, *mesh)),
+                        Mesh3d(frame.budget.upload(frame.meshes, *ready)),
                         Transform::IDENTITY,
                         ChildOf(*entity),
                     );
@@ -157,25 +143,25 @@ impl ObjectManager {
                         None => frame.commands.spawn(far),
                     };
                     *far_trees += t.list.len();
-                    FarMesh::Shown {
+                    Some(FarMesh::Shown {
                         entity: e.id(),
                         visible: true,
-                    }
+                    })
                 }
-                FarMesh::Shown {
+                Some(FarMesh::Shown {
                     entity,
                     visible: false,
-                } => {
+                }) => {
                     frame.commands.entity(entity).insert(Visibility::Inherited);
                     *far_trees += t.list.len();
-                    FarMesh::Shown {
+                    Some(FarMesh::Shown {
                         entity,
                         visible: true,
-                    }
+                    })
                 }
-                other => other,
+                shown => shown,
             };
-            // The far mesh is shown (or there is none): the near trees go.
+            // The far mesh is shown: the near trees go.
             if let Some(group) = t.near.take() {
                 frame.commands.entity(group).despawn();
                 spawning.retain(|s| s.parent != group);
@@ -204,7 +190,7 @@ impl ObjectManager {
                 return false;
             }
             // Every near tree is spawned: the far mesh hides.
-            if let FarMesh::Shown { entity, visible } = &mut t.mesh
+            if let Some(FarMesh::Shown { entity, visible }) = &mut t.mesh
                 && *visible
             {
                 frame.commands.entity(*entity).insert(Visibility::Hidden);
