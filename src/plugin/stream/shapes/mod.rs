@@ -146,9 +146,9 @@ pub fn far_tree_mesh(v: usize) -> Mesh {
     far_trees_mesh([(v, Affine3A::IDENTITY)]).expect("a tree")
 }
 
-/// Faces of a far tree that meet at less than this angle (its cosine) share
-/// their vertices: seen from [`FAR_TREES`] on, a crown is as well smooth as
-/// faceted, in a third of the vertices.
+/// Faces of a far tree that meet at less than this angle (its cosine, 78°)
+/// share their vertices: seen from [`FAR_TREES`] on, a crown is as well
+/// smooth as faceted, on about half as many vertices as corners.
 const FAR_SMOOTH: f32 = 0.2;
 
 /// Trees of varieties `v` placed by `m` (scale, turn, then move: an
