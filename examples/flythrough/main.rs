@@ -298,7 +298,7 @@ fn main() -> AppExit {
     if render {
         app.add_plugins((render::plugins(), relief));
         let view = render::View {
-            size: size.unwrap_or(render::SIZE),
+            size: size.unwrap_or(render::View::default().size),
             msaa: msaa.unwrap_or_default(),
             prepass: prepass || occlusion,
             occlusion,

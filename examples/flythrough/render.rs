@@ -64,7 +64,7 @@ const ROUTE: [(f64, f64, f64); 11] = [
 /// Frames a second of route.
 const FPS: f64 = 60.0;
 /// The image rendered, unless `--size` says otherwise.
-pub const SIZE: (u32, u32) = (1920, 1080);
+const SIZE: (u32, u32) = (1920, 1080);
 
 /// Bevy's plugins for rendering with no window (the runner loops without
 /// pacing: the frame time is the benchmark).
@@ -80,10 +80,9 @@ pub fn plugins() -> PluginGroupBuilder {
 }
 
 /// How the route is seen: the camera's settings, and what it leaves out.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct View {
-    /// The image's width and height (`--size WxH`; [`SIZE`] unless told,
-    /// `main` sees to that).
+    /// The image's width and height (`--size WxH`; [`SIZE`] unless told).
     pub size: (u32, u32),
     /// The camera's multisampling (`--msaa N`; 4, Bevy's default and the
     /// world example's, unless told).
@@ -102,6 +101,20 @@ pub struct View {
     /// What the camera does not draw (`--hide ground,roads,..`): the GPU
     /// time each kind costs is the difference.
     pub hide: Vec<Kind>,
+}
+
+impl Default for View {
+    fn default() -> Self {
+        Self {
+            size: SIZE,
+            msaa: Msaa::default(),
+            prepass: false,
+            occlusion: false,
+            fxaa: false,
+            no_gpu_timing: false,
+            hide: Vec::new(),
+        }
+    }
 }
 
 /// What the world draws, by the plugin's components.

@@ -471,30 +471,19 @@ fn tree_meshes_follow_the_distance(app: &mut App, focus: Entity) -> (usize, usiz
     let origin = *app.world().resource::<RenderOrigin>();
     let ground = app.world().resource::<LaidRoads>().ground.clone();
     let f = origin.to_world(app.world().get::<Transform>(focus).unwrap().translation);
-    // Each cell's highest ground contact: its trees' (from the core) and its
-    // other objects' (entities near and far).
-    let mut q = app.world_mut().query::<(&ReliefObject, &ChildOf)>();
-    let mut tops: HashMap<CellKey, f64> = HashMap::new();
-    let mut trees: HashMap<CellKey, usize> = HashMap::new();
-    for (o, parent) in q.iter(app.world()) {
-        let key = cell_of(app.world(), parent.parent());
-        let top = tops.entry(key).or_insert_with(|| {
-            let min = key.corner();
-            let max = min + DVec2::splat(OBJECT_CELL);
-            let in_cell = ground.trees_in(min, max);
-            trees.insert(key, ground.trees_in(min, max).count());
-            in_cell.fold(f64::NEG_INFINITY, |t, tree| t.max(tree.z))
-        });
-        *top = top.max(o.world.z);
-    }
+    // Each cell's trees, and its highest ground contact: its trees' (from the
+    // core) and its other objects' (entities near and far).
     let mut cells = app.world_mut().query::<&ObjectCell>();
+    let (mut tops, mut trees) = (HashMap::new(), HashMap::new());
     for c in cells.iter(app.world()) {
-        let key = c.0;
-        tops.entry(key).or_insert_with(|| {
-            let (min, max) = (key.corner(), key.corner() + DVec2::splat(OBJECT_CELL));
-            trees.insert(key, ground.trees_in(min, max).count());
-            (ground.trees_in(min, max)).fold(f64::NEG_INFINITY, |t, tree| t.max(tree.z))
-        });
+        let (n, top) = cell_trees(&ground, c.0);
+        trees.insert(c.0, n);
+        tops.insert(c.0, top);
+    }
+    let mut q = app.world_mut().query::<(&ReliefObject, &ChildOf)>();
+    for (o, parent) in q.iter(app.world()) {
+        let top = (tops.get_mut(&cell_of(app.world(), parent.parent()))).expect("a live cell");
+        *top = top.max(o.world.z);
     }
     let mut q = app
         .world_mut()
@@ -566,6 +555,13 @@ fn tree_meshes_follow_the_distance(app: &mut App, focus: Entity) -> (usize, usiz
     (near, far)
 }
 
+/// A cell's trees in the core: how many, and their highest ground contact.
+fn cell_trees(ground: &bevy_relief::terrain::LaidGround, key: CellKey) -> (usize, f64) {
+    let min = key.corner();
+    (ground.trees_in(min, min + DVec2::splat(bevy_relief::plugin::OBJECT_CELL)))
+        .fold((0, f64::NEG_INFINITY), |(n, top), t| (n + 1, top.max(t.z)))
+}
+
 /// The object cell an entity stands under.
 fn cell_of(world: &World, mut e: Entity) -> CellKey {
     loop {
@@ -583,7 +579,7 @@ fn cells_whole(
     app: &mut App,
     trees: &mut HashMap<CellKey, usize>,
 ) -> (BTreeSet<CellKey>, BTreeSet<CellKey>) {
-    use bevy_relief::plugin::{FarTrees, OBJECT_CELL, ObjectCell};
+    use bevy_relief::plugin::{FarTrees, ObjectCell};
     let ground = app.world().resource::<LaidRoads>().ground.clone();
     let mut near: HashMap<CellKey, usize> = HashMap::new();
     let mut q = app.world_mut().query::<(&ReliefObject, &ChildOf)>();
@@ -607,12 +603,9 @@ fn cells_whole(
     let live: BTreeSet<CellKey> = cells.iter(app.world()).map(|c| c.0).collect();
     let whole = (live.iter().copied())
         .filter(|key| {
-            let n = *trees.entry(*key).or_insert_with(|| {
-                let min = key.corner();
-                ground
-                    .trees_in(min, min + DVec2::splat(OBJECT_CELL))
-                    .count()
-            });
+            let n = *trees
+                .entry(*key)
+                .or_insert_with(|| cell_trees(&ground, *key).0);
             n == 0 || near.get(key) == Some(&n) || far.contains(key)
         })
         .collect();
