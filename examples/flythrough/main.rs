@@ -205,7 +205,7 @@ fn main() -> AppExit {
             let Some(wh) =
                 wh.filter(|&(w, h)| (16..=7680).contains(&w) && (16..=4320).contains(&h))
             else {
-                eprintln!("--size needs WxH, each 16 to 7680 by 4320 pixels");
+                eprintln!("--size needs WxH: 16 to 7680 pixels wide, 16 to 4320 high");
                 return AppExit::from_code(2);
             };
             size = Some(wh);
