@@ -10,6 +10,10 @@
 //! route over countryside, a highway and two cities, and reports CPU and GPU
 //! frame times, draw calls, triangles and memory (`render.rs`; `--json
 //! PATH` writes them; `--seconds S`: the route's length in 60 Hz frames).
+//! `--pace` starts frames at most 60 a second, as behind a display, so the
+//! world streams in as a player sees it. `--noop` (built with `--features
+//! noop-gpu`) renders on wgpu's no-op backend: Bevy's render thread does
+//! all its CPU work and no GPU draws, so a machine without one measures it.
 //!
 //! `--far`: 1,000 km east from the origin at 1,000 m/s (1,000 s; `--seconds`
 //! and `--speed` after it still apply), checking render precision and, at
@@ -31,7 +35,8 @@
 //! The plugin's workers ([`ReliefWorkers`], one per core by default) run
 //! below the frame's priority; `--workers N` sets how many. The default
 //! plugin's [`SingleThreadedSchedulesPlugin`] runs every main schedule on
-//! the main thread (hand-offs between threads cost more than they gain).
+//! the main thread, and the renderer's on the render thread (hand-offs
+//! between threads cost more than they gain).
 //! `--multi-threaded` disables the plugin and keeps Bevy's multi-threaded
 //! executor.
 //!
@@ -153,6 +158,8 @@ fn main() -> AppExit {
     let mut physics = false;
     let mut avian = false;
     let mut render = false;
+    let mut noop = false;
+    let mut pace = false;
     let mut json = None;
     let mut msaa = None;
     let mut prepass = false;
@@ -176,11 +183,19 @@ fn main() -> AppExit {
             "--fxaa" => Some(&mut fxaa),
             "--no-gpu-timing" => Some(&mut no_gpu_timing),
             "--render" => Some(&mut render),
+            "--pace" => Some(&mut pace),
+            "--noop" if cfg!(feature = "noop-gpu") => Some(&mut noop),
             _ => None,
         };
         if let Some(on) = switch {
             *on = true;
             continue;
+        }
+        if a == "--noop" && !cfg!(feature = "noop-gpu") {
+            eprintln!(
+                "--noop needs wgpu's no-op backend: cargo run --release --features noop-gpu --example flythrough -- --render --noop"
+            );
+            return AppExit::from_code(2);
         }
         if a == "--far" {
             (far, seconds, speed) = (true, 1000.0, 1000.0);
@@ -255,7 +270,7 @@ fn main() -> AppExit {
             }
             _ => {
                 eprintln!(
-                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--multi-threaded] [--from X,Y] [--traffic] [--density D] [--walkers D] [--physics | --avian (with --features physics)] [--far] [--render [--json PATH] [--size WxH] [--msaa 1|2|4|8] [--prepass] [--occlusion] [--fxaa] [--no-gpu-timing] [--hide KIND,..]]"
+                    "usage: flythrough [--seconds S] [--speed M] [--workers N] [--multi-threaded] [--from X,Y] [--traffic] [--density D] [--walkers D] [--physics | --avian (with --features physics)] [--far] [--render [--json PATH] [--size WxH] [--msaa 1|2|4|8] [--prepass] [--occlusion] [--fxaa] [--no-gpu-timing] [--hide KIND,..] [--pace] [--noop (with --features noop-gpu)]]"
                 );
                 return AppExit::from_code(2);
             }
@@ -268,10 +283,12 @@ fn main() -> AppExit {
         no_gpu_timing,
         !hide.is_empty(),
         size.is_some(),
+        noop,
+        pace,
     ];
     if (json.is_some() || msaa.is_some() || view_flags.contains(&true)) && !render {
         eprintln!(
-            "--json, --size, --msaa, --prepass, --occlusion, --fxaa, --no-gpu-timing and --hide go with --render: add it"
+            "--json, --size, --msaa, --prepass, --occlusion, --fxaa, --no-gpu-timing, --hide, --noop and --pace go with --render: add it"
         );
         return AppExit::from_code(2);
     }
@@ -296,7 +313,7 @@ fn main() -> AppExit {
     // Before the plugin, so that it keeps these workers.
     app.insert_resource(workers.unwrap_or_default());
     if render {
-        app.add_plugins((render::plugins(), relief));
+        app.add_plugins((render::plugins(noop), relief));
         let view = render::View {
             size: size.unwrap_or(render::View::default().size),
             msaa: msaa.unwrap_or_default(),
@@ -305,6 +322,7 @@ fn main() -> AppExit {
             fxaa,
             no_gpu_timing,
             hide,
+            pace,
         };
         render::add(&mut app, seconds, json, view);
     } else {

@@ -38,7 +38,8 @@ use bevy::render::{Render, RenderApp, RenderSystems};
 use bevy::window::ExitCondition;
 use bevy::winit::WinitPlugin;
 use bevy_relief::plugin::{
-    ChunkRoads, ChunkWater, CityBuildings, FarTrees, ReliefObject, ReliefStructures, TerrainQuery,
+    ChunkRoads, ChunkWater, CityBuildings, FarTrees, OriginShifted, ReliefObject, ReliefStructures,
+    TerrainQuery,
 };
 use bevy_relief::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -68,15 +69,83 @@ const SIZE: (u32, u32) = (1920, 1080);
 
 /// Bevy's plugins for rendering with no window (the runner loops without
 /// pacing: the frame time is the benchmark).
-pub fn plugins() -> PluginGroupBuilder {
-    DefaultPlugins
+pub fn plugins(noop: bool) -> PluginGroupBuilder {
+    let plugins = DefaultPlugins
         .set(WindowPlugin {
             primary_window: None,
             exit_condition: ExitCondition::DontExit,
             close_when_requested: false,
             ..default()
         })
-        .disable::<WinitPlugin>()
+        .disable::<WinitPlugin>();
+    #[cfg(feature = "noop-gpu")]
+    if noop {
+        return plugins.set(bevy::render::RenderPlugin {
+            render_creation: noop_renderer(),
+            ..default()
+        });
+    }
+    let _ = noop;
+    plugins
+}
+
+/// A renderer on wgpu's no-op backend (`--noop`, with the `noop-gpu`
+/// feature): every GPU command is accepted and dropped, buffers are plain
+/// memory, and the adapter claims every feature and limit, so Bevy takes the
+/// paths it takes on a desktop GPU (GPU preprocessing, multi-draw). What is
+/// left is the render thread's own CPU work.
+#[cfg(feature = "noop-gpu")]
+fn noop_renderer() -> bevy::render::settings::RenderCreation {
+    use bevy::render::renderer::{
+        RenderAdapter, RenderAdapterInfo, RenderDevice, RenderInstance, RenderQueue, WgpuWrapper,
+    };
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::NOOP,
+        flags: wgpu::InstanceFlags::empty(),
+        memory_budget_thresholds: default(),
+        backend_options: wgpu::BackendOptions {
+            noop: wgpu::NoopBackendOptions { enable: true },
+            ..default()
+        },
+        display: None,
+    });
+    let adapter = bevy::tasks::block_on(instance.request_adapter(&default()))
+        .expect("wgpu's no-op backend gives an adapter");
+    let descriptor = wgpu::DeviceDescriptor {
+        label: None,
+        // Without the adapter's own format features (the no-op adapter
+        // supports no format), the formats have WebGPU's guaranteed ones.
+        required_features: adapter.features()
+            - wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES,
+        // A desktop GPU's limits where Bevy sizes things by them (the
+        // no-op adapter's are all the largest number).
+        required_limits: wgpu::Limits {
+            max_bind_groups: 8,
+            max_vertex_buffers: 16,
+            max_bindings_per_bind_group: 1000,
+            max_color_attachments: 8,
+            max_texture_dimension_2d: 32768,
+            max_texture_array_layers: 2048,
+            max_uniform_buffer_binding_size: 65536,
+            min_uniform_buffer_offset_alignment: 64,
+            min_storage_buffer_offset_alignment: 32,
+            ..adapter.limits()
+        },
+        // SAFETY: nothing reaches a GPU; Bevy asks the same of real ones.
+        experimental_features: unsafe { wgpu::ExperimentalFeatures::enabled() },
+        memory_hints: default(),
+        trace: wgpu::Trace::Off,
+    };
+    let (device, queue) = bevy::tasks::block_on(adapter.request_device(&descriptor))
+        .expect("wgpu's no-op backend gives a device");
+    let info = adapter.get_info();
+    bevy::render::settings::RenderCreation::manual(
+        RenderDevice::from(device),
+        RenderQueue(Arc::new(WgpuWrapper::new(queue))),
+        RenderAdapterInfo(WgpuWrapper::new(info)),
+        RenderAdapter(Arc::new(WgpuWrapper::new(adapter))),
+        RenderInstance(Arc::new(WgpuWrapper::new(instance))),
+    )
 }
 
 /// How the route is seen: the camera's settings, and what it leaves out.
@@ -101,6 +170,11 @@ pub struct View {
     /// What the camera does not draw (`--hide ground,roads,..`): the GPU
     /// time each kind costs is the difference.
     pub hide: Vec<Kind>,
+    /// Frames start at most [`FPS`] a second (`--pace`), as behind a 60 Hz
+    /// display, so the world streams in as it would for a player; a
+    /// frame's CPU time is then from its start to the next one's, less the
+    /// wait.
+    pub pace: bool,
 }
 
 impl Default for View {
@@ -113,6 +187,7 @@ impl Default for View {
             fxaa: false,
             no_gpu_timing: false,
             hide: Vec::new(),
+            pace: false,
         }
     }
 }
@@ -225,7 +300,7 @@ pub fn add(app: &mut App, seconds: f64, json: Option<String>, view: View) {
         .add_systems(PostUpdate, hide_kinds)
         .add_systems(
             Last,
-            (gpu_times, note_meshes, count_scene, finish)
+            (gpu_times, note_meshes, count_scene, note_shifts, finish)
                 .chain()
                 .after(super::frame_end),
         );
@@ -362,6 +437,10 @@ struct Bench {
     json: Option<String>,
     view: View,
     last: Option<Instant>,
+    /// With `--pace`: the start of the last frame's slot.
+    slot: Option<Instant>,
+    /// The frames on which the render origin moved.
+    shifts: Vec<u64>,
     /// Start to start, ms.
     intervals: Vec<f64>,
     /// GPU time of each frame with timestamps, ms.
@@ -484,6 +563,7 @@ fn follow_route(
             camera.1.is_active = true;
             // The figures count from here.
             bench.intervals.clear();
+            bench.shifts.clear();
             bench.gpu.clear();
             bench.passes.clear();
             if let Ok(mut t) = render_clock.0.lock() {
@@ -518,13 +598,35 @@ fn follow_route(
     *camera.0 = Transform::from_translation(eye).looking_at(at, Vec3::Y);
 }
 
-/// A frame starts: the time since the last start.
+/// A frame starts: the time since the last start (with `--pace`, after
+/// waiting for the frame's slot).
 fn tick(mut bench: ResMut<Bench>) {
-    let now = Instant::now();
-    if let Some(t) = bench.last.replace(now) {
+    let mut now = Instant::now();
+    if let Some(t) = bench.last {
         bench.intervals.push((now - t).as_secs_f64() * 1e3);
         let leg = leg_of(bench.frame, bench.frames);
         bench.interval_legs.push(leg);
+        if bench.view.pace {
+            // Slots keep to the clock; a late frame starts the next at once.
+            let due = bench.slot.unwrap_or(t) + Duration::from_secs_f64(1.0 / FPS);
+            bench.slot = Some(if now < due {
+                std::thread::sleep(due - now);
+                now = Instant::now();
+                due
+            } else {
+                now
+            });
+        }
+    }
+    bench.last = Some(now);
+}
+
+/// Notes the frames on which the render origin moved (every root transform
+/// shifted, so every mesh instance is extracted anew).
+fn note_shifts(mut shifted: MessageReader<OriginShifted>, mut bench: ResMut<Bench>) {
+    if shifted.read().count() > 0 && bench.started {
+        let frame = bench.frame;
+        bench.shifts.push(frame);
     }
 }
 
@@ -784,6 +886,29 @@ fn finish(
             ms(q(&c, 0.99)),
             ms(q(&g, 0.5)),
             ms(q(&g, 0.99))
+        );
+    }
+    // The frames after the origin moved: every mesh instance extracted anew.
+    if let Ok(t) = clock.0.lock() {
+        let most = |v: &[f64], f: u64| {
+            let f = f as usize;
+            v.get(f..(f + 3).min(v.len()))
+                .map_or(0.0, |w| w.iter().fold(0.0, |a, &b| f64::max(a, b)))
+        };
+        let render: Vec<f64> = t.frames.iter().map(|f| f.iter().sum()).collect();
+        let r: Vec<f64> = bench.shifts.iter().map(|&f| most(&render, f)).collect();
+        let c: Vec<f64> = bench
+            .shifts
+            .iter()
+            .map(|&f| most(&bench.intervals, f))
+            .collect();
+        println!(
+            "  the origin moved {} times; the slowest of the three frames from each, p50 / max: render thread {} / {}, CPU frame {} / {}",
+            bench.shifts.len(),
+            ms(q(&r, 0.5)),
+            ms(q(&r, 1.0)),
+            ms(q(&c, 0.5)),
+            ms(q(&c, 1.0))
         );
     }
     let mut worst: Vec<(usize, f64)> = bench.intervals.iter().copied().enumerate().collect();

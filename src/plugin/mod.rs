@@ -53,7 +53,8 @@ pub use stream::settings::{SettingsError, TerrainSettings, TerrainState, ViewSet
 pub use stream::shapes::FAR_TREES;
 pub use stream::structures::{ReliefStructures, STRUCTURE_CELL};
 pub use stream::tasks::{
-    Job, ReliefWorkers, SingleThreadedSchedulesPlugin, relief_task_pools, single_threaded_schedules,
+    Job, ReliefWorkers, SingleThreadedSchedulesPlugin, relief_task_pools,
+    single_threaded_render_schedules, single_threaded_schedules,
 };
 pub use stream::upload::{UploadBudget, mesh_bytes};
 pub use tools::city_editor::FieldOverlay;
