@@ -14,7 +14,7 @@ fn check(m: &Mesh) -> (Vec3, Vec3, usize) {
     let Some(VertexAttributeValues::Float32x3(nrm)) = m.attribute(Mesh::ATTRIBUTE_NORMAL) else {
         panic!("normals")
     };
-    let Some(VertexAttributeValues::Float32x4(col)) = m.attribute(Mesh::ATTRIBUTE_COLOR) else {
+    let Some(VertexAttributeValues::Unorm8x4(col)) = m.attribute(Mesh::ATTRIBUTE_COLOR) else {
         panic!("colours")
     };
     let Some(Indices::U32(idx)) = m.indices() else {
@@ -25,8 +25,7 @@ fn check(m: &Mesh) -> (Vec3, Vec3, usize) {
     assert_eq!(pos.len(), col.len());
     assert_eq!(idx.len() % 3, 0);
     assert!(idx.iter().all(|&i| (i as usize) < pos.len()));
-    assert!(col.iter().flatten().all(|c| (0.0..=1.0).contains(c)));
-    assert!(col.iter().all(|c| c[3] == 1.0));
+    assert!(col.iter().all(|c| c[3] == 255));
     assert!(
         nrm.iter()
             .all(|n| (Vec3::from(*n).length() - 1.0).abs() < 1e-4)
