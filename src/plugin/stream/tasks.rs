@@ -18,8 +18,8 @@
 //! [`STARVED`]: streaming slows down under load but never stops.
 //!
 //! [`SingleThreadedSchedulesPlugin`] runs the app's main schedules on one
-//! thread: handing the plugin's short systems to other threads costs more
-//! than it gains, on 2 cores and on 16.
+//! thread, and the renderer's on the render thread: handing short systems
+//! to other threads costs more than it gains, on 2 cores and on 16.
 
 use bevy::app::{
     App, First, FixedFirst, FixedLast, FixedPostUpdate, FixedPreUpdate, FixedUpdate, Last, Plugin,
@@ -330,9 +330,10 @@ fn enter_idle_class() {
 /// on a 16-core Xeon the headless frame took p50 0.52–0.79 ms on one thread
 /// against 0.88–1.25 ms with Bevy's multi-threaded executor, at 2, 4, 8 and
 /// 16 cores alike (README, Performance). With `render` (the default) the
-/// renderer's extract and render schedules run on one thread too: Bevy's
-/// render thread then took p50 2.5–2.6 ms a frame on 2 cores against
-/// 3.1–3.3 ms, p99 5.0–5.4 against 6.3–7.4 ms. Part of [`ReliefPlugins`](crate::plugin::ReliefPlugins), so
+/// renderer's extract and render schedules run on one thread too
+/// ([`single_threaded_render_schedules`]): Bevy's render thread then took
+/// p50 2.5–2.6 ms a frame on 2 cores against 3.1–3.3 ms, p99 5.0–5.4 against
+/// 6.3–7.4 ms. Part of [`ReliefPlugins`](crate::plugin::ReliefPlugins), so
 /// the default plugin needs nothing more. A game whose own systems gain from
 /// running side by side disables it
 /// (`ReliefPlugin::default().plugins().build().disable::<SingleThreadedSchedulesPlugin>()`)
@@ -398,12 +399,16 @@ pub fn single_threaded_schedules(app: &mut App) {
 
 /// Puts the renderer's extract and render schedules on the single-threaded
 /// executor (nothing without Bevy's `RenderApp`). Bevy's systems there still
-/// spread their own loops over the compute threads.
+/// spread their own loops over the compute threads. On macOS and iOS the
+/// render schedule keeps Bevy's executor: it sends the system that creates
+/// window surfaces to the main thread, as those systems require, and one
+/// thread would run it on the render thread.
 pub fn single_threaded_render_schedules(app: &mut App) {
     if let Some(render) = app.get_sub_app_mut(RenderApp) {
         render.edit_schedule(ExtractSchedule, |s| {
             s.set_executor(SingleThreadedExecutor::new());
         });
+        #[cfg(not(any(target_os = "macos", target_os = "ios")))]
         render.edit_schedule(Render, |s| {
             s.set_executor(SingleThreadedExecutor::new());
         });
@@ -543,6 +548,8 @@ mod tests {
         wait(&mut blocker);
     }
 
+    // On macOS and iOS the render schedule keeps Bevy's executor.
+    #[cfg(not(any(target_os = "macos", target_os = "ios")))]
     #[test]
     fn the_renderer_s_schedules_run_on_the_thread_that_runs_them() {
         use bevy::app::SubApp;
