@@ -111,8 +111,9 @@ mod tests {
     fn the_budget_counts_what_goes_and_closes_once_crossed() {
         let mut meshes = Assets::<Mesh>::default();
         let bytes = mesh_bytes(&house());
-        // 30 vertices of position, normal and colour (40 bytes), 42 indices.
-        assert_eq!(bytes, 30 * 40 + 42 * 4);
+        // 30 vertices of position, normal and colour (12 + 12 + 4 bytes),
+        // 42 indices.
+        assert_eq!(bytes, 30 * 28 + 42 * 4);
         let mut budget = UploadBudget::new(2 * bytes + 1);
         let mut handed = 0;
         while budget.open() {
