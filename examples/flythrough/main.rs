@@ -184,18 +184,12 @@ fn main() -> AppExit {
             "--no-gpu-timing" => Some(&mut no_gpu_timing),
             "--render" => Some(&mut render),
             "--pace" => Some(&mut pace),
-            "--noop" if cfg!(feature = "noop-gpu") => Some(&mut noop),
+            "--noop" => Some(&mut noop),
             _ => None,
         };
         if let Some(on) = switch {
             *on = true;
             continue;
-        }
-        if a == "--noop" && !cfg!(feature = "noop-gpu") {
-            eprintln!(
-                "--noop needs wgpu's no-op backend: cargo run --release --features noop-gpu --example flythrough -- --render --noop"
-            );
-            return AppExit::from_code(2);
         }
         if a == "--far" {
             (far, seconds, speed) = (true, 1000.0, 1000.0);
@@ -286,6 +280,12 @@ fn main() -> AppExit {
         noop,
         pace,
     ];
+    if noop && !cfg!(feature = "noop-gpu") {
+        eprintln!(
+            "--noop needs wgpu's no-op backend: cargo run --release --features noop-gpu --example flythrough -- --render --noop"
+        );
+        return AppExit::from_code(2);
+    }
     if (json.is_some() || msaa.is_some() || view_flags.contains(&true)) && !render {
         eprintln!(
             "--json, --size, --msaa, --prepass, --occlusion, --fxaa, --no-gpu-timing, --hide, --noop and --pace go with --render: add it"

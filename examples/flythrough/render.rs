@@ -148,7 +148,8 @@ fn noop_renderer() -> bevy::render::settings::RenderCreation {
     )
 }
 
-/// How the route is seen: the camera's settings, and what it leaves out.
+/// How the route is seen: the camera's settings, what it leaves out, and
+/// whether frames keep a display's pace.
 #[derive(Clone)]
 pub struct View {
     /// The image's width and height (`--size WxH`; [`SIZE`] unless told).
@@ -863,6 +864,26 @@ fn finish(
                 .collect();
             println!("    slow, {:.2} ms: {}", total[i], parts.join("; "));
         }
+        // The frames after the origin moved: every mesh instance extracted anew.
+        let slowest = |v: &[f64], f: u64| {
+            let f = (f as usize).min(v.len());
+            v[f..(f + 3).min(v.len())]
+                .iter()
+                .copied()
+                .fold(0.0, f64::max)
+        };
+        let r: Vec<f64> = bench.shifts.iter().map(|&f| slowest(&total, f)).collect();
+        let c: Vec<f64> = (bench.shifts.iter())
+            .map(|&f| slowest(&bench.intervals, f))
+            .collect();
+        println!(
+            "  the origin moved {} times; the slowest of the three frames from each, p50 / max: render thread {} / {}, CPU frame {} / {}",
+            bench.shifts.len(),
+            ms(q(&r, 0.5)),
+            ms(q(&r, 1.0)),
+            ms(q(&c, 0.5)),
+            ms(q(&c, 1.0))
+        );
     }
     println!("  by leg of the route, CPU frame p50 / p99, GPU frame p50 / p99 (ms):");
     for (leg, w) in ROUTE.windows(2).enumerate() {
@@ -886,29 +907,6 @@ fn finish(
             ms(q(&c, 0.99)),
             ms(q(&g, 0.5)),
             ms(q(&g, 0.99))
-        );
-    }
-    // The frames after the origin moved: every mesh instance extracted anew.
-    if let Ok(t) = clock.0.lock() {
-        let most = |v: &[f64], f: u64| {
-            let f = f as usize;
-            v.get(f..(f + 3).min(v.len()))
-                .map_or(0.0, |w| w.iter().fold(0.0, |a, &b| f64::max(a, b)))
-        };
-        let render: Vec<f64> = t.frames.iter().map(|f| f.iter().sum()).collect();
-        let r: Vec<f64> = bench.shifts.iter().map(|&f| most(&render, f)).collect();
-        let c: Vec<f64> = bench
-            .shifts
-            .iter()
-            .map(|&f| most(&bench.intervals, f))
-            .collect();
-        println!(
-            "  the origin moved {} times; the slowest of the three frames from each, p50 / max: render thread {} / {}, CPU frame {} / {}",
-            bench.shifts.len(),
-            ms(q(&r, 0.5)),
-            ms(q(&r, 1.0)),
-            ms(q(&c, 0.5)),
-            ms(q(&c, 1.0))
         );
     }
     let mut worst: Vec<(usize, f64)> = bench.intervals.iter().copied().enumerate().collect();

@@ -58,8 +58,10 @@ fn srgb_to_linear(c: f32) -> f32 {
 /// vertex takes 28 bytes instead of 40. Rounding moves a channel by at
 /// most 0.002 in linear light: on the darkest one in the palette (thicket
 /// blue, sRGB 0.12) that is 2.4 of 255 on the screen, elsewhere less.
-pub const ATTRIBUTE_COLOR_BYTES: MeshVertexAttribute =
-    MeshVertexAttribute::new(Mesh::ATTRIBUTE_COLOR.name, 5, VertexFormat::Unorm8x4);
+pub const ATTRIBUTE_COLOR_BYTES: MeshVertexAttribute = MeshVertexAttribute {
+    format: VertexFormat::Unorm8x4,
+    ..Mesh::ATTRIBUTE_COLOR
+};
 
 /// A linear RGBA colour (each 0..1) as the bytes of [`ATTRIBUTE_COLOR_BYTES`].
 pub fn color_bytes(c: [f32; 4]) -> [u8; 4] {
